@@ -1,0 +1,58 @@
+# ragd — every target works with no flags to remember.
+#
+#   make setup   install what a fresh Debian machine lacks, download modules
+#   make build   build bin/ragd
+#   make test    vet, unit + race tests, bounded fuzzing, real-server tier
+#   make bench   Go benchmarks (figures, not pass/fail)
+#   make run     the newcomer's path: start ragd on its own docs
+#
+# Build facts kept here so nobody has to remember them:
+#   - FTS5 needs the sqlite_fts5 build tag of mattn/go-sqlite3.
+#   - sqlite-vec's cgo package needs a sqlite3.h; we use the header that
+#     go-sqlite3 bundles (same version as the SQLite compiled into the binary)
+#     copied to .build/include, rather than whatever the OS has.
+#   - sqlite-vec's L2 distance has an AVX path (-DSQLITE_VEC_ENABLE_AVX -mavx);
+#     see docs/adr/0003-vector-distance.md. It is enabled only when the CPU has AVX.
+
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/ragd
+INCLUDE := $(CURDIR)/.build/include
+AVX := $(shell grep -qw avx /proc/cpuinfo 2>/dev/null && echo "-DSQLITE_VEC_ENABLE_AVX -mavx")
+
+export CGO_ENABLED := 1
+export CGO_CFLAGS := -O2 -g -I$(INCLUDE) $(AVX)
+export GOFLAGS := $(GOFLAGS) -tags=sqlite_fts5
+
+.PHONY: setup build test bench run fuzz vet clean header
+
+setup:
+	bash scripts/setup.sh
+
+# header copies go-sqlite3's bundled sqlite3.h where sqlite-vec's cgo build finds it.
+header: $(INCLUDE)/sqlite3.h
+$(INCLUDE)/sqlite3.h: go.mod
+	@mkdir -p $(INCLUDE)
+	@dir=$$($(GO) list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3) && \
+		cp "$$dir/sqlite3-binding.h" $@.tmp && mv $@.tmp $@
+
+build: header
+	$(GO) build -o $(BIN) ./cmd/ragd
+
+vet: header
+	$(GO) vet ./...
+
+test: header
+	bash scripts/test.sh
+
+fuzz: header
+	bash scripts/fuzz.sh
+
+bench: header
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+run: header
+	bash scripts/run.sh
+
+clean:
+	rm -rf bin .build

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# setup.sh installs what a fresh Debian machine lacks to build, test and run
+# ragd, then downloads the Go modules. Safe to run again: it installs only
+# what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages:
+#   gcc, libc6-dev, make    cgo build of SQLite and sqlite-vec
+#   git                     a newcomer's clone (ragd itself reads git with go-git)
+#   curl                    the test kit's health checks, curl --unix-socket examples
+#   nodejs, npm             the test kit's use-lite embedding server
+#   nlohmann-json3-dev, libstb-dev  headers the test kit's Ollama build needs
+#   util-linux              flock, setsid, setpriv (the kit; the socket permission test)
+#   procps                  ps/pkill in scripts
+packages=(gcc libc6-dev make git curl nlohmann-json3-dev libstb-dev util-linux procps)
+# node and npm may come from outside Debian's packages: take them as they are.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	packages+=(nodejs npm)
+fi
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "setup: installing ${missing[*]}" >&2
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo="sudo"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+command -v go >/dev/null || { echo "setup: Go is not installed (want go 1.26 in PATH)" >&2; exit 1; }
+go mod download
+echo "setup: ok ($(go version | cut -d' ' -f3), modules downloaded)" >&2

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test.sh runs every test tier, installing what they need first:
+#   1. vet and gofmt
+#   2. unit and integration tests with the race detector (real SQLite with
+#      sqlite-vec and FTS5, real git repositories, the real socket, an
+#      in-process server speaking Ollama's API)
+#   3. bounded fuzzing of every parser (FUZZTIME each, default 15s)
+#   4. the real-server tier (build tag testkit) against the test kit's real
+#      Ollama with glove-100d, then against the use-lite server
+# Called by `make test`, which sets the cgo flags and build tags.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${CGO_CFLAGS:?run through make test, which sets the cgo flags}"
+
+KIT=${RAGD_TESTKIT_DIR:-$(cd .. && pwd)/shared/testkit}
+FUZZTIME=${FUZZTIME:-15s}
+TAGS=sqlite_fts5
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+step "setup"
+bash scripts/setup.sh
+
+step "start the test kit's real embedding servers"
+[ -x "$KIT/ollama-real" ] || { echo "test kit not found at $KIT (set RAGD_TESTKIT_DIR)" >&2; exit 1; }
+ollama_env=$("$KIT/ollama-real" up)
+uselite_env=$("$KIT/use-lite" up)
+trap '"$KIT/ollama-real" down >/dev/null 2>&1 || true; "$KIT/use-lite" down >/dev/null 2>&1 || true' EXIT
+
+step "vet and gofmt"
+go vet -tags "$TAGS" ./...
+go vet -tags "$TAGS,testkit" ./...
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+[ -z "$unformatted" ] || { echo "gofmt needed: $unformatted" >&2; exit 1; }
+
+step "unit and integration tests, race detector on"
+go test -race -count=1 -tags "$TAGS" ./...
+
+step "fuzzing, $FUZZTIME per target"
+grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do
+	dir=$(dirname "$file")
+	for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | cut -d' ' -f2); do
+		echo "fuzz $dir $target" >&2
+		go test -tags "$TAGS" -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$dir"
+	done
+done
+
+step "real-server tier: real Ollama (test kit)"
+(eval "$ollama_env"; export OLLAMA_HOST RAGD_TESTKIT_MODEL RAGD_TESTKIT_DIMS;
+	go test -count=1 -tags "$TAGS,testkit" -run "^TestKit" ./...)
+
+step "real-server tier: use-lite (test kit)"
+(eval "$uselite_env"; export OLLAMA_HOST RAGD_TESTKIT_MODEL RAGD_TESTKIT_DIMS;
+	go test -count=1 -tags "$TAGS,testkit" -run "^TestKit" ./...)
+
+step "all tiers passed"

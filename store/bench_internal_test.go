@@ -1,0 +1,38 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+func mkdirTemp() (string, error) { return os.MkdirTemp("", "ragd-bench-") }
+
+// appendChunks inserts chunks without removing the scope's others: benchmark
+// set-up only, to build large stores file by file.
+func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string, in []ChunkInput) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	stamp := now()
+	for i := range in {
+		c := &in[i]
+		id := ChunkID(projectID, scope, c.source(scope), c.Position, c.ContentHash)
+		r, err := tx.ExecContext(ctx, `INSERT INTO chunks (id, project_id, scope, source_path, source_commit, heading_path, title, position, content, content_hash, embedding_space, indexed_at)
+			VALUES (?, ?, ?, ?, ?, '[]', '', ?, ?, ?, ?, ?)`, id, projectID, scope, c.SourcePath, c.SourceCommit, c.Position, c.Content, c.ContentHash, s.space, stamp)
+		if err != nil {
+			return fmt.Errorf("append chunk: %w", err)
+		}
+		seq, _ := r.LastInsertId()
+		blob, err := s.encodeVector(c.Vector)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO chunk_vectors (chunk_seq, project_id, scope, embedding) VALUES (?, ?, ?, ?)", seq, projectID, scope, blob); err != nil {
+			return fmt.Errorf("append vector: %w", err)
+		}
+	}
+	return tx.Commit()
+}

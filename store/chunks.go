@@ -1,0 +1,416 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Scopes of chunks. A path under docs/adr/ is ScopeADR, any other under docs/
+// is ScopeDocs; ScopeSession holds conversation messages.
+const (
+	ScopeDocs    = "docs"
+	ScopeADR     = "adr"
+	ScopeSession = "session"
+)
+
+// Scopes lists every scope, in display order.
+var Scopes = []string{ScopeDocs, ScopeADR, ScopeSession}
+
+// ValidScope reports whether s names a scope.
+func ValidScope(s string) bool {
+	return s == ScopeDocs || s == ScopeADR || s == ScopeSession
+}
+
+// Chunk is one stored, citable piece of a document or a session message.
+type Chunk struct {
+	// ID is stable across reindexes: the same source, position and content
+	// keep it, so votes on unchanged chunks survive a reindex.
+	ID        string
+	ProjectID int64
+	Scope     string
+	// SourcePath and SourceCommit locate docs and adr chunks.
+	SourcePath   string
+	SourceCommit string
+	// SessionID and EventID locate session chunks.
+	SessionID string
+	EventID   string
+
+	HeadingPath []string
+	Title       string
+	Position    int
+	Start, End  int // byte offsets of Content in the source
+	Content     string
+	ContentHash string
+	// EmbeddingSpace is the space of the chunk's vector, "" when it has none
+	// (lexical only).
+	EmbeddingSpace string
+	IndexedAt      time.Time
+}
+
+// ChunkInput is one chunk to write with ReplaceScope.
+type ChunkInput struct {
+	SourcePath   string // docs, adr
+	SourceCommit string // docs, adr
+	SessionID    string // session
+	EventID      string // session
+
+	HeadingPath []string
+	Title       string
+	Position    int
+	Start, End  int
+	Content     string
+	ContentHash string
+	// Vector in the store's embedding space, or nil when the provider could
+	// not embed the text. A nil vector keeps the vector an unchanged chunk
+	// already has: it was computed from the same text in the same space.
+	Vector []float32
+}
+
+// ChunkID derives a chunk's stable id from its project, scope, source (path,
+// or session and event), position and content hash.
+func ChunkID(projectID int64, scope, source string, position int, contentHash string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "ragd-chunk-v1\x00%d\x00%s\x00%s\x00%d\x00%s", projectID, scope, source, position, contentHash)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func (c *ChunkInput) source(scope string) string {
+	if scope == ScopeSession {
+		return c.SessionID + "\x00" + c.EventID
+	}
+	return c.SourcePath
+}
+
+func (c *ChunkInput) validate(scope string) error {
+	if scope == ScopeSession {
+		if c.SessionID == "" || c.EventID == "" {
+			return fmt.Errorf("session chunk %d: session and event id required", c.Position)
+		}
+	} else if c.SourcePath == "" {
+		return fmt.Errorf("%s chunk %d: source path required", scope, c.Position)
+	}
+	if c.Position < 0 {
+		return fmt.Errorf("chunk %s#%d: negative position", c.source(scope), c.Position)
+	}
+	if c.ContentHash == "" {
+		return fmt.Errorf("chunk %s#%d: content hash required", c.source(scope), c.Position)
+	}
+	return nil
+}
+
+// ReplaceResult counts what ReplaceScope did.
+type ReplaceResult struct {
+	Inserted int // new chunks
+	Kept     int // unchanged chunks that kept their id (and votes)
+	Deleted  int // chunks that vanished or changed, with their votes
+	Vectors  int // chunks that have a vector after the replace
+}
+
+// ReplaceScope makes the chunks of one project's scope exactly chunks, in one
+// transaction: a reader sees the old scope or the new one, never a mix, and a
+// failure leaves the old scope whole. Chunks whose id survives (same source,
+// position and content) are updated in place, so their votes survive; the
+// others are deleted with their votes, and the new ones inserted.
+//
+// Callers compute embeddings before calling: no provider call ever runs
+// inside the write transaction.
+func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ChunkInput) (ReplaceResult, error) {
+	var res ReplaceResult
+	if !ValidScope(scope) {
+		return res, fmt.Errorf("replace scope: unknown scope %q", scope)
+	}
+	type prepared struct {
+		in      *ChunkInput
+		id      string
+		heading string
+		vec     []byte
+	}
+	items := make([]prepared, len(chunks))
+	seen := make(map[string]bool, len(chunks))
+	for i := range chunks {
+		c := &chunks[i]
+		if err := c.validate(scope); err != nil {
+			return res, fmt.Errorf("replace %s: %w", scope, err)
+		}
+		id := ChunkID(projectID, scope, c.source(scope), c.Position, c.ContentHash)
+		if seen[id] {
+			return res, fmt.Errorf("replace %s: duplicate chunk %s#%d", scope, c.source(scope), c.Position)
+		}
+		seen[id] = true
+		hp := c.HeadingPath
+		if hp == nil {
+			hp = []string{}
+		}
+		heading, err := json.Marshal(hp)
+		if err != nil {
+			return res, fmt.Errorf("replace %s: heading path: %w", scope, err)
+		}
+		var vec []byte
+		if c.Vector != nil {
+			if vec, err = s.encodeVector(c.Vector); err != nil {
+				return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.source(scope), c.Position, err)
+			}
+		}
+		items[i] = prepared{in: c, id: id, heading: string(heading), vec: vec}
+	}
+
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return res, fmt.Errorf("replace %s: begin: %w", scope, err)
+	}
+	defer tx.Rollback()
+
+	type existing struct {
+		seq    int64
+		vector bool
+	}
+	old := map[string]existing{}
+	rows, err := tx.QueryContext(ctx, "SELECT id, seq, embedding_space IS NOT NULL FROM chunks WHERE project_id = ? AND scope = ?", projectID, scope)
+	if err != nil {
+		return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
+	}
+	for rows.Next() {
+		var id string
+		var e existing
+		if err := rows.Scan(&id, &e.seq, &e.vector); err != nil {
+			rows.Close()
+			return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
+		}
+		old[id] = e
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
+	}
+
+	// Delete first: the vanished chunks, with their vectors and votes.
+	var gone []int64
+	for id, e := range old {
+		if !seen[id] {
+			gone = append(gone, e.seq)
+		}
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i] < gone[j] })
+	if err := deleteChunks(ctx, tx, gone); err != nil {
+		return res, fmt.Errorf("replace %s: %w", scope, err)
+	}
+	res.Deleted = len(gone)
+
+	stamp := now()
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, project_id, scope, source_path, source_commit, session_id, event_id,
+		heading_path, title, position, start_offset, end_offset, content, content_hash, embedding_space, indexed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return res, fmt.Errorf("replace %s: prepare insert: %w", scope, err)
+	}
+	defer insert.Close()
+	update, err := tx.PrepareContext(ctx, `UPDATE chunks SET source_commit = ?, heading_path = ?, title = ?,
+		start_offset = ?, end_offset = ?, embedding_space = CASE WHEN ? THEN ? ELSE embedding_space END, indexed_at = ?
+		WHERE seq = ?`)
+	if err != nil {
+		return res, fmt.Errorf("replace %s: prepare update: %w", scope, err)
+	}
+	defer update.Close()
+	delVec, err := tx.PrepareContext(ctx, "DELETE FROM chunk_vectors WHERE chunk_seq = ?")
+	if err != nil {
+		return res, fmt.Errorf("replace %s: prepare vector delete: %w", scope, err)
+	}
+	defer delVec.Close()
+	insVec, err := tx.PrepareContext(ctx, "INSERT INTO chunk_vectors (chunk_seq, project_id, scope, embedding) VALUES (?, ?, ?, ?)")
+	if err != nil {
+		return res, fmt.Errorf("replace %s: prepare vector insert: %w", scope, err)
+	}
+	defer insVec.Close()
+
+	for n, it := range items {
+		c := it.in
+		var seq int64
+		if e, ok := old[it.id]; ok {
+			seq = e.seq
+			if _, err := update.ExecContext(ctx, nullable(c.SourceCommit), it.heading, c.Title, c.Start, c.End,
+				it.vec != nil, s.space, stamp, seq); err != nil {
+				return res, fmt.Errorf("replace %s: update chunk %s#%d: %w", scope, c.source(scope), c.Position, err)
+			}
+			if it.vec != nil && e.vector {
+				if _, err := delVec.ExecContext(ctx, seq); err != nil {
+					return res, fmt.Errorf("replace %s: replace vector of %s#%d: %w", scope, c.source(scope), c.Position, err)
+				}
+			}
+			if e.vector || it.vec != nil {
+				res.Vectors++
+			}
+			res.Kept++
+		} else {
+			var space any
+			if it.vec != nil {
+				space = s.space
+			}
+			r, err := insert.ExecContext(ctx, it.id, projectID, scope, nullable(c.SourcePath), nullable(c.SourceCommit),
+				nullable(c.SessionID), nullable(c.EventID), it.heading, c.Title, c.Position, c.Start, c.End,
+				c.Content, c.ContentHash, space, stamp)
+			if err != nil {
+				return res, fmt.Errorf("replace %s: insert chunk %s#%d: %w", scope, c.source(scope), c.Position, err)
+			}
+			if seq, err = r.LastInsertId(); err != nil {
+				return res, fmt.Errorf("replace %s: insert chunk %s#%d: %w", scope, c.source(scope), c.Position, err)
+			}
+			if it.vec != nil {
+				res.Vectors++
+			}
+			res.Inserted++
+		}
+		if it.vec != nil {
+			if _, err := insVec.ExecContext(ctx, seq, projectID, scope, it.vec); err != nil {
+				return res, fmt.Errorf("replace %s: insert vector of %s#%d: %w", scope, c.source(scope), c.Position, err)
+			}
+		}
+		if s.failAfterInsert != nil {
+			if err := s.failAfterInsert(n); err != nil {
+				return res, fmt.Errorf("replace %s: %w", scope, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return res, fmt.Errorf("replace %s: commit: %w", scope, err)
+	}
+	return res, nil
+}
+
+// deleteChunks removes chunks by seq with their vectors; the FTS rows follow by
+// trigger and the votes by cascade.
+func deleteChunks(ctx context.Context, tx *sql.Tx, seqs []int64) error {
+	const batch = 500
+	for len(seqs) > 0 {
+		n := min(batch, len(seqs))
+		list := joinInts(seqs[:n])
+		if _, err := tx.ExecContext(ctx, "DELETE FROM chunk_vectors WHERE chunk_seq IN ("+list+")"); err != nil {
+			return fmt.Errorf("delete vectors: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM chunks WHERE seq IN ("+list+")"); err != nil {
+			return fmt.Errorf("delete chunks: %w", err)
+		}
+		seqs = seqs[n:]
+	}
+	return nil
+}
+
+// joinInts renders integers for an IN list; integers need no quoting.
+func joinInts(xs []int64) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(x, 10))
+	}
+	return b.String()
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// queryer is what *sql.DB and *sql.Tx have in common for reads.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+const chunkColumns = `id, project_id, scope, coalesce(source_path, ''), coalesce(source_commit, ''),
+	coalesce(session_id, ''), coalesce(event_id, ''), heading_path, title, position, start_offset, end_offset,
+	content, content_hash, coalesce(embedding_space, ''), indexed_at`
+
+func scanChunk(r scanner) (Chunk, error) {
+	var c Chunk
+	var heading, indexed string
+	err := r.Scan(&c.ID, &c.ProjectID, &c.Scope, &c.SourcePath, &c.SourceCommit, &c.SessionID, &c.EventID,
+		&heading, &c.Title, &c.Position, &c.Start, &c.End, &c.Content, &c.ContentHash, &c.EmbeddingSpace, &indexed)
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal([]byte(heading), &c.HeadingPath); err != nil {
+		return c, fmt.Errorf("chunk %s: heading path %q: %w", c.ID, heading, err)
+	}
+	c.IndexedAt = parseTime(indexed)
+	return c, nil
+}
+
+// chunksByID loads the chunks with the given ids, in the order of ids; ids
+// that do not exist are left out.
+func chunksByID(ctx context.Context, q queryer, ids []string) ([]Chunk, error) {
+	byID := make(map[string]Chunk, len(ids))
+	const batch = 500
+	for start := 0; start < len(ids); start += batch {
+		part := ids[start:min(start+batch, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := q.QueryContext(ctx, "SELECT "+chunkColumns+" FROM chunks WHERE id IN ("+placeholders(len(part))+")", args...)
+		if err != nil {
+			return nil, fmt.Errorf("load chunks: %w", err)
+		}
+		for rows.Next() {
+			c, err := scanChunk(rows)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("load chunks: %w", err)
+			}
+			byID[c.ID] = c
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("load chunks: %w", err)
+		}
+	}
+	out := make([]Chunk, 0, len(byID))
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Chunks loads chunks by id, in the order given; unknown ids are left out.
+func (s *Store) Chunks(ctx context.Context, ids []string) ([]Chunk, error) {
+	return chunksByID(ctx, s.rdb, ids)
+}
+
+// ScopeChunks lists one scope's chunks of a project, ordered by source and
+// position.
+func (s *Store) ScopeChunks(ctx context.Context, projectID int64, scope string) ([]Chunk, error) {
+	rows, err := s.rdb.QueryContext(ctx, "SELECT "+chunkColumns+` FROM chunks WHERE project_id = ? AND scope = ?
+		ORDER BY coalesce(source_path, ''), coalesce(session_id, ''), coalesce(event_id, ''), position`, projectID, scope)
+	if err != nil {
+		return nil, fmt.Errorf("list %s chunks: %w", scope, err)
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list %s chunks: %w", scope, err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?,", n-1) + "?"
+}

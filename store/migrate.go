@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ragd/ragd/migrations"
+)
+
+// migration is one numbered SQL file of the migrations package.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// loadMigrations reads and orders the embedded migration files. Names must be
+// NNNN_description.sql with unique, gapless versions starting at 1.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("list migrations: %w", err)
+	}
+	var ms []migration
+	for _, name := range names {
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v < 1 {
+			return nil, fmt.Errorf("migration %q: name must be NNNN_description.sql", name)
+		}
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", name, err)
+		}
+		ms = append(ms, migration{version: v, name: name, sql: string(body)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: version %d, want %d (versions are gapless and unique)", m.name, m.version, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// migrate applies the pending migrations, each in its own transaction together
+// with its record in schema_migrations, and refuses a database that a newer
+// ragd has migrated.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := loadMigrations(migrations.FS)
+	if err != nil {
+		return err
+	}
+	return s.applyMigrations(ctx, ms)
+}
+
+func (s *Store) applyMigrations(ctx context.Context, ms []migration) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT NOT NULL,
+		applied_at TEXT NOT NULL
+	) STRICT`); err != nil {
+		return describeOpenError(s.path, err)
+	}
+	var current int
+	if err := s.db.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+		return fmt.Errorf("read schema version of %s: %w", s.path, err)
+	}
+	if current > len(ms) {
+		return fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database path", s.path, ErrSchemaTooNew, current, len(ms))
+	}
+	for _, m := range ms[current:] {
+		if err := s.applyMigration(ctx, m); err != nil {
+			return err
+		}
+		s.logger.Info("applied migration", "version", m.version, "name", m.name)
+	}
+	return nil
+}
+
+func (s *Store) applyMigration(ctx context.Context, m migration) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migration %s: begin: %w", m.name, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migration %s on %s: %w", m.name, s.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", m.version, m.name, now()); err != nil {
+		return fmt.Errorf("migration %s: record: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migration %s: commit: %w", m.name, err)
+	}
+	return nil
+}
+
+// SchemaVersion returns the highest applied migration.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.rdb.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}

@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// Project is one registered git repository.
+type Project struct {
+	ID int64
+	// Name is the project's short public id.
+	Name        string
+	Path        string
+	AutoReindex bool
+	CreatedAt   time.Time
+}
+
+// ErrExists means a project with that name or path is already registered.
+var ErrExists = errors.New("already exists")
+
+// AddProject registers a repository under a short name.
+func (s *Store) AddProject(ctx context.Context, name, path string) (Project, error) {
+	p := Project{Name: name, Path: path, CreatedAt: time.Now().UTC()}
+	r, err := s.db.ExecContext(ctx, "INSERT INTO projects (name, path, created_at) VALUES (?, ?, ?)", name, path, formatTime(p.CreatedAt))
+	if err != nil {
+		var se sqlite3.Error
+		if errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique {
+			return p, fmt.Errorf("add project %s (%s): %w", name, path, ErrExists)
+		}
+		return p, fmt.Errorf("add project %s (%s): %w", name, path, err)
+	}
+	if p.ID, err = r.LastInsertId(); err != nil {
+		return p, fmt.Errorf("add project %s: %w", name, err)
+	}
+	return p, nil
+}
+
+const projectColumns = "id, name, path, auto_reindex, created_at"
+
+func scanProject(r scanner) (Project, error) {
+	var p Project
+	var created string
+	if err := r.Scan(&p.ID, &p.Name, &p.Path, &p.AutoReindex, &created); err != nil {
+		return p, err
+	}
+	p.CreatedAt = parseTime(created)
+	return p, nil
+}
+
+// Projects lists the registered projects by name.
+func (s *Store) Projects(ctx context.Context) ([]Project, error) {
+	rows, err := s.rdb.QueryContext(ctx, "SELECT "+projectColumns+" FROM projects ORDER BY name")
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	defer rows.Close()
+	var out []Project
+	for rows.Next() {
+		p, err := scanProject(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list projects: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// Project finds a project by name or by path. It returns ErrNotFound when
+// neither matches.
+func (s *Store) Project(ctx context.Context, nameOrPath string) (Project, error) {
+	p, err := scanProject(s.rdb.QueryRowContext(ctx, "SELECT "+projectColumns+" FROM projects WHERE name = ? OR path = ? ORDER BY name = ? DESC LIMIT 1", nameOrPath, nameOrPath, nameOrPath))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, fmt.Errorf("project %q: %w", nameOrPath, ErrNotFound)
+	}
+	if err != nil {
+		return p, fmt.Errorf("project %q: %w", nameOrPath, err)
+	}
+	return p, nil
+}
+
+// SetAutoReindex turns a project's automatic reindex on or off.
+func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) error {
+	r, err := s.db.ExecContext(ctx, "UPDATE projects SET auto_reindex = ? WHERE id = ?", on, projectID)
+	if err != nil {
+		return fmt.Errorf("set auto-reindex of project %d: %w", projectID, err)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return fmt.Errorf("set auto-reindex of project %d: %w", projectID, ErrNotFound)
+	}
+	return nil
+}
+
+// RemoveProject deletes a project and everything indexed for it: chunks,
+// vectors, sessions, runs and its telemetry.
+func (s *Store) RemoveProject(ctx context.Context, projectID int64) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("remove project %d: %w", projectID, err)
+	}
+	defer tx.Rollback()
+	// vec0 rows have no foreign key: remove them by hand.
+	if _, err := tx.ExecContext(ctx, "DELETE FROM chunk_vectors WHERE chunk_seq IN (SELECT seq FROM chunks WHERE project_id = ?)", projectID); err != nil {
+		return fmt.Errorf("remove project %d: vectors: %w", projectID, err)
+	}
+	r, err := tx.ExecContext(ctx, "DELETE FROM projects WHERE id = ?", projectID)
+	if err != nil {
+		return fmt.Errorf("remove project %d: %w", projectID, err)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return fmt.Errorf("remove project %d: %w", projectID, ErrNotFound)
+	}
+	return tx.Commit()
+}
+
+// ValidProjectName reports whether name can be a project's short id:
+// 1 to 64 of a-z, 0-9, '-', '_' and '.', starting with a letter or digit.
+func ValidProjectName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || i > 0 && strings.ContainsRune("-_.", r)
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

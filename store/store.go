@@ -1,0 +1,298 @@
+// Package store is ragd's SQLite database: chunks with their vectors in
+// sqlite-vec and their text in FTS5, sessions and their events, index runs,
+// and the search telemetry.
+//
+// The store returns raw candidates (chunk id and distance, chunk id and
+// bm25); fusing them is the search package's job. Everything that speaks SQL
+// lives here, and nothing here speaks HTTP.
+//
+// A Store holds two connection pools on one file: a single writer connection
+// whose transactions start IMMEDIATE (so writers queue on the busy timeout
+// instead of failing on a lock upgrade), and a pool of read-only connections
+// for searches, which in WAL mode never wait for the writer.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// driverName is go-sqlite3 registered with ragd's per-connection set-up.
+const driverName = "ragd_sqlite3"
+
+func init() {
+	// Every connection opened by this process gets sqlite-vec: it is linked
+	// into the same SQLite build, so no extension loading is involved.
+	sqlitevec.Auto()
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		// A KNN query reads every vector of the project: 300 MB at 100k x
+		// 768. Through SQLite's small default page cache each read is a
+		// syscall and a copy; memory-mapped, it runs near memory bandwidth
+		// (docs/adr/0003-vector-distance.md has the figures).
+		_, err := c.Exec("PRAGMA mmap_size = "+strconv.FormatInt(mmapSize, 10), nil)
+		return err
+	}})
+}
+
+// mmapSize bounds SQLite's memory map of the database file. It reserves
+// address space, not memory: pages are shared with the OS page cache.
+const mmapSize = 16 << 30
+
+// Defaults for Options.
+const (
+	// DefaultDims is nomic-embed-text's dimension, the default embedding space.
+	DefaultDims = 768
+	// DefaultSpace names the default embedding space (model/dims).
+	DefaultSpace = "nomic-embed-text/768"
+	// DefaultBusyTimeout is how long a writer waits for another before failing:
+	// long enough to sit out a reindex's replace transaction.
+	DefaultBusyTimeout = 10 * time.Second
+)
+
+// Errors callers branch on. Each is wrapped with the path and what to do.
+var (
+	// ErrSchemaTooNew means the database was migrated by a newer ragd.
+	ErrSchemaTooNew = errors.New("database schema is newer than this ragd")
+	// ErrSpaceMismatch means the database's vectors belong to another
+	// embedding space than the configured one.
+	ErrSpaceMismatch = errors.New("database vectors belong to another embedding space")
+	// ErrNotDatabase means the file exists but is not a SQLite database.
+	ErrNotDatabase = errors.New("not a SQLite database")
+	// ErrNotFound means the named row does not exist.
+	ErrNotFound = errors.New("not found")
+)
+
+// Options configure Open.
+type Options struct {
+	// Space names the embedding space of the vectors (model/dims), e.g.
+	// "nomic-embed-text/768". Optional: DefaultSpace.
+	Space string
+	// Dims is the vector length of Space. Optional: DefaultDims.
+	Dims int
+	// ResetSpace drops every stored vector when the database holds another
+	// space, instead of refusing to open. Chunks stay (lexical search keeps
+	// working) until a reindex fills the vectors of the new space.
+	ResetSpace bool
+	// ReadConns is the size of the read pool. Optional: GOMAXPROCS, at least 2.
+	ReadConns int
+	// BusyTimeout for writers. Optional: DefaultBusyTimeout.
+	BusyTimeout time.Duration
+	// Logger. Optional: slog.Default().
+	Logger *slog.Logger
+}
+
+// Store is an open ragd database. It is safe for concurrent use.
+type Store struct {
+	path   string
+	space  string
+	dims   int
+	db     *sql.DB // writer: one connection
+	rdb    *sql.DB // readers
+	logger *slog.Logger
+
+	// failAfterInsert, when set (tests only), is called after each chunk
+	// insert of ReplaceScope; an error aborts the replace there.
+	failAfterInsert func(n int) error
+}
+
+// Open opens or creates the database at path, applies pending migrations and
+// makes sure the vector table matches the configured embedding space.
+func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
+	if opt.Space == "" {
+		opt.Space = DefaultSpace
+	}
+	if opt.Dims == 0 {
+		opt.Dims = DefaultDims
+	}
+	if opt.Dims < 1 || opt.Dims > 8192 {
+		return nil, fmt.Errorf("open store %s: embedding dimensions %d out of range 1..8192", path, opt.Dims)
+	}
+	if opt.ReadConns <= 0 {
+		opt.ReadConns = max(2, runtime.GOMAXPROCS(0))
+	}
+	if opt.BusyTimeout <= 0 {
+		opt.BusyTimeout = DefaultBusyTimeout
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+
+	s := &Store{path: path, space: opt.Space, dims: opt.Dims, logger: opt.Logger.With("system", "store")}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+
+	s.db, err = sql.Open(driverName, dsn(path, opt.BusyTimeout, false))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s.db.SetMaxOpenConns(1)
+	s.db.SetConnMaxIdleTime(0)
+
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode = wal").Scan(&mode); err != nil {
+		return nil, describeOpenError(path, err)
+	}
+	if mode != "wal" {
+		return nil, fmt.Errorf("open store %s: journal_mode is %q, want wal (is the file on a filesystem without shared memory?)", path, mode)
+	}
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.ensureVectorTable(ctx, opt.ResetSpace); err != nil {
+		return nil, err
+	}
+
+	s.rdb, err = sql.Open(driverName, dsn(path, opt.BusyTimeout, true))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s for reading: %w", path, err)
+	}
+	s.rdb.SetMaxOpenConns(opt.ReadConns)
+	s.rdb.SetMaxIdleConns(opt.ReadConns)
+	if err := s.rdb.PingContext(ctx); err != nil {
+		return nil, describeOpenError(path, err)
+	}
+	return s, nil
+}
+
+// checkPath gives a clear error for a missing or unwritable directory before
+// SQLite reports "unable to open database file".
+func checkPath(path string) error {
+	if path == "" {
+		return errors.New("open store: empty database path")
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("open store %s: create directory: %w", path, err)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("open store %s: is a directory, want a database file", path)
+	}
+	// SQLite needs to create the -wal and -shm files beside the database.
+	probe, err := os.CreateTemp(dir, ".ragd-probe-*")
+	if err != nil {
+		return fmt.Errorf("open store %s: directory %s is not writable: %w", path, dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
+}
+
+func dsn(path string, busy time.Duration, readOnly bool) string {
+	v := url.Values{}
+	v.Set("_busy_timeout", fmt.Sprint(busy.Milliseconds()))
+	v.Set("_foreign_keys", "on")
+	v.Set("_synchronous", "NORMAL")
+	if readOnly {
+		v.Set("_query_only", "true")
+	} else {
+		v.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + v.Encode()
+}
+
+// describeOpenError turns SQLite's terse open errors into ones that name the
+// path and what to do.
+func describeOpenError(path string, err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrNotADB, sqlite3.ErrCorrupt:
+			return fmt.Errorf("open store %s: %w (%v): move the file away or point ragd at another database path", path, ErrNotDatabase, err)
+		case sqlite3.ErrCantOpen, sqlite3.ErrPerm, sqlite3.ErrReadonly:
+			return fmt.Errorf("open store %s: cannot open for writing (%v): check the file and directory permissions", path, err)
+		}
+	}
+	return fmt.Errorf("open store %s: %w", path, err)
+}
+
+// Path returns the database file path.
+func (s *Store) Path() string { return s.path }
+
+// Space returns the embedding space of the store's vectors.
+func (s *Store) Space() string { return s.space }
+
+// Dims returns the vector length of the store's embedding space.
+func (s *Store) Dims() int { return s.dims }
+
+// Close closes both connection pools.
+func (s *Store) Close() error {
+	var errs []error
+	if s.rdb != nil {
+		errs = append(errs, s.rdb.Close())
+	}
+	if s.db != nil {
+		errs = append(errs, s.db.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// IntegrityCheck runs PRAGMA integrity_check and returns an error listing the
+// problems, if any.
+func (s *Store) IntegrityCheck(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return fmt.Errorf("integrity check %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return fmt.Errorf("integrity check %s: %w", s.path, err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("integrity check %s: %w", s.path, err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("integrity check %s: %s", s.path, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// VecVersion returns the version of the linked sqlite-vec, for `ragd doctor`.
+func (s *Store) VecVersion(ctx context.Context) (string, error) {
+	var v string
+	if err := s.rdb.QueryRowContext(ctx, "SELECT vec_version()").Scan(&v); err != nil {
+		return "", fmt.Errorf("sqlite-vec version: %w", err)
+	}
+	return v, nil
+}
+
+// now is the time format of every timestamp column: RFC 3339 in UTC with
+// fixed-width nanoseconds, so text order is time order.
+func now() string { return formatTime(time.Now()) }
+
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(timeLayout, s)
+	if err != nil {
+		t, _ = time.Parse(time.RFC3339Nano, s)
+	}
+	return t
+}

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// The vec0 table stores unit-normalised vectors and ranks them by L2 distance.
+// For unit vectors |a-b|² = 2 - 2·cos(a,b), so L2 orders exactly as cosine,
+// and sqlite-vec's L2 kernel has an AVX path that its cosine kernel lacks
+// (docs/adr/0003-vector-distance.md). Distances leave the store as cosine
+// distances, 1 - cos = d²/2.
+const vectorTableSQL = `CREATE VIRTUAL TABLE chunk_vectors USING vec0(
+	chunk_seq INTEGER PRIMARY KEY,
+	project_id INTEGER PARTITION KEY,
+	scope TEXT,
+	embedding FLOAT[%d] distance_metric=l2
+)`
+
+// ensureVectorTable creates the vec0 table for the configured space, or checks
+// that the existing one matches it.
+func (s *Store) ensureVectorTable(ctx context.Context, reset bool) error {
+	space, dims, err := s.storedSpace(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case dims == 0:
+		return s.createVectorTable(ctx, false)
+	case space == s.space && dims == s.dims:
+		return nil
+	case reset:
+		s.logger.Warn("embedding space changed: dropping stored vectors", "from", space, "to", s.space)
+		return s.createVectorTable(ctx, true)
+	default:
+		return fmt.Errorf("open store %s: %w: it holds %s (%d dims), the configuration says %s (%d dims): "+
+			"start ragd once with --reset-vectors to drop the old vectors, then reindex every project "+
+			"(or configure the old model again)", s.path, ErrSpaceMismatch, space, dims, s.space, s.dims)
+	}
+}
+
+func (s *Store) storedSpace(ctx context.Context) (space string, dims int, err error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT key, value FROM meta WHERE key IN ('embedding_space', 'embedding_dims')")
+	if err != nil {
+		return "", 0, fmt.Errorf("read embedding space of %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return "", 0, fmt.Errorf("read embedding space of %s: %w", s.path, err)
+		}
+		if k == "embedding_space" {
+			space = v
+		} else if dims, err = strconv.Atoi(v); err != nil {
+			return "", 0, fmt.Errorf("read embedding space of %s: dims %q: %w", s.path, v, err)
+		}
+	}
+	return space, dims, rows.Err()
+}
+
+func (s *Store) createVectorTable(ctx context.Context, replace bool) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create vector table: %w", err)
+	}
+	defer tx.Rollback()
+	if replace {
+		if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunk_vectors"); err != nil {
+			return fmt.Errorf("drop vector table: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE chunks SET embedding_space = NULL"); err != nil {
+			return fmt.Errorf("forget old vectors: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(vectorTableSQL, s.dims)); err != nil {
+		return fmt.Errorf("create vector table (%d dims) in %s: %w", s.dims, s.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedding_space', ?), ('embedding_dims', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.space, strconv.Itoa(s.dims)); err != nil {
+		return fmt.Errorf("record embedding space: %w", err)
+	}
+	return tx.Commit()
+}
+
+// ErrBadVector reports a vector the store refuses: wrong length, NaN, Inf or
+// zero norm.
+var ErrBadVector = errors.New("bad vector")
+
+// encodeVector checks v against the store's dims, normalises it to unit length
+// and encodes it as sqlite-vec's float32 little-endian blob.
+func (s *Store) encodeVector(v []float32) ([]byte, error) {
+	if len(v) != s.dims {
+		return nil, fmt.Errorf("%w: %d dims, the store's space %s has %d", ErrBadVector, len(v), s.space, s.dims)
+	}
+	var sum float64
+	for i, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%w: value %d is %v", ErrBadVector, i, x)
+		}
+		sum += f * f
+	}
+	if sum == 0 {
+		return nil, fmt.Errorf("%w: zero norm", ErrBadVector)
+	}
+	inv := 1 / math.Sqrt(sum)
+	buf := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(float32(float64(x)*inv)))
+	}
+	return buf, nil
+}
+
+// decodeVector is the inverse of encodeVector's encoding.
+func decodeVector(b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("%w: blob of %d bytes", ErrBadVector, len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+// cosineDistance converts sqlite-vec's L2 distance between unit vectors to the
+// cosine distance 1 - cos.
+func cosineDistance(l2 float64) float64 { return l2 * l2 / 2 }
+
+// scanner is what *sql.Row and *sql.Rows have in common.
+type scanner interface{ Scan(dest ...any) error }
+
+var _ scanner = (*sql.Row)(nil)
+
+func appendFloat32(b []byte, x float32) []byte {
+	return binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+}
