@@ -1,0 +1,145 @@
+package embedding
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Defaults for Config. A zero Config field takes its default (see Config).
+const (
+	// DefaultModel is the embedding model ragd assumes: small (274 MB), 8k
+	// context, good retrieval quality, and in Ollama's library.
+	DefaultModel = "nomic-embed-text"
+	// DefaultDims is DefaultModel's vector length.
+	DefaultDims = 768
+	// DefaultBatchSize is how many texts go in one /api/embed request: Ollama
+	// re-reads model metadata on every request, so batching pays, while 32
+	// chunks of ~1 kB keep one request well under a minute on a CPU.
+	DefaultBatchSize = 32
+	// DefaultConcurrency is how many batches are in flight at once: Ollama
+	// already embeds the texts of one request in parallel, so a second
+	// request only hides the HTTP and JSON round trip; more just queues in
+	// Ollama and makes each request more likely to hit its timeout.
+	DefaultConcurrency = 2
+	// DefaultIndexTimeout bounds one batch while indexing: generous, because
+	// a cold model load plus 32 long texts on a CPU takes tens of seconds,
+	// yet finite, so a hung Ollama cannot stall a reindex forever.
+	DefaultIndexTimeout = 60 * time.Second
+	// DefaultQueryTimeout bounds embedding a search query: a search must not
+	// hang because Ollama does; after 2s it answers from lexical search alone.
+	DefaultQueryTimeout = 2 * time.Second
+	// MaxDims is the longest vector accepted, the limit of the store's
+	// sqlite-vec table (store.Open accepts 1..8192).
+	MaxDims = 8192
+	// MaxBatchSize bounds BatchSize so that one request, its response limit
+	// (see responseLimit) and its decoded vectors stay a few hundred MB at
+	// most even at MaxDims.
+	MaxBatchSize = 1024
+	// MaxConcurrency bounds Concurrency: Ollama serves a model with a few
+	// parallel slots (OLLAMA_NUM_PARALLEL), more requests only queue.
+	MaxConcurrency = 64
+)
+
+// Config configures a Service. The zero value of every field means its
+// default, except that Dims must be set whenever Model is: a model's vector
+// length is a property of the model, and guessing it would silently create a
+// wrong embedding space.
+type Config struct {
+	// Host is the Ollama server, in OLLAMA_HOST's syntax: "", "host",
+	// "host:port", "http://host:port" or "https://host[:port][/path]".
+	// Empty means http://127.0.0.1:11434. See ParseHost and HostFromEnv.
+	Host string
+	// Model is the Ollama model name, e.g. "nomic-embed-text" or
+	// "mxbai-embed-large:335m". Default DefaultModel.
+	Model string
+	// Dims is the vector length the index expects from Model. Default
+	// DefaultDims when Model is empty too; required otherwise.
+	Dims int
+	// BatchSize is the number of texts per request. Default DefaultBatchSize.
+	BatchSize int
+	// Concurrency is the number of requests in flight at once while
+	// indexing. Default DefaultConcurrency.
+	Concurrency int
+	// IndexTimeout bounds each batch of EmbedDocuments. Default
+	// DefaultIndexTimeout.
+	IndexTimeout time.Duration
+	// QueryTimeout bounds EmbedQuery and the probes of Health. Default
+	// DefaultQueryTimeout.
+	QueryTimeout time.Duration
+	// DocumentPrefix, when non-nil, replaces the model's known prefix for
+	// indexed text (see PrefixesFor); a pointer to "" disables it.
+	DocumentPrefix *string
+	// QueryPrefix, when non-nil, replaces the model's known prefix for
+	// queries; a pointer to "" disables it.
+	QueryPrefix *string
+	// Logger receives cache failures (Warn) and the underlying error of
+	// each provider failure (Debug: the Reason already tells the caller,
+	// once per call rather than once per batch). Default: discard.
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns the configuration for nomic-embed-text on the local
+// Ollama with every default filled in. It does not read the environment: set
+// Host from HostFromEnv where that is wanted.
+func DefaultConfig() Config {
+	return Config{
+		Host:         "",
+		Model:        DefaultModel,
+		Dims:         DefaultDims,
+		BatchSize:    DefaultBatchSize,
+		Concurrency:  DefaultConcurrency,
+		IndexTimeout: DefaultIndexTimeout,
+		QueryTimeout: DefaultQueryTimeout,
+	}
+}
+
+// withDefaults returns c with zero fields defaulted, or an error naming the
+// first invalid value. The model name is not checked here: an unusable name
+// is reported as a Reason by every call (see Service), so that the daemon
+// still starts and serves lexical search.
+func (c Config) withDefaults() (Config, error) {
+	if c.Model == "" {
+		if c.Dims == 0 {
+			c.Dims = DefaultDims
+		}
+		c.Model = DefaultModel
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = DefaultBatchSize
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.IndexTimeout == 0 {
+		c.IndexTimeout = DefaultIndexTimeout
+	}
+	if c.QueryTimeout == 0 {
+		c.QueryTimeout = DefaultQueryTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+
+	var errs []error
+	switch {
+	case c.Dims == 0:
+		errs = append(errs, fmt.Errorf("embedding config: Dims must be set for model %q (its vector length)", c.Model))
+	case c.Dims < 0 || c.Dims > MaxDims:
+		errs = append(errs, fmt.Errorf("embedding config: Dims %d out of range 1..%d", c.Dims, MaxDims))
+	}
+	if c.BatchSize < 0 || c.BatchSize > MaxBatchSize {
+		errs = append(errs, fmt.Errorf("embedding config: BatchSize %d out of range 1..%d", c.BatchSize, MaxBatchSize))
+	}
+	if c.Concurrency < 0 || c.Concurrency > MaxConcurrency {
+		errs = append(errs, fmt.Errorf("embedding config: Concurrency %d out of range 1..%d", c.Concurrency, MaxConcurrency))
+	}
+	if c.IndexTimeout < 0 {
+		errs = append(errs, fmt.Errorf("embedding config: IndexTimeout %v is negative", c.IndexTimeout))
+	}
+	if c.QueryTimeout < 0 {
+		errs = append(errs, fmt.Errorf("embedding config: QueryTimeout %v is negative", c.QueryTimeout))
+	}
+	return c, errors.Join(errs...)
+}

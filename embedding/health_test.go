@@ -1,0 +1,72 @@
+package embedding_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/embedding/ollamatest"
+)
+
+func TestHealth(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{})
+	cache := embedding.NewMemoryCache()
+	s := newService(t, srv.URL, cache, nil)
+	h := s.Health(t.Context())
+	want := embedding.Health{
+		Provider: "ollama", Host: srv.URL, Model: "nomic-embed-text", Dims: 768,
+		Space: "nomic-embed-text/768", DocumentPrefix: "search_document: ", QueryPrefix: "search_query: ",
+		Version: "0.17.4", Available: true,
+	}
+	if h != want {
+		t.Fatalf("Health\n got %+v\nwant %+v", h, want)
+	}
+	if srv.Calls() != 1 || cache.Len() != 0 {
+		t.Fatalf("probe: %d calls, %d cached; want one real call, not cached", srv.Calls(), cache.Len())
+	}
+	b, err := json.Marshal(h)
+	if err != nil || !strings.Contains(string(b), `"available":true`) || strings.Contains(string(b), `"reason"`) {
+		t.Fatalf("JSON %s, %v", b, err)
+	}
+}
+
+func TestHealthReasons(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{})
+	hung := ollamatest.NewServer(t, ollamatest.Options{})
+	hung.SetFault(hung.Hang())
+	wrongDims := ollamatest.NewServer(t, ollamatest.Options{})
+	wrongDims.SetFault(ollamatest.WithDims(384))
+	notOllama := httptest.NewServer(http.NotFoundHandler())
+	defer notOllama.Close()
+	down := ollamatest.ClosedURL(t)
+
+	// The hung server answers /api/version but not /api/embed.
+	tests := []struct {
+		name, host, model, reason, version string
+		timeout                            time.Duration
+	}{
+		{"down", down, "nomic-embed-text", "ollama not reachable at " + down, "", 0},
+		{"not pulled", srv.URL, "nope", "model nope not pulled: run `ollama pull nope`", "0.17.4", 0},
+		{"wrong dims", wrongDims.URL, "nomic-embed-text", "model returned 384 dims, index expects 768", "0.17.4", 0},
+		{"hung", hung.URL, "nomic-embed-text", "timeout after 500ms", "0.17.4", 500 * time.Millisecond},
+		{"not ollama", notOllama.URL, "nomic-embed-text", "no ollama API at " + notOllama.URL + " (GET /api/version: HTTP 404)", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newService(t, tt.host, nil, func(c *embedding.Config) {
+				c.Model = tt.model
+				if tt.timeout > 0 {
+					c.QueryTimeout = tt.timeout
+				}
+			})
+			h := s.Health(t.Context())
+			if h.Available || h.Reason != tt.reason || h.Version != tt.version || h.Host != tt.host {
+				t.Fatalf("Health = %+v, want reason %q version %q", h, tt.reason, tt.version)
+			}
+		})
+	}
+}

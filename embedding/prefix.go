@@ -1,0 +1,42 @@
+package embedding
+
+// Some embedding models were trained with a task instruction before the
+// text, and retrieve noticeably worse without it. Ollama does not add it, so
+// the client must.
+const (
+	// nomicDocumentPrefix and nomicQueryPrefix are nomic-embed-text's task
+	// prefixes (model card: "search_document" / "search_query").
+	nomicDocumentPrefix = "search_document: "
+	nomicQueryPrefix    = "search_query: "
+	// retrievalQueryInstruction is the query instruction of the BERT-large
+	// retrieval models trained in the BGE style (mxbai-embed-large,
+	// snowflake-arctic-embed v1); their documents take no prefix.
+	retrievalQueryInstruction = "Represent this sentence for searching relevant passages: "
+)
+
+// taskPrefixes is a model family's prompt convention.
+type taskPrefixes struct {
+	document, query string
+}
+
+// knownPrefixes returns the table of prompt conventions, keyed by model
+// family (see modelFamily). It is a function, not a package variable, so that
+// nothing can modify it.
+func knownPrefixes() map[string]taskPrefixes {
+	return map[string]taskPrefixes{
+		"nomic-embed-text":       {document: nomicDocumentPrefix, query: nomicQueryPrefix},
+		"mxbai-embed-large":      {query: retrievalQueryInstruction},
+		"snowflake-arctic-embed": {query: retrievalQueryInstruction},
+		// EmbeddingGemma's model card prompts for retrieval.
+		"embeddinggemma": {document: "title: none | text: ", query: "task: search result | query: "},
+	}
+}
+
+// PrefixesFor returns the document and query prefixes known for a model, by
+// family: case-insensitive, ignoring a ":tag" and a registry or namespace
+// ("NOMIC-EMBED-TEXT:v1.5" is nomic-embed-text). Unknown models get none;
+// Config.DocumentPrefix and Config.QueryPrefix override the table.
+func PrefixesFor(model string) (document, query string) {
+	p := knownPrefixes()[modelFamily(model)]
+	return p.document, p.query
+}

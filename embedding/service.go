@@ -1,0 +1,401 @@
+package embedding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Service embeds documents and queries with one Ollama model. It is safe for
+// concurrent use.
+//
+// No method returns an error for the provider's state. Each reports
+// Available=false and a Reason a person can act on instead, with nil vectors
+// for the texts that could not be embedded, so that callers index and search
+// without vectors rather than fail.
+type Service struct {
+	cfg         Config // with defaults filled in
+	space       Space
+	provider    *provider
+	cache       Cache // nil: none
+	log         *slog.Logger
+	docPrefix   string
+	queryPrefix string
+	// modelReason is non-empty when the model name cannot be sent to
+	// Ollama: every call then fails with it, without a request.
+	modelReason string
+}
+
+// Result is the outcome of EmbedDocuments.
+type Result struct {
+	// Vectors has one entry per input text: a unit vector of Space().Dims
+	// values, or nil when the text was blank (Skipped) or could not be
+	// embedded (Failed). Each vector is the caller's to keep or modify.
+	Vectors [][]float32
+	// Available is false when any non-blank text got no vector.
+	Available bool
+	// Reason says why, when Available is false; it is "" otherwise. When
+	// some texts did get vectors it ends with how many did not, e.g.
+	// "timeout after 60s (64 of 100 texts not embedded)".
+	Reason string
+	// Embedded counts texts whose vector came from the provider, Cached those
+	// from the cache, Skipped blank texts, Failed texts without a vector.
+	// They add up to len(Vectors).
+	Embedded, Cached, Skipped, Failed int
+	// Calls counts /api/embed requests made.
+	Calls int
+}
+
+// New returns a Service for cfg. cache may be nil. The error is only for an
+// invalid configuration value (Dims out of range, a malformed Host, a
+// negative timeout…), never for the provider's state: New makes no request.
+// A model name Ollama cannot accept is not an error here either; every call
+// reports it as the Reason, so the daemon still starts and serves lexical
+// search while the configuration is fixed.
+func New(cfg Config, cache Cache) (*Service, error) {
+	cfg, err := cfg.withDefaults()
+	base, hostErr := ParseHost(cfg.Host)
+	if err := errors.Join(err, hostErr); err != nil {
+		return nil, err
+	}
+	cfg.Host = base.String()
+	doc, query := PrefixesFor(cfg.Model)
+	if cfg.DocumentPrefix != nil {
+		doc = *cfg.DocumentPrefix
+	}
+	if cfg.QueryPrefix != nil {
+		query = *cfg.QueryPrefix
+	}
+	return &Service{
+		cfg:         cfg,
+		space:       SpaceOf(cfg.Model, cfg.Dims),
+		provider:    newProvider(base, cfg.Model, cfg.Concurrency),
+		cache:       cache,
+		log:         cfg.Logger.With("component", "embedding", "model", cfg.Model),
+		docPrefix:   doc,
+		queryPrefix: query,
+		modelReason: checkModelName(cfg.Model),
+	}, nil
+}
+
+// Space returns the embedding space of the Service's vectors.
+func (s *Service) Space() Space { return s.space }
+
+// EmbedDocuments embeds texts for indexing: with the model's document
+// prefix, through the cache, in batches of Config.BatchSize with up to
+// Config.Concurrency in flight, each bounded by Config.IndexTimeout.
+//
+// Identical texts are sent once. Blank texts (empty or white space) are
+// skipped: nil vector, no request, and Available stays true, because they
+// carry nothing to rank by (Ollama would embed "" as a vector of its prompt
+// scaffolding alone). When a batch fails the others keep their vectors; a
+// failure that would repeat for every batch (Ollama down, model missing,
+// timeout, wrong dims) stops sending the rest, and a batch Ollama rejects
+// for its content (HTTP 400) is split to isolate the text at fault. When
+// ctx ends, every vector
+// is nil, Reason is "cancelled" and nothing is cached.
+func (s *Service) EmbedDocuments(ctx context.Context, texts []string) Result {
+	return s.run(ctx, texts, s.docPrefix, s.cfg.IndexTimeout, s.cfg.Concurrency, true)
+}
+
+// EmbedQuery embeds a search query with the model's query prefix, bounded by
+// Config.QueryTimeout. vec is nil when available is false, and also for a
+// blank query (available true: there is nothing to search by vector).
+//
+// Queries bypass the cache: they are rarely repeated verbatim, and a cache
+// write on the search path would cost more than the embedding it saves.
+func (s *Service) EmbedQuery(ctx context.Context, text string) (vec []float32, available bool, reason string) {
+	r := s.run(ctx, []string{text}, s.queryPrefix, s.cfg.QueryTimeout, 1, false)
+	return r.Vectors[0], r.Available, r.Reason
+}
+
+// job is one distinct text to embed and the input positions that share it.
+type job struct {
+	sent string // prefix + text, exactly as sent
+	key  string // CacheKey(sent)
+	at   []int  // positions in the input
+	vec  []float32
+	// cached is set when vec came from the cache.
+	cached bool
+}
+
+// outcome is what one batch gave.
+type outcome struct {
+	calls  int         // requests made
+	vecs   [][]float32 // per text of the batch, nil where none; nil if all failed
+	reason string      // first failure, of the batch or of one vector
+	fatal  bool        // see failure
+	// rejected is set when Ollama refused the request for its content
+	// (HTTP 400), so that a smaller batch may succeed.
+	rejected bool
+}
+
+func (s *Service) run(ctx context.Context, texts []string, prefix string, timeout time.Duration, concurrency int, useCache bool) Result {
+	res := Result{Vectors: make([][]float32, len(texts)), Available: true}
+	if len(texts) == 0 {
+		return res
+	}
+	if ctx.Err() != nil {
+		return cancelled(ctx, res)
+	}
+
+	jobs, skipped := s.jobs(texts, prefix)
+	res.Skipped = skipped
+	if len(jobs) == 0 {
+		return res
+	}
+	if s.modelReason != "" {
+		return s.finish(res, jobs, s.modelReason)
+	}
+
+	pending := jobs
+	if useCache && s.cache != nil {
+		pending = s.lookup(ctx, jobs)
+		if ctx.Err() != nil {
+			return cancelled(ctx, res)
+		}
+	}
+
+	batches := chunk(pending, s.cfg.BatchSize)
+	outcomes := make([]outcome, len(batches))
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range min(concurrency, len(batches)) {
+		wg.Go(func() {
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= len(batches) {
+					return
+				}
+				if stop.Load() || ctx.Err() != nil {
+					continue // not sent: reported with the fatal reason
+				}
+				outcomes[b] = s.isolate(ctx, batches[b], timeout)
+				if outcomes[b].fatal {
+					stop.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, o := range outcomes {
+		res.Calls += o.calls
+	}
+	if ctx.Err() != nil {
+		return cancelled(ctx, res)
+	}
+
+	var reason string
+	fresh := make(map[string][]float32)
+	for b, o := range outcomes {
+		if reason == "" {
+			reason = o.reason // batch order, so the first failure is reported
+		}
+		for i, v := range o.vecs {
+			if v != nil {
+				batches[b][i].vec = v
+				fresh[batches[b][i].key] = v
+			}
+		}
+	}
+	if len(fresh) > 0 && useCache && s.cache != nil {
+		if err := s.cache.StoreEmbeddings(ctx, s.space.String(), fresh); err != nil {
+			s.log.Warn("embedding cache store failed; vectors are returned but not cached", "space", s.space.String(), "vectors", len(fresh), "err", err)
+		}
+	}
+	return s.finish(res, jobs, reason)
+}
+
+// jobs groups the non-blank texts by the exact text sent.
+func (s *Service) jobs(texts []string, prefix string) (jobs []*job, skipped int) {
+	byKey := make(map[string]*job, len(texts))
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			skipped++
+			continue
+		}
+		sent := prefix + t
+		key := CacheKey(sent)
+		if j, ok := byKey[key]; ok {
+			j.at = append(j.at, i)
+			continue
+		}
+		j := &job{sent: sent, key: key, at: []int{i}}
+		byKey[key] = j
+		jobs = append(jobs, j)
+	}
+	return jobs, skipped
+}
+
+// lookup fills jobs from the cache and returns the jobs still to embed. A
+// cache error or an unusable cached vector counts as a miss.
+func (s *Service) lookup(ctx context.Context, jobs []*job) (pending []*job) {
+	keys := make([]string, len(jobs))
+	for i, j := range jobs {
+		keys[i] = j.key
+	}
+	hits, err := s.cache.LookupEmbeddings(ctx, s.space.String(), keys)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("embedding cache lookup failed; embedding without it", "space", s.space.String(), "keys", len(keys), "err", err)
+		}
+		return jobs
+	}
+	for _, j := range jobs {
+		if v, ok := hits[j.key]; ok {
+			u, problem := unitVector(v, s.space.Dims)
+			if problem == vectorOK {
+				j.vec, j.cached = u, true
+				continue
+			}
+			s.log.Warn("embedding cache holds an unusable vector; embedding again", "space", s.space.String(), "key", j.key, "problem", problem.describe(len(v), s.space.Dims))
+		}
+		pending = append(pending, j)
+	}
+	return pending
+}
+
+// isolate embeds a batch; when Ollama rejects it for its content, it splits
+// the batch in halves and retries each, so that one bad text (typically one
+// past the model's context that Ollama failed to truncate: real Ollama
+// 0.17.4 does, for some tokenizers, despite truncate) costs only its own
+// vector rather than the whole batch's. At most 2·n-1 requests for n texts,
+// and only when texts are rejected.
+func (s *Service) isolate(ctx context.Context, jobs []*job, timeout time.Duration) outcome {
+	o := s.batch(ctx, jobs, timeout)
+	if !o.rejected || len(jobs) == 1 || ctx.Err() != nil {
+		return o
+	}
+	s.log.Debug("ollama rejected a batch; retrying its halves", "texts", len(jobs), "reason", o.reason)
+	half := len(jobs) / 2
+	merged := outcome{calls: o.calls, vecs: make([][]float32, len(jobs))}
+	for i, part := range [][]*job{jobs[:half], jobs[half:]} {
+		if merged.fatal {
+			break // the second half would fail the same way
+		}
+		p := s.isolate(ctx, part, timeout)
+		merged.calls += p.calls
+		merged.fatal = p.fatal
+		if merged.reason == "" {
+			merged.reason = p.reason
+		}
+		copy(merged.vecs[i*half:], p.vecs)
+	}
+	return merged
+}
+
+// batch sends one request and checks its answer.
+func (s *Service) batch(ctx context.Context, jobs []*job, timeout time.Duration) outcome {
+	texts := make([]string, len(jobs))
+	for i, j := range jobs {
+		texts[i] = j.sent
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	dims := s.space.Dims
+	raw, err := s.provider.embed(rctx, texts, dims)
+	o := outcome{calls: 1}
+	if err != nil {
+		if ctx.Err() != nil {
+			return o // the caller gave up; run reports it
+		}
+		f := s.provider.classify(rctx, timeout, err)
+		s.log.Debug("embed request failed", "host", s.provider.host, "texts", len(texts), "reason", f.reason, "err", err)
+		o.reason, o.fatal, o.rejected = f.reason, f.fatal, f.rejected
+		return o
+	}
+	if len(raw) != len(texts) {
+		o.reason = invalidAnswer(fmt.Sprintf("got %d vectors, want %d", len(raw), len(texts)))
+		return o
+	}
+	for _, v := range raw {
+		if len(v) != dims {
+			// Not one odd vector: the model is not the one the index
+			// was built for. No further batch can succeed.
+			o.reason, o.fatal = dimsReason(len(v), dims), true
+			return o
+		}
+	}
+	o.vecs = make([][]float32, len(raw))
+	bad := 0
+	for i, v := range raw {
+		u, problem := unitVector(v, dims)
+		if problem != vectorOK {
+			bad++
+			if o.reason == "" {
+				o.reason = problem.describe(len(v), dims)
+			}
+			continue
+		}
+		o.vecs[i] = u
+	}
+	if bad > 0 {
+		s.log.Debug("embed answer has unusable vectors", "texts", len(texts), "unusable", bad, "reason", o.reason)
+	}
+	return o
+}
+
+// finish spreads the jobs' vectors over the input positions and writes the
+// counts and Reason.
+func (s *Service) finish(res Result, jobs []*job, reason string) Result {
+	for _, j := range jobs {
+		if j.vec == nil {
+			res.Failed += len(j.at)
+			continue
+		}
+		for n, i := range j.at {
+			if n == 0 {
+				res.Vectors[i] = j.vec
+			} else {
+				// The caller owns each vector: no two entries share memory.
+				res.Vectors[i] = slices.Clone(j.vec)
+			}
+		}
+		if j.cached {
+			res.Cached += len(j.at)
+		} else {
+			res.Embedded += len(j.at)
+		}
+	}
+	if res.Failed == 0 {
+		return res
+	}
+	res.Available = false
+	if reason == "" {
+		reason = "embedding failed" // unreachable in practice: every failure has a reason
+	}
+	if got := res.Embedded + res.Cached; got > 0 {
+		reason = fmt.Sprintf("%s (%d of %d texts not embedded)", reason, res.Failed, res.Failed+got)
+	}
+	res.Reason = reason
+	return res
+}
+
+// cancelled is the Result when the caller's context ended: no vectors.
+func cancelled(ctx context.Context, res Result) Result {
+	clear(res.Vectors)
+	res.Available = false
+	res.Embedded, res.Cached = 0, 0
+	res.Failed = len(res.Vectors) - res.Skipped
+	res.Reason = "cancelled"
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		res.Reason = "cancelled: the caller's deadline passed"
+	}
+	return res
+}
+
+// chunk splits jobs into batches of at most n.
+func chunk(jobs []*job, n int) [][]*job {
+	var out [][]*job
+	for b := range slices.Chunk(jobs, n) {
+		out = append(out, b)
+	}
+	return out
+}

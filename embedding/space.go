@@ -1,0 +1,93 @@
+package embedding
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ollama/ollama/types/model"
+)
+
+// Space is an embedding space: vectors are comparable only within one.
+// Callers record Space.String() with every stored vector.
+type Space struct {
+	// Model is the model name, lower-cased and without a ":latest" tag, which
+	// Ollama treats as the same model (see SpaceOf).
+	Model string
+	// Dims is the vector length.
+	Dims int
+}
+
+// SpaceOf returns the space of vectors from model with dims values. Ollama
+// matches model names case-insensitively and adds ":latest" to a name
+// without a tag, so "Nomic-Embed-Text:latest" and "nomic-embed-text" are one
+// space; other tags ("nomic-embed-text:v1.5") stay distinct, as they may be
+// other weights.
+func SpaceOf(model string, dims int) Space {
+	m := strings.ToLower(strings.TrimSpace(model))
+	for {
+		base, tag, ok := cutTag(m)
+		if !ok || tag != "latest" {
+			break
+		}
+		m = base
+	}
+	return Space{Model: m, Dims: dims}
+}
+
+// String returns "model/dims", e.g. "nomic-embed-text/768".
+func (s Space) String() string {
+	return s.Model + "/" + strconv.Itoa(s.Dims)
+}
+
+// ParseSpace parses the form written by Space.String. The model part may
+// itself contain slashes ("hf.co/org/model:q8/1024").
+func ParseSpace(s string) (Space, error) {
+	i := strings.LastIndexByte(s, '/')
+	if i <= 0 {
+		return Space{}, fmt.Errorf("embedding space %q: want model/dims", s)
+	}
+	dims, err := strconv.Atoi(s[i+1:])
+	if err != nil || dims < 1 {
+		return Space{}, fmt.Errorf("embedding space %q: invalid dims %q", s, s[i+1:])
+	}
+	sp := SpaceOf(s[:i], dims)
+	if sp.Model == "" {
+		return Space{}, fmt.Errorf("embedding space %q: no model name", s)
+	}
+	return sp, nil
+}
+
+// cutTag splits "name:tag" at the tag's colon. A colon before the last slash
+// belongs to a registry host's port ("localhost:5000/m"), not to a tag,
+// which is how Ollama parses names too.
+func cutTag(name string) (base, tag string, ok bool) {
+	i := strings.LastIndexByte(name, ':')
+	if i < 0 || i < strings.LastIndexByte(name, '/') {
+		return name, "", false
+	}
+	return name[:i], name[i+1:], true
+}
+
+// modelFamily returns the part of a model name that selects its prompt
+// conventions: lower-cased, without registry, namespace or tag
+// ("registry.ollama.ai/library/Nomic-Embed-Text:v1.5" → "nomic-embed-text").
+func modelFamily(name string) string {
+	base, _, _ := cutTag(strings.ToLower(strings.TrimSpace(name)))
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	return base
+}
+
+// checkModelName returns the Reason for a model name Ollama cannot accept, or
+// "". It uses Ollama's own parser, so the rules are exactly the server's:
+// parts of letters, digits, '_', '-' and '.', a tag of at most 80 characters.
+// Checking before calling turns "a b" into a clear reason instead of a
+// confusing 404 or 500 from the server.
+func checkModelName(name string) string {
+	if !model.ParseName(name).IsValid() {
+		return fmt.Sprintf("invalid model name %q", name)
+	}
+	return ""
+}
