@@ -147,4 +147,3 @@ func BenchmarkReplaceScope(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "chunks/s")
 }
-

@@ -1,0 +1,197 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Fusion names how the vector and lexical candidate lists become one ranking.
+type Fusion string
+
+// Fusions.
+const (
+	// FusionWeighted scores a chunk VectorWeight·vector + LexicalWeight·lexical
+	// and drops it below Threshold.
+	FusionWeighted Fusion = "weighted"
+	// FusionRRF scores a chunk Σ 1/(RRFK + rank) over the lists that hold it.
+	FusionRRF Fusion = "rrf"
+)
+
+// Normalization names how the lexical signal (s = −bm25) is put on a 0..1
+// scale before weighted fusion.
+type Normalization string
+
+// Normalizations.
+const (
+	// NormSaturate maps s to s/(s+1): the seed's ts_rank normalisation. It
+	// needs no other candidate, so a score means the same in every query.
+	// Unlike ts_rank, which rarely passed 0.3, bm25 gives s ≥ 1 (0.5 or more
+	// after saturation) for a good match in a corpus of any size, so a
+	// keyword-only hit can pass the threshold on its own.
+	NormSaturate Normalization = "saturate"
+	// NormMax maps s to s divided by the query's best s: the best lexical
+	// candidate scores 1.
+	NormMax Normalization = "max"
+	// NormMinMax maps both signals to (x − min)/(max − min) over the
+	// candidates: the best scores 1, the worst 0. When every candidate of a
+	// signal has the same value, each scores 1: a lone or tied candidate is
+	// the best that signal found, and 0 would drop a keyword-only hit.
+	NormMinMax Normalization = "minmax"
+)
+
+// Defaults of Config: the seed's starting points, not calibrated values.
+// `ragd calibrate` and `ragd measure` exist to replace them with data.
+const (
+	// DefaultVectorWeight: cosine similarity of a relevant pair sits around
+	// 0.5–0.85 while the seed's lexical scale sat lower; the vector side
+	// weighs more without erasing the lexical one.
+	DefaultVectorWeight = 0.6
+	// DefaultLexicalWeight: the rest of 1, so scores stay on a 0..1 scale.
+	DefaultLexicalWeight = 0.4
+	// DefaultThreshold: below it "found something weak" and "found nothing"
+	// look the same to a reader, and a weak citation served as a strong one
+	// is worse than none.
+	DefaultThreshold = 0.2
+	// DefaultRRFK is the usual RRF constant: it flattens the gap between
+	// neighbouring ranks so two lists add up without comparing raw scores.
+	DefaultRRFK = 60
+	// DefaultCandidates per signal: enough to fill a default answer from
+	// either list alone twice over, cheap for both indexes.
+	DefaultCandidates = 12
+	// DefaultLimit is the number of hits a search returns unless asked: a
+	// handful of citations a reader can check in seconds.
+	DefaultLimit = 6
+	// MaxLimit bounds the hits of one search: more is a dump, not a citation.
+	MaxLimit = 20
+	// MaxCandidates bounds Candidates: fill scores every candidate one by
+	// one, and a candidate list far beyond the limit buys nothing.
+	MaxCandidates = 200
+	// MaxQueryLength is the longest query, in characters after trimming: a
+	// question, not a document.
+	MaxQueryLength = 1000
+)
+
+// Config is the fusion configuration of a search. Its zero value is not
+// valid: start from DefaultConfig.
+type Config struct {
+	Fusion Fusion `json:"fusion"`
+	// VectorWeight and LexicalWeight weigh the two signals in weighted
+	// fusion. RRF ignores them.
+	VectorWeight  float64 `json:"vectorWeight"`
+	LexicalWeight float64 `json:"lexicalWeight"`
+	// Threshold drops weighted-fusion hits scoring below it. RRF has no
+	// threshold: its scores live around 1/(RRFK+1) ≈ 0.016 whatever the
+	// match quality, so a cut on them would mean nothing; RRF returns the
+	// best Limit candidates.
+	Threshold float64 `json:"threshold"`
+	// RRFK is the constant k of 1/(k + rank).
+	RRFK int `json:"rrfK"`
+	// Candidates is how many chunks each signal contributes before fusion.
+	Candidates    int           `json:"candidates"`
+	Normalization Normalization `json:"normalization"`
+	// Fill scores every candidate on both signals (cosine from its stored
+	// vector, bm25 restricted to the candidates) instead of counting a signal
+	// that did not list the chunk as absent. In RRF, filled scores are
+	// reported but ranks remain those of the candidate lists.
+	Fill bool `json:"fill"`
+}
+
+// DefaultConfig returns the seed's configuration: weighted 0.6/0.4,
+// threshold 0.2, 12 candidates per signal, saturated bm25, no fill.
+func DefaultConfig() Config {
+	return Config{
+		Fusion:        FusionWeighted,
+		VectorWeight:  DefaultVectorWeight,
+		LexicalWeight: DefaultLexicalWeight,
+		Threshold:     DefaultThreshold,
+		RRFK:          DefaultRRFK,
+		Candidates:    DefaultCandidates,
+		Normalization: NormSaturate,
+		Fill:          false,
+	}
+}
+
+// ValidFusion reports whether f names a fusion.
+func ValidFusion(f Fusion) bool { return f == FusionWeighted || f == FusionRRF }
+
+// ValidNormalization reports whether n names a normalisation.
+func ValidNormalization(n Normalization) bool {
+	return n == NormSaturate || n == NormMax || n == NormMinMax
+}
+
+// Validate reports every problem of c at once, each naming the field and the
+// value.
+func (c Config) Validate() error {
+	var errs []error
+	if !ValidFusion(c.Fusion) {
+		errs = append(errs, fmt.Errorf("fusion %q: want %q or %q", c.Fusion, FusionWeighted, FusionRRF))
+	}
+	if !ValidNormalization(c.Normalization) {
+		errs = append(errs, fmt.Errorf("normalization %q: want %q, %q or %q", c.Normalization, NormSaturate, NormMax, NormMinMax))
+	}
+	for _, w := range []struct {
+		name string
+		v    float64
+	}{{"vectorWeight", c.VectorWeight}, {"lexicalWeight", c.LexicalWeight}, {"threshold", c.Threshold}} {
+		if math.IsNaN(w.v) || math.IsInf(w.v, 0) || w.v < 0 {
+			errs = append(errs, fmt.Errorf("%s %v: want a finite number ≥ 0", w.name, w.v))
+		}
+	}
+	if c.Fusion == FusionWeighted && c.VectorWeight == 0 && c.LexicalWeight == 0 {
+		errs = append(errs, errors.New("vectorWeight and lexicalWeight are both 0: weighted fusion would score every hit 0"))
+	}
+	if c.RRFK < 0 {
+		errs = append(errs, fmt.Errorf("rrfK %d: want ≥ 0", c.RRFK))
+	}
+	if c.Candidates < 1 || c.Candidates > MaxCandidates {
+		errs = append(errs, fmt.Errorf("candidates %d: want 1..%d", c.Candidates, MaxCandidates))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid search config: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// Weights is the fusion configuration as frozen into each telemetry row:
+// a value copied at search time, so that changing the configuration later
+// never changes what an old row means.
+type Weights struct {
+	Vector        float64       `json:"vector"`
+	Lexical       float64       `json:"lexical"`
+	Threshold     float64       `json:"threshold"`
+	Fusion        Fusion        `json:"fusion"`
+	Normalization Normalization `json:"normalization"`
+	RRFK          int           `json:"rrfK"`
+	Candidates    int           `json:"candidates"`
+	Fill          bool          `json:"fill"`
+}
+
+// Weights returns a fresh copy of c's fusion settings.
+func (c Config) Weights() Weights {
+	return Weights{
+		Vector:        c.VectorWeight,
+		Lexical:       c.LexicalWeight,
+		Threshold:     c.Threshold,
+		Fusion:        c.Fusion,
+		Normalization: c.Normalization,
+		RRFK:          c.RRFK,
+		Candidates:    c.Candidates,
+		Fill:          c.Fill,
+	}
+}
+
+// String renders w on one line, for the measure table.
+func (w Weights) String() string {
+	s := fmt.Sprintf("%s v=%g l=%g", w.Fusion, w.Vector, w.Lexical)
+	if w.Fusion == FusionRRF {
+		s = fmt.Sprintf("%s k=%d", w.Fusion, w.RRFK)
+	} else {
+		s += fmt.Sprintf(" t=%g", w.Threshold)
+	}
+	s += fmt.Sprintf(" %s c=%d", w.Normalization, w.Candidates)
+	if w.Fill {
+		s += " fill"
+	}
+	return s
+}

@@ -1,0 +1,179 @@
+package search
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/ragd/ragd/store"
+)
+
+// Candidates is what the two signals found for one query in one snapshot.
+type Candidates struct {
+	// Vector is the KNN list, nearest first.
+	Vector []store.VectorCandidate
+	// Lexical is the FTS5 list, best bm25 first.
+	Lexical []store.LexicalCandidate
+	// VectorFill holds cosine distances of candidates the vector list lacks,
+	// and LexicalFill bm25 scores of candidates the lexical list lacks, by
+	// chunk id. Fuse reads them only with Config.Fill; a candidate absent
+	// from the map cannot be scored by that signal (no stored vector, or no
+	// query term in its text).
+	VectorFill  map[string]float64
+	LexicalFill map[string]float64
+}
+
+// Fused is one candidate after fusion.
+type Fused struct {
+	ChunkID string
+	Score   float64
+	// VectorScore is the cosine similarity 1 − distance (min-max normalised
+	// under NormMinMax), LexicalScore the normalised −bm25. Each is nil when
+	// that signal did not score the chunk: absent, not 0.
+	VectorScore  *float64
+	LexicalScore *float64
+	// VectorRank and LexicalRank are 1-based ranks in the candidate lists,
+	// 0 when the list does not hold the chunk (even if fill scored it).
+	VectorRank  int
+	LexicalRank int
+	// Distance (cosine) and BM25 are the raw scores, listed or filled; nil
+	// when absent.
+	Distance *float64
+	BM25     *float64
+}
+
+// Fuse merges the candidate lists under cfg, which must be valid: it scores
+// every candidate of the union, drops weighted-fusion scores below the
+// threshold, and orders the rest by score, best first, ties by chunk id.
+// Fuse is pure: calibration can replay stored candidate lists through it.
+func Fuse(c Candidates, cfg Config) []Fused {
+	all := make([]*Fused, 0, len(c.Vector)+len(c.Lexical))
+	byID := make(map[string]*Fused, cap(all))
+	get := func(id string) *Fused {
+		f, ok := byID[id]
+		if !ok {
+			f = &Fused{ChunkID: id}
+			byID[id] = f
+			all = append(all, f)
+		}
+		return f
+	}
+	for i, v := range c.Vector {
+		f := get(v.ChunkID)
+		if f.VectorRank == 0 {
+			f.VectorRank, f.Distance = i+1, ptr(v.Distance)
+		}
+	}
+	for i, l := range c.Lexical {
+		f := get(l.ChunkID)
+		if f.LexicalRank == 0 {
+			f.LexicalRank, f.BM25 = i+1, ptr(l.BM25)
+		}
+	}
+	if cfg.Fill {
+		for _, f := range all {
+			if d, ok := c.VectorFill[f.ChunkID]; ok && f.Distance == nil {
+				f.Distance = ptr(d)
+			}
+			if b, ok := c.LexicalFill[f.ChunkID]; ok && f.BM25 == nil {
+				f.BM25 = ptr(b)
+			}
+		}
+	}
+
+	normalize(all, cfg.Normalization)
+
+	out := make([]Fused, 0, len(all))
+	for _, f := range all {
+		switch cfg.Fusion {
+		case FusionRRF:
+			if f.VectorRank > 0 {
+				f.Score += 1 / float64(cfg.RRFK+f.VectorRank)
+			}
+			if f.LexicalRank > 0 {
+				f.Score += 1 / float64(cfg.RRFK+f.LexicalRank)
+			}
+		default:
+			if f.VectorScore != nil {
+				f.Score += cfg.VectorWeight * *f.VectorScore
+			}
+			if f.LexicalScore != nil {
+				f.Score += cfg.LexicalWeight * *f.LexicalScore
+			}
+			if f.Score < cfg.Threshold {
+				continue
+			}
+		}
+		out = append(out, *f)
+	}
+	slices.SortFunc(out, func(a, b Fused) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ChunkID, b.ChunkID)
+	})
+	return out
+}
+
+// normalize sets VectorScore and LexicalScore from the raw scores.
+func normalize(all []*Fused, n Normalization) {
+	for _, f := range all {
+		if f.Distance != nil {
+			f.VectorScore = ptr(1 - *f.Distance)
+		}
+		if f.BM25 != nil {
+			// FTS5's bm25 is negative for a match (its idf is floored above
+			// 0); clamp so that no rounding makes s negative.
+			f.LexicalScore = ptr(math.Max(0, -*f.BM25))
+		}
+	}
+	switch n {
+	case NormMinMax:
+		minMax(all, func(f *Fused) *float64 { return f.VectorScore })
+		minMax(all, func(f *Fused) *float64 { return f.LexicalScore })
+	case NormMax:
+		best := math.Inf(-1)
+		for _, f := range all {
+			if f.LexicalScore != nil {
+				best = math.Max(best, *f.LexicalScore)
+			}
+		}
+		for _, f := range all {
+			if f.LexicalScore != nil {
+				if best > 0 {
+					*f.LexicalScore /= best
+				} else {
+					*f.LexicalScore = 1 // all tied at 0: each is the best found
+				}
+			}
+		}
+	default: // NormSaturate
+		for _, f := range all {
+			if s := f.LexicalScore; s != nil {
+				*s /= *s + 1
+			}
+		}
+	}
+}
+
+// minMax rescales the present values of one signal to 0..1 over the
+// candidates; when they are all equal, each becomes 1.
+func minMax(all []*Fused, score func(*Fused) *float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, f := range all {
+		if s := score(f); s != nil {
+			lo, hi = math.Min(lo, *s), math.Max(hi, *s)
+		}
+	}
+	for _, f := range all {
+		if s := score(f); s != nil {
+			if hi > lo {
+				*s = (*s - lo) / (hi - lo)
+			} else {
+				*s = 1
+			}
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,242 @@
+package search
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/ragd/ragd/store"
+)
+
+// The hand-made lists every fusion test starts from.
+//
+//	vector:  A d=0.2 (sim 0.8), B d=0.5 (sim 0.5), C d=0.9 (sim 0.1)
+//	lexical: B bm25 −3 (s=3), D bm25 −1 (s=1), E bm25 −0.25 (s=0.25)
+func handLists() Candidates {
+	return Candidates{
+		Vector:  []store.VectorCandidate{{ChunkID: "A", Distance: 0.2}, {ChunkID: "B", Distance: 0.5}, {ChunkID: "C", Distance: 0.9}},
+		Lexical: []store.LexicalCandidate{{ChunkID: "B", BM25: -3}, {ChunkID: "D", BM25: -1}, {ChunkID: "E", BM25: -0.25}},
+	}
+}
+
+// want is one expected fused candidate; nil scores mean absent.
+type want struct {
+	id               string
+	score            float64
+	vector, lexical  *float64
+	vecRank, lexRank int
+}
+
+func checkFused(t *testing.T, got []Fused, wants []want) {
+	t.Helper()
+	if len(got) != len(wants) {
+		t.Fatalf("%d fused, want %d: %+v", len(got), len(wants), got)
+	}
+	for i, w := range wants {
+		g := got[i]
+		if g.ChunkID != w.id || !near(g.Score, w.score) {
+			t.Errorf("#%d: %s %.15f, want %s %.15f", i+1, g.ChunkID, g.Score, w.id, w.score)
+		}
+		if !samePtr(g.VectorScore, w.vector) || !samePtr(g.LexicalScore, w.lexical) {
+			t.Errorf("#%d %s: vector %v lexical %v, want %v %v", i+1, g.ChunkID, show(g.VectorScore), show(g.LexicalScore), show(w.vector), show(w.lexical))
+		}
+		if g.VectorRank != w.vecRank || g.LexicalRank != w.lexRank {
+			t.Errorf("#%d %s: ranks %d/%d, want %d/%d", i+1, g.ChunkID, g.VectorRank, g.LexicalRank, w.vecRank, w.lexRank)
+		}
+	}
+}
+
+func samePtr(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return near(*a, *b)
+}
+
+func show(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
+}
+
+func withConfig(mut func(*Config)) Config {
+	c := DefaultConfig()
+	mut(&c)
+	if err := c.Validate(); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func TestFuse(t *testing.T) {
+	f := ptr[float64]
+	fill := handLists()
+	fill.VectorFill = map[string]float64{"D": 0.3, "E": 0.6}  // E: sim 0.4
+	fill.LexicalFill = map[string]float64{"A": -1, "C": -0.5} // C: s=0.5
+	for _, tc := range []struct {
+		name  string
+		cands Candidates
+		cfg   Config
+		want  []want
+	}{{
+		// 0.6·sim + 0.4·s/(s+1); C (0.06) and E (0.08) fall under 0.2. D is a
+		// keyword-only hit at bm25 −1 that scores exactly the threshold.
+		name: "weighted saturate", cands: handLists(), cfg: DefaultConfig(),
+		want: []want{
+			{"B", 0.6*0.5 + 0.4*0.75, f(0.5), f(0.75), 2, 1},
+			{"A", 0.6 * 0.8, f(0.8), nil, 1, 0},
+			{"D", 0.4 * 0.5, nil, f(0.5), 0, 2},
+		},
+	}, {
+		name: "weighted saturate, no threshold", cands: handLists(), cfg: withConfig(func(c *Config) { c.Threshold = 0 }),
+		want: []want{
+			{"B", 0.6, f(0.5), f(0.75), 2, 1},
+			{"A", 0.48, f(0.8), nil, 1, 0},
+			{"D", 0.2, nil, f(0.5), 0, 2},
+			{"E", 0.4 * 0.2, nil, f(0.2), 0, 3},
+			{"C", 0.6 * 0.1, f(0.1), nil, 3, 0},
+		},
+	}, {
+		// Lexical s over the best s (3).
+		name: "weighted max", cands: handLists(), cfg: withConfig(func(c *Config) { c.Normalization = NormMax; c.Threshold = 0 }),
+		want: []want{
+			{"B", 0.6*0.5 + 0.4*1, f(0.5), f(1), 2, 1},
+			{"A", 0.48, f(0.8), nil, 1, 0},
+			{"D", 0.4 / 3, nil, f(1.0 / 3), 0, 2},
+			{"C", 0.06, f(0.1), nil, 3, 0},
+			{"E", 0.4 * 0.25 / 3, nil, f(0.25 / 3), 0, 3},
+		},
+	}, {
+		// sims 0.8/0.5/0.1 → 1, 0.4/0.7, 0; s 3/1/0.25 → 1, 0.75/2.75, 0.
+		name: "weighted minmax", cands: handLists(), cfg: withConfig(func(c *Config) { c.Normalization = NormMinMax; c.Threshold = 0 }),
+		want: []want{
+			{"B", 0.6*0.4/0.7 + 0.4, f(0.4 / 0.7), f(1), 2, 1},
+			{"A", 0.6, f(1), nil, 1, 0},
+			{"D", 0.4 * 0.75 / 2.75, nil, f(0.75 / 2.75), 0, 2},
+			{"C", 0, f(0), nil, 3, 0},
+			{"E", 0, nil, f(0), 0, 3},
+		},
+	}, {
+		// A lone candidate per signal is that signal's best: 1, not 0/0.
+		name: "minmax all equal",
+		cands: Candidates{
+			Vector:  []store.VectorCandidate{{ChunkID: "A", Distance: 0.7}, {ChunkID: "B", Distance: 0.7}},
+			Lexical: []store.LexicalCandidate{{ChunkID: "D", BM25: -0.01}},
+		},
+		cfg: withConfig(func(c *Config) { c.Normalization = NormMinMax }),
+		want: []want{
+			{"A", 0.6, f(1), nil, 1, 0},
+			{"B", 0.6, f(1), nil, 2, 0},
+			{"D", 0.4, nil, f(1), 0, 1},
+		},
+	}, {
+		// Fill scores A on bm25 (−1 → 0.5), D on cosine (0.3 → 0.7), C on
+		// bm25 (−0.5 → 1/3) and E on cosine (0.6 → 0.4); B was in both lists.
+		name: "weighted fill", cands: fill, cfg: withConfig(func(c *Config) { c.Fill = true }),
+		want: []want{
+			{"A", 0.6*0.8 + 0.4*0.5, f(0.8), f(0.5), 1, 0},
+			{"D", 0.6*0.7 + 0.4*0.5, f(0.7), f(0.5), 0, 2},
+			{"B", 0.6, f(0.5), f(0.75), 2, 1},
+			{"E", 0.6*0.4 + 0.4*0.2, f(0.4), f(0.2), 0, 3},
+			// C, 0.6·0.1 + 0.4·(1/3) ≈ 0.193, stays under the threshold.
+		},
+	}, {
+		// Without Fill the maps are ignored: the same answer as without them.
+		name: "fill maps without Fill", cands: fill, cfg: DefaultConfig(),
+		want: []want{
+			{"B", 0.6, f(0.5), f(0.75), 2, 1},
+			{"A", 0.48, f(0.8), nil, 1, 0},
+			{"D", 0.2, nil, f(0.5), 0, 2},
+		},
+	}, {
+		// Filled values join the min-max range: sims 0.8 0.5 0.1 0.7 0.4.
+		name: "minmax fill", cands: fill, cfg: withConfig(func(c *Config) { c.Fill = true; c.Normalization = NormMinMax; c.Threshold = 0 }),
+		want: []want{
+			{"B", 0.6*(0.4/0.7) + 0.4, f(0.4 / 0.7), f(1), 2, 1},
+			{"A", 0.6*1 + 0.4*(0.75/2.75), f(1), f(0.75 / 2.75), 1, 0},
+			{"D", 0.6*(0.6/0.7) + 0.4*(0.75/2.75), f(0.6 / 0.7), f(0.75 / 2.75), 0, 2},
+			{"E", 0.6 * (0.3 / 0.7), f(0.3 / 0.7), f(0), 0, 3},
+			{"C", 0.4 * (0.25 / 2.75), f(0), f(0.25 / 2.75), 3, 0},
+		},
+	}, {
+		// Σ 1/(60+rank); no threshold. C and E tie at 1/63: chunk id order.
+		name: "rrf", cands: handLists(), cfg: withConfig(func(c *Config) { c.Fusion = FusionRRF }),
+		want: []want{
+			{"B", 1.0/62 + 1.0/61, f(0.5), f(0.75), 2, 1},
+			{"A", 1.0 / 61, f(0.8), nil, 1, 0},
+			{"D", 1.0 / 62, nil, f(0.5), 0, 2},
+			{"C", 1.0 / 63, f(0.1), nil, 3, 0},
+			{"E", 1.0 / 63, nil, f(0.2), 0, 3},
+		},
+	}, {
+		// Fill reports the filled scores but ranks, and so RRF, stay the
+		// candidate lists'.
+		name: "rrf fill", cands: fill, cfg: withConfig(func(c *Config) { c.Fusion = FusionRRF; c.Fill = true; c.RRFK = 0 }),
+		want: []want{
+			{"B", 1.0/2 + 1.0/1, f(0.5), f(0.75), 2, 1},
+			{"A", 1, f(0.8), f(0.5), 1, 0},
+			{"D", 1.0 / 2, f(0.7), f(0.5), 0, 2},
+			{"C", 1.0 / 3, f(0.1), f(1.0 / 3), 3, 0},
+			{"E", 1.0 / 3, f(0.4), f(0.2), 0, 3},
+		},
+	}, {
+		// Degraded: no vector list. A strong keyword-only match (bm25 −4,
+		// 0.4·0.8 = 0.32) passes the default threshold; a weak one does not.
+		name:  "lexical only",
+		cands: Candidates{Lexical: []store.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "W", BM25: -0.5}}},
+		cfg:   DefaultConfig(),
+		want:  []want{{"K", 0.4 * 0.8, nil, f(0.8), 0, 1}},
+	}, {
+		name: "nothing", cands: Candidates{}, cfg: DefaultConfig(), want: nil,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkFused(t, Fuse(tc.cands, tc.cfg), tc.want)
+		})
+	}
+}
+
+func TestFuse_TiesAreDeterministic(t *testing.T) {
+	// Equal scores in any input order come out by chunk id.
+	lists := []store.VectorCandidate{{ChunkID: "z", Distance: 0.3}, {ChunkID: "a", Distance: 0.3}, {ChunkID: "m", Distance: 0.3}}
+	r := rand.New(rand.NewSource(1))
+	for range 20 {
+		r.Shuffle(len(lists), func(i, j int) { lists[i], lists[j] = lists[j], lists[i] })
+		got := Fuse(Candidates{Vector: lists}, DefaultConfig())
+		if len(got) != 3 || got[0].ChunkID != "a" || got[1].ChunkID != "m" || got[2].ChunkID != "z" {
+			t.Fatalf("tie order %v", got)
+		}
+	}
+}
+
+func TestFuse_DuplicateInListKeepsFirstRank(t *testing.T) {
+	got := Fuse(Candidates{Vector: []store.VectorCandidate{{ChunkID: "A", Distance: 0.1}, {ChunkID: "A", Distance: 0.5}}}, DefaultConfig())
+	if len(got) != 1 || got[0].VectorRank != 1 || !near(*got[0].Distance, 0.1) {
+		t.Fatalf("%+v", got)
+	}
+}
+
+func BenchmarkFuse(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	var c Candidates
+	for i := range DefaultCandidates {
+		c.Vector = append(c.Vector, store.VectorCandidate{ChunkID: fmt.Sprintf("v%02d", i), Distance: 0.2 + 0.05*float64(i)})
+		// Half the lexical list overlaps the vector list.
+		id := fmt.Sprintf("l%02d", i)
+		if i%2 == 0 {
+			id = fmt.Sprintf("v%02d", r.Intn(DefaultCandidates))
+		}
+		c.Lexical = append(c.Lexical, store.LexicalCandidate{ChunkID: id, BM25: -10 + 0.7*float64(i)})
+	}
+	for _, cfg := range []Config{DefaultConfig(), withConfig(func(c *Config) { c.Fusion = FusionRRF }),
+		withConfig(func(c *Config) { c.Normalization = NormMinMax })} {
+		b.Run(fmt.Sprintf("%s_%s_12+12", cfg.Fusion, cfg.Normalization), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := Fuse(c, cfg); len(got) == 0 {
+					b.Fatal("nothing fused")
+				}
+			}
+		})
+	}
+}

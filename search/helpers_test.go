@@ -1,0 +1,165 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"math"
+	"math/rand"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/ragd/ragd/store"
+)
+
+// fakeEmbedder returns a fixed answer and remembers what it was asked.
+type fakeEmbedder struct {
+	vec       []float32
+	available bool
+	reason    string
+
+	mu    sync.Mutex
+	texts []string
+}
+
+func (f *fakeEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, bool, string) {
+	f.mu.Lock()
+	f.texts = append(f.texts, text)
+	f.mu.Unlock()
+	if !f.available {
+		return nil, false, f.reason
+	}
+	return f.vec, true, ""
+}
+
+func upEmbedder(vec []float32) *fakeEmbedder { return &fakeEmbedder{vec: vec, available: true} }
+
+func downEmbedder(reason string) *fakeEmbedder { return &fakeEmbedder{reason: reason} }
+
+// failingRecorder fails every telemetry write.
+type failingRecorder struct{ err error }
+
+func (f failingRecorder) RecordSearch(context.Context, store.SearchRecord) (int64, error) {
+	return 0, f.err
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger shared by goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var quiet = slog.New(slog.DiscardHandler)
+
+func openStore(tb testing.TB, dims int) *store.Store {
+	tb.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "ragd.db"),
+		store.Options{Space: fmt.Sprintf("test/%d", dims), Dims: dims, Logger: quiet})
+	if err != nil {
+		tb.Fatalf("open store: %v", err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
+}
+
+func addProject(tb testing.TB, st *store.Store, name string) int64 {
+	tb.Helper()
+	p, err := st.AddProject(context.Background(), name, "/repos/"+name)
+	if err != nil {
+		tb.Fatalf("add project: %v", err)
+	}
+	return p.ID
+}
+
+func replace(tb testing.TB, st *store.Store, project int64, scope string, in []store.ChunkInput) {
+	tb.Helper()
+	if _, err := st.ReplaceScope(context.Background(), project, scope, in); err != nil {
+		tb.Fatalf("replace %s: %v", scope, err)
+	}
+}
+
+func hashOf(s string) string {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%x", h.Sum64())
+}
+
+func doc(path string, pos int, heading []string, content string, vec []float32) store.ChunkInput {
+	title := ""
+	if len(heading) > 0 {
+		title = heading[0]
+	}
+	return store.ChunkInput{
+		SourcePath: path, SourceCommit: "c0ffee", HeadingPath: heading, Title: title,
+		Position: pos, Content: content, ContentHash: hashOf(content), Vector: vec,
+	}
+}
+
+func message(session, event string, pos int, content string, vec []float32) store.ChunkInput {
+	return store.ChunkInput{
+		SessionID: session, EventID: event, Title: "Session " + session,
+		Position: pos, Content: content, ContentHash: hashOf(content), Vector: vec,
+	}
+}
+
+// chunkIDs maps each chunk's content to its id.
+func chunkIDs(tb testing.TB, st *store.Store, project int64) map[string]string {
+	tb.Helper()
+	out := map[string]string{}
+	for _, scope := range store.Scopes {
+		chunks, err := st.ScopeChunks(context.Background(), project, scope)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, c := range chunks {
+			out[c.Content] = c.ID
+		}
+	}
+	return out
+}
+
+// unit returns a 4-dim unit vector at the given cosine similarity to e1, in
+// the e1-e2 plane.
+func unit(sim float64) []float32 {
+	return []float32{float32(sim), float32(math.Sqrt(1 - sim*sim)), 0, 0}
+}
+
+func randomUnit(r *rand.Rand, dims int) []float32 {
+	v := make([]float32, dims)
+	var sum float64
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+		sum += float64(v[i]) * float64(v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(sum))
+	}
+	return v
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// approx compares scores computed from float32 vectors.
+func approx(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+// searcher returns a Searcher over st that logs nowhere.
+func searcher(st *store.Store, emb Embedder) *Searcher {
+	s := New(st, emb)
+	s.Logger = quiet
+	return s
+}

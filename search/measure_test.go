@@ -1,0 +1,257 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/store"
+)
+
+// window is a store seeded with telemetry rows at chosen times.
+type window struct {
+	st      *store.Store
+	project int64
+	chunks  []string // ids of 10 chunks, for hits
+	base    time.Time
+}
+
+func newWindow(t *testing.T) *window {
+	t.Helper()
+	st := openStore(t, 4)
+	project := addProject(t, st, "m")
+	var in []store.ChunkInput
+	for i := range 10 {
+		in = append(in, doc("docs/m.md", i, nil, fmt.Sprintf("chunk %d", i), nil))
+	}
+	replace(t, st, project, store.ScopeDocs, in)
+	chunks, _ := st.ScopeChunks(context.Background(), project, store.ScopeDocs)
+	w := &window{st: st, project: project, base: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)}
+	for _, c := range chunks {
+		w.chunks = append(w.chunks, c.ID)
+	}
+	return w
+}
+
+var (
+	setA = mustJSON(DefaultConfig().Weights())
+	setB = mustJSON(withConfig(func(c *Config) { c.Fusion = FusionRRF }).Weights())
+)
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// add records a search at base+hours with n hits and the given votes (by
+// 1-based rank), and returns its id.
+func (w *window) add(t *testing.T, hours float64, weights json.RawMessage, purpose string, vector bool, latency float64, n int, votes map[int]Verdict) int64 {
+	t.Helper()
+	ctx := context.Background()
+	var hits []store.TelemetryHit
+	for i := range n {
+		hits = append(hits, store.TelemetryHit{ChunkID: w.chunks[i], Rank: i + 1, Score: 0.5})
+	}
+	id, err := w.st.RecordSearch(ctx, store.SearchRecord{
+		ProjectID: w.project, Query: "q", Hits: hits, Weights: weights, Degraded: !vector, VectorAvailable: vector,
+		LatencyMs: latency, Actor: "person", Purpose: purpose, CreatedAt: w.base.Add(time.Duration(hours * float64(time.Hour))),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rank, v := range votes {
+		if _, err := w.st.RecordFeedback(ctx, store.FeedbackInput{SearchID: id, ChunkID: w.chunks[rank-1], Verdict: string(v), Actor: "person"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return id
+}
+
+const (
+	useful     = VerdictUseful
+	irrelevant = VerdictIrrelevant
+)
+
+func TestMeasure(t *testing.T) {
+	w := newWindow(t)
+	// In the window [base, base+24h), weight set A:
+	w.add(t, 1, setA, "search", true, 10, 3, map[int]Verdict{1: useful, 2: irrelevant})
+	w.add(t, 2, setA, "search", false, 20, 0, nil) // degraded, zero hits
+	w.add(t, 3, setA, "search", true, 30, 2, map[int]Verdict{1: irrelevant, 2: useful})
+	w.add(t, 4, setA, "search", true, 40, 8, map[int]Verdict{8: useful}) // rank 8 > k: not judged
+	// weight set B:
+	w.add(t, 5, setB, "search", false, 5, 1, nil) // degraded
+	// Never counted: an evaluation run, and searches outside the window.
+	w.add(t, 6, setA, "eval", true, 1000, 3, map[int]Verdict{1: useful, 2: useful, 3: useful})
+	w.add(t, -1, setB, "search", true, 1000, 3, map[int]Verdict{3: useful})
+	w.add(t, 24, setB, "search", false, 1000, 3, map[int]Verdict{3: irrelevant})
+
+	s := searcher(w.st, nil)
+	rep, err := s.Measure(context.Background(), MeasureRequest{ProjectID: w.project, Since: w.base, Until: w.base.Add(24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := ptr[float64]
+	checkStats(t, "total", rep.Total, Stats{
+		Searches: 5, Degraded: 2, DegradedShare: f(0.4), VectorUnavailable: 2, ZeroHit: 1, ZeroHitShare: f(0.2),
+		// latencies 5 10 20 30 40: p50 = 3rd, p95 = 5th (nearest rank).
+		LatencyP50Ms: f(20), LatencyP95Ms: f(40),
+		Votes: 5, Judged: 4, Useful: 2, PrecisionAtK: f(0.5),
+		UsefulRanks: []RankCount{{1, 1}, {2, 1}, {8, 1}},
+	})
+	if len(rep.Groups) != 2 || string(rep.Groups[0].Weights) != string(setA) || string(rep.Groups[1].Weights) != string(setB) {
+		t.Fatalf("groups %+v", rep.Groups)
+	}
+	checkStats(t, "set A", rep.Groups[0].Stats, Stats{
+		Searches: 4, Degraded: 1, DegradedShare: f(0.25), VectorUnavailable: 1, ZeroHit: 1, ZeroHitShare: f(0.25),
+		LatencyP50Ms: f(20), LatencyP95Ms: f(40), // 10 20 30 40: 2nd and 4th
+		Votes: 5, Judged: 4, Useful: 2, PrecisionAtK: f(0.5),
+		UsefulRanks: []RankCount{{1, 1}, {2, 1}, {8, 1}},
+	})
+	// No votes: precision is null ("not measured"), never 0.
+	checkStats(t, "set B", rep.Groups[1].Stats, Stats{
+		Searches: 1, Degraded: 1, DegradedShare: f(1), VectorUnavailable: 1, ZeroHit: 0, ZeroHitShare: f(0),
+		LatencyP50Ms: f(5), LatencyP95Ms: f(5), UsefulRanks: []RankCount{},
+	})
+	if rep.Failed || rep.K != DefaultMeasureK {
+		t.Errorf("failed %v k %d", rep.Failed, rep.K)
+	}
+
+	// k = 1 judges only rank-1 votes: one useful, one irrelevant.
+	rep, _ = s.Measure(context.Background(), MeasureRequest{Since: w.base, Until: w.base.Add(24 * time.Hour), K: 1})
+	if rep.Total.Judged != 2 || rep.Total.Useful != 1 || *rep.Total.PrecisionAtK != 0.5 || rep.Total.Searches != 5 {
+		t.Errorf("k=1: %+v", rep.Total)
+	}
+
+	b, _ := json.Marshal(rep)
+	if !strings.Contains(string(b), `"precisionAtK":null`) || !strings.Contains(string(b), `"zeroHitShare":0,`) {
+		t.Errorf("JSON %s", b)
+	}
+	var table strings.Builder
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"precision@1", "not measured", "0.50 (1/2)", "weighted v=0.6 l=0.4 t=0.2 saturate c=12", "rrf k=60", "total", "#1×1, #2×1, #8×1", "2 (40%)"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	if strings.Contains(table.String(), "FAILED") {
+		t.Errorf("table says FAILED:\n%s", table.String())
+	}
+}
+
+func checkStats(t *testing.T, name string, got, want Stats) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Errorf("%s:\n got %s\nwant %s", name, g, w)
+	}
+}
+
+func TestMeasure_Failed(t *testing.T) {
+	w := newWindow(t)
+	s := searcher(w.st, nil)
+	day := MeasureRequest{Since: w.base, Until: w.base.Add(24 * time.Hour)}
+
+	// An empty window measured nothing and did not fail.
+	rep, err := s.Measure(context.Background(), day)
+	if err != nil || rep.Failed || rep.Total.Searches != 0 || rep.Total.PrecisionAtK != nil || rep.Total.LatencyP50Ms != nil || rep.Total.DegradedShare != nil {
+		t.Fatalf("empty window: %+v %v", rep, err)
+	}
+	var table strings.Builder
+	rep.WriteTable(&table)
+	if !strings.Contains(table.String(), "not measured") || !strings.Contains(table.String(), "—") {
+		t.Errorf("empty table:\n%s", table.String())
+	}
+
+	// Every search without vectors: failed. An evaluation run with vectors
+	// does not save it.
+	w.add(t, 1, setA, "search", false, 10, 1, map[int]Verdict{1: useful})
+	w.add(t, 2, setB, "search", false, 10, 0, nil)
+	w.add(t, 3, setA, "eval", true, 10, 1, nil)
+	rep, _ = s.Measure(context.Background(), day)
+	if !rep.Failed || !strings.Contains(rep.FailReason, "lexical half") {
+		t.Fatalf("all degraded: failed %v %q", rep.Failed, rep.FailReason)
+	}
+	table.Reset()
+	rep.WriteTable(&table)
+	if !strings.Contains(table.String(), "FAILED") {
+		t.Errorf("table:\n%s", table.String())
+	}
+
+	// One hybrid search in the window is enough not to fail.
+	w.add(t, 4, setA, "search", true, 10, 1, nil)
+	rep, _ = s.Measure(context.Background(), day)
+	if rep.Failed {
+		t.Errorf("failed with one hybrid search: %q", rep.FailReason)
+	}
+}
+
+func TestMeasure_Window(t *testing.T) {
+	w := newWindow(t)
+	now := w.base.Add(30 * 24 * time.Hour)
+	s := searcher(w.st, nil)
+	s.Now = func() time.Time { return now }
+	w.add(t, 30*24-1, setA, "search", true, 10, 0, nil) // an hour ago
+	w.add(t, 23*24-1, setA, "search", true, 10, 0, nil) // 7 days and an hour ago
+	other := addProject(t, w.st, "other")
+	if _, err := w.st.RecordSearch(context.Background(), store.SearchRecord{ProjectID: other, Query: "x", Weights: setA,
+		Actor: "person", VectorAvailable: true, CreatedAt: now.Add(-time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Measure(context.Background(), MeasureRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Until.Equal(now) || !rep.Since.Equal(now.Add(-7*24*time.Hour)) || rep.Total.Searches != 2 {
+		t.Errorf("default window %s..%s: %d searches", rep.Since, rep.Until, rep.Total.Searches)
+	}
+	rep, _ = s.Measure(context.Background(), MeasureRequest{ProjectID: w.project})
+	if rep.Total.Searches != 1 {
+		t.Errorf("project filter: %d searches", rep.Total.Searches)
+	}
+	for _, req := range []MeasureRequest{
+		{K: -1}, {K: MaxLimit + 1}, {Since: now, Until: now}, {Since: now, Until: now.Add(-time.Hour)}, {ProjectID: -1},
+	} {
+		if _, err := s.Measure(context.Background(), req); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%+v: %v", req, err)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var xs []float64
+	for i := 1; i <= 20; i++ {
+		xs = append(xs, float64(i))
+	}
+	for _, tc := range []struct {
+		n        int
+		p        float64
+		want     float64
+		wantNone bool
+	}{
+		{0, 0.5, 0, true},
+		{1, 0.5, 1, false}, {1, 0.95, 1, false},
+		{2, 0.5, 1, false}, {2, 0.95, 2, false},
+		{20, 0.5, 10, false}, {20, 0.95, 19, false},
+		{19, 0.95, 19, false}, {10, 0.5, 5, false}, {10, 0.95, 10, false},
+	} {
+		got := percentile(xs[:tc.n], tc.p)
+		if (got == nil) != tc.wantNone || got != nil && *got != tc.want {
+			t.Errorf("p%v of 1..%d = %s, want %v", tc.p*100, tc.n, show(got), tc.want)
+		}
+	}
+	if !slices.IsSorted(xs) {
+		t.Fatal("percentile sorted its input in place")
+	}
+}

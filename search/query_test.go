@@ -1,0 +1,195 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/store"
+)
+
+func TestParseQuery(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		match    string
+		terms    []string
+		excluded []string
+		semantic string
+	}{
+		{in: "hybrid search", match: `"hybrid" OR "search"`, terms: []string{"hybrid", "search"}, semantic: "hybrid search"},
+		{in: "  padded\t\n", match: `"padded"`, terms: []string{"padded"}, semantic: "padded"},
+		{in: `"weighted fusion" threshold`, match: `"weighted fusion" OR "threshold"`, terms: []string{"weighted fusion", "threshold"}, semantic: "weighted fusion threshold"},
+		{in: `"  spaced   phrase "`, match: `"spaced phrase"`, terms: []string{"spaced phrase"}, semantic: "spaced phrase"},
+		{in: "rrf OR weighted", match: `"rrf" OR "weighted"`, terms: []string{"rrf", "weighted"}, semantic: "rrf weighted"},
+		{in: "fusion -rrf", match: `("fusion") NOT ("rrf")`, terms: []string{"fusion"}, excluded: []string{"rrf"}, semantic: "fusion"},
+		{in: `fusion -"reciprocal rank" -rrf -RRF`, match: `("fusion") NOT ("reciprocal rank" OR "rrf")`, terms: []string{"fusion"}, excluded: []string{"reciprocal rank", "rrf"}, semantic: "fusion"},
+		{in: "--x y", match: `("y") NOT ("x")`, terms: []string{"y"}, excluded: []string{"x"}, semantic: "y"},
+		{in: "- x", match: `"x"`, terms: []string{"x"}, semantic: "x"},
+		{in: "foo-bar", match: `"foo-bar"`, terms: []string{"foo-bar"}, semantic: "foo-bar"},
+		// Stop words go from plain words, stay in phrases and in Semantic.
+		{in: "What is the default limit?", match: `"default" OR "limit"`, terms: []string{"default", "limit"}, semantic: "What is the default limit?"},
+		{in: `"the end" of it`, match: `"the end"`, terms: []string{"the end"}, semantic: "the end of it"},
+		{in: "the of", match: `"the" OR "of"`, terms: []string{"the", "of"}, semantic: "the of"},
+		{in: "weights Weights weights,", match: `"weights"`, terms: []string{"weights"}, semantic: "weights Weights weights,"},
+		// FTS5 syntax in user text is text.
+		{in: "NEAR(a b) AND c*", match: `"NEAR(a" OR "b" OR "c"`, terms: []string{"NEAR(a", "b", "c"}, semantic: "NEAR(a b) AND c*"},
+		{in: "content:secret", match: `"content:secret"`, terms: []string{"content:secret"}, semantic: "content:secret"},
+		{in: "{heading_path content}: x", match: `"heading_path" OR "content" OR "x"`, terms: []string{"heading_path", "content", "x"}, semantic: "{heading_path content}: x"},
+		{in: "^start NOT (x)", match: `"start" OR "x"`, terms: []string{"start", "x"}, semantic: "^start NOT (x)"},
+		{in: "a + b", match: `"b"`, terms: []string{"b"}, semantic: "a b"},
+		// Quotes: unbalanced runs to the end, empty ones vanish, mid-word
+		// ones split.
+		{in: `say "hi there`, match: `"say" OR "hi there"`, terms: []string{"say", "hi there"}, semantic: "say hi there"},
+		{in: `x"y"z`, match: `"x" OR "y" OR "z"`, terms: []string{"x", "y", "z"}, semantic: "x y z"},
+		{in: `he said ""quoted""`, match: `"he" OR "said" OR "quoted"`, terms: []string{"he", "said", "quoted"}, semantic: "he said quoted"},
+		// Unicode and emoji.
+		{in: "поиск по документам", match: `"поиск" OR "по" OR "документам"`, terms: []string{"поиск", "по", "документам"}, semantic: "поиск по документам"},
+		{in: "🚀 launch", match: `"launch"`, terms: []string{"launch"}, semantic: "launch"},
+		{in: "ragd🙂", match: `"ragd"`, terms: []string{"ragd"}, semantic: "ragd🙂"},
+		{in: "検索エンジン", match: `"検索エンジン"`, terms: []string{"検索エンジン"}, semantic: "検索エンジン"},
+		{in: "café naïve", match: `"café" OR "naïve"`, terms: []string{"café", "naïve"}, semantic: "café naïve"},
+		// Valid but nothing to search for: an empty Match, not an error.
+		{in: "-only -exclusions"},
+		{in: "OR OR"},
+		{in: `"" ""`},
+		{in: `"`},
+		{in: "()"},
+		{in: "*** ^^ :"},
+		{in: "🚀🔥"},
+		{in: "-"},
+	} {
+		q, err := ParseQuery(tc.in)
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if q.Match != tc.match || !slices.Equal(q.Terms, tc.terms) || !slices.Equal(q.Excluded, tc.excluded) || q.Semantic != tc.semantic {
+			t.Errorf("%q:\n got match %s terms %q excluded %q semantic %q\nwant match %s terms %q excluded %q semantic %q",
+				tc.in, q.Match, q.Terms, q.Excluded, q.Semantic, tc.match, tc.terms, tc.excluded, tc.semantic)
+		}
+		if q.Empty() != (tc.match == "") {
+			t.Errorf("%q: Empty() = %v", tc.in, q.Empty())
+		}
+		if q.Text != strings.TrimSpace(tc.in) {
+			t.Errorf("%q: Text %q", tc.in, q.Text)
+		}
+	}
+}
+
+func TestParseQuery_BadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want error
+	}{
+		{"empty", "", ErrQueryEmpty},
+		{"white space", " \t\n\u00a0\u3000 ", ErrQueryEmpty},
+		{"1001 characters", strings.Repeat("a", 1001), ErrQueryTooLong},
+		{"1001 two-byte characters", strings.Repeat("é", 1001), ErrQueryTooLong},
+		{"NUL", "a\x00b", ErrQueryNUL},
+		{"invalid UTF-8", "caf\xe9", ErrQueryEncoding},
+		{"truncated UTF-8", "\xe2\x82", ErrQueryEncoding},
+	} {
+		_, err := ParseQuery(tc.in)
+		if !errors.Is(err, tc.want) || !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: err = %v, want %v wrapping ErrInvalid", tc.name, err, tc.want)
+		}
+	}
+	for _, ok := range []string{strings.Repeat("é", 1000), "  " + strings.Repeat("a", 1000) + "\n"} {
+		if _, err := ParseQuery(ok); err != nil {
+			t.Errorf("1000 characters (%d bytes): %v", len(ok), err)
+		}
+	}
+}
+
+func TestQuoteFTS(t *testing.T) {
+	if got := quoteFTS(`say "hi"`); got != `"say ""hi"""` {
+		t.Errorf("quoteFTS = %s", got)
+	}
+}
+
+// TestParseQuery_RunsOnFTS5 runs every table query, and some hostile ones,
+// against a real FTS5 table.
+func TestParseQuery_RunsOnFTS5(t *testing.T) {
+	st, project := ftsStore(t)
+	inputs := append(fuzzSeeds(),
+		strings.Repeat("w ", 499)+"w",
+		strings.Repeat("-x", 500),
+		strings.Repeat(`"a" `, 250),
+		strings.Repeat(`-"a b" `, 142),
+	)
+	// 333 distinct exclusions: a chain of NOTs would pass FTS5's depth limit.
+	var many []string
+	for i := range 333 {
+		many = append(many, "-w"+strconv.Itoa(i))
+	}
+	inputs = append(inputs, "keep "+strings.Join(many, " "))
+	for _, in := range inputs {
+		checkOnFTS5(t, st, project, in)
+	}
+}
+
+func fuzzSeeds() []string {
+	return []string{
+		"hybrid search", `"weighted fusion" threshold`, "fusion -rrf", `-"a b"`, "NEAR(a b) AND c*",
+		"content:secret", "{heading_path content}: x", `say "hi there`, `"" ""`, `"`, "()", "🚀🔥", "ragd🙂",
+		"поиск по документам", "a OR", "OR", "NOT", "AND AND", `x"y"z`, "-", "--", `-"`, `"-x"`, "*", "^x",
+		"x:", ":x", "\"\"\"", "a\u200bb", "\u0378x", "\uffff", "\U000E0001tag", "a\x01b", "ǅ", "ⅷ",
+	}
+}
+
+// ftsStore is a store with a few chunks for FTS5 to match against.
+func ftsStore(tb testing.TB) (*store.Store, int64) {
+	st := openStore(tb, 4)
+	project := addProject(tb, st, "fts")
+	replace(tb, st, project, store.ScopeDocs, []store.ChunkInput{
+		doc("docs/a.md", 0, []string{"Search"}, "hybrid search: weighted fusion, threshold, rrf", unit(1)),
+		doc("docs/b.md", 0, []string{"Contenu"}, "поиск по документам, café naïve, content near secret", unit(0.5)),
+	})
+	return st, project
+}
+
+func checkOnFTS5(tb testing.TB, st *store.Store, project int64, in string) {
+	tb.Helper()
+	q, err := ParseQuery(in)
+	if err != nil {
+		if !errors.Is(err, ErrInvalid) {
+			tb.Fatalf("%q: error %v does not wrap ErrInvalid", in, err)
+		}
+		t := strings.TrimSpace(in)
+		if utf8.ValidString(in) && !strings.ContainsRune(in, 0) && t != "" && utf8.RuneCountInString(t) <= MaxQueryLength {
+			tb.Fatalf("%q: valid input refused: %v", in, err)
+		}
+		return
+	}
+	if q.Empty() != (q.Semantic == "") || q.Empty() != (len(q.Terms) == 0) {
+		tb.Fatalf("%q: match %q semantic %q terms %q disagree", in, q.Match, q.Semantic, q.Terms)
+	}
+	if q.Empty() {
+		return
+	}
+	ctx := context.Background()
+	sn, err := st.Snapshot(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer sn.Close()
+	if _, err := sn.LexicalCandidates(ctx, store.Filter{ProjectID: project}, q.Match, DefaultCandidates); err != nil {
+		tb.Fatalf("%q → %s: %v", in, q.Match, err)
+	}
+}
+
+// FuzzParseQuery fails on any query whose expression FTS5 refuses.
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range fuzzSeeds() {
+		f.Add(s)
+	}
+	st, project := ftsStore(f)
+	f.Fuzz(func(t *testing.T, in string) {
+		checkOnFTS5(t, st, project, in)
+	})
+}

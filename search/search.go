@@ -1,0 +1,446 @@
+// Package search answers hybrid searches over the store: it parses the
+// user's query, embeds it, runs the vector KNN and the FTS5 match on one
+// snapshot, fuses the two candidate lists, and returns hits that are
+// citations. It records every search in telemetry with its weights frozen,
+// takes votes on the hits, and measures the searches of a time window.
+//
+// The store returns raw candidates and speaks all the SQL; this package
+// decides what they mean.
+package search
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/store"
+)
+
+// Errors callers map to client errors: ErrInvalid to 400, ErrNotFound to 404.
+// Every error this package returns for bad input wraps one of them, with a
+// message saying what is wrong.
+var (
+	ErrInvalid  = errors.New("invalid request")
+	ErrNotFound = errors.New("not found")
+)
+
+// Embedder embeds a search query. It never fails: when the provider cannot
+// answer it returns available false and a reason, and the search runs on the
+// lexical signal alone. *embedding.Service implements it.
+type Embedder interface {
+	EmbedQuery(ctx context.Context, text string) (vec []float32, available bool, reason string)
+}
+
+// Recorder writes a search's telemetry row. *store.Store implements it.
+type Recorder interface {
+	RecordSearch(ctx context.Context, rec store.SearchRecord) (int64, error)
+}
+
+var _ Recorder = (*store.Store)(nil)
+
+// Actor is who asked: a person or an agent.
+type Actor string
+
+// Actors.
+const (
+	ActorPerson Actor = "person"
+	ActorAgent  Actor = "agent"
+)
+
+// Purpose tells real searches from evaluation runs, which never count in
+// Measure.
+type Purpose string
+
+// Purposes.
+const (
+	PurposeSearch Purpose = store.PurposeSearch
+	PurposeEval   Purpose = store.PurposeEval
+)
+
+// telemetryTimeout bounds the telemetry write: the store's single writer may
+// be busy with a reindex, and this is the budget any writer gets.
+const telemetryTimeout = store.DefaultBusyTimeout
+
+// Searcher runs searches, takes votes and measures. Set its fields before
+// first use (New does); it is then safe for concurrent use.
+type Searcher struct {
+	Store *store.Store
+	// Embedder embeds queries. Optional: nil means lexical search only.
+	Embedder Embedder
+	// Recorder receives telemetry rows. Optional: Store.
+	Recorder Recorder
+	// Config is the fusion configuration of every search that does not
+	// override it.
+	Config Config
+	// Logger. Optional: slog.Default().
+	Logger *slog.Logger
+	// Now stamps telemetry rows and is the end of Measure's default window.
+	// Optional: time.Now.
+	Now func() time.Time
+
+	// betweenQueries, when set (tests only), runs on the snapshot after the
+	// vector query and before the lexical one.
+	betweenQueries func()
+}
+
+// New returns a Searcher over st with the default configuration. emb may be
+// nil for lexical search only.
+func New(st *store.Store, emb Embedder) *Searcher {
+	return &Searcher{Store: st, Embedder: emb, Config: DefaultConfig()}
+}
+
+// Request is one search.
+type Request struct {
+	ProjectID int64
+	// Query is the user's text: 1..MaxQueryLength characters after trimming.
+	Query string
+	// Scopes to search; empty means every scope.
+	Scopes []string
+	// Limit is the number of hits wanted, 1..MaxLimit. 0 is invalid: callers
+	// pass DefaultLimit when the user asked for none.
+	Limit int
+	// Fusion overrides the configured fusion. Optional.
+	Fusion Fusion
+	// Config replaces the Searcher's configuration, for evaluation. Optional.
+	Config *Config
+	// Explain adds each signal's ranks and raw scores to the answer.
+	Explain bool
+	// Actor is who asked. Optional: ActorPerson.
+	Actor Actor
+	// SessionID is the session the search came from; "" when it came from
+	// none (recorded as NULL).
+	SessionID string
+	// Purpose. Optional: PurposeSearch.
+	Purpose Purpose
+}
+
+// request is a validated Request.
+type request struct {
+	Request
+	query Query
+	cfg   Config
+}
+
+// validate checks req and fills its defaults.
+func (s *Searcher) validate(req Request) (request, error) {
+	r := request{Request: req}
+	if req.ProjectID <= 0 {
+		return r, fmt.Errorf("%w: project id %d", ErrInvalid, req.ProjectID)
+	}
+	q, err := ParseQuery(req.Query)
+	if err != nil {
+		return r, err
+	}
+	r.query = q
+	if req.Limit < 1 || req.Limit > MaxLimit {
+		return r, fmt.Errorf("%w: limit %d, want 1..%d", ErrInvalid, req.Limit, MaxLimit)
+	}
+	if r.Scopes, err = normalizeScopes(req.Scopes); err != nil {
+		return r, err
+	}
+	r.cfg = s.Config
+	if req.Config != nil {
+		r.cfg = *req.Config
+		if err := r.cfg.Validate(); err != nil {
+			return r, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	} else if err := r.cfg.Validate(); err != nil {
+		return r, fmt.Errorf("searcher configuration: %w", err) // the server's fault, not the client's
+	}
+	if req.Fusion != "" {
+		if !ValidFusion(req.Fusion) {
+			return r, fmt.Errorf("%w: unknown fusion %q, want %q or %q", ErrInvalid, req.Fusion, FusionWeighted, FusionRRF)
+		}
+		r.cfg.Fusion = req.Fusion
+		if err := r.cfg.Validate(); err != nil {
+			return r, fmt.Errorf("%w: fusion %q: %w", ErrInvalid, req.Fusion, err)
+		}
+	}
+	if r.Actor, err = validActor(req.Actor); err != nil {
+		return r, err
+	}
+	if err := validID("session id", req.SessionID); err != nil {
+		return r, err
+	}
+	switch r.Purpose {
+	case "":
+		r.Purpose = PurposeSearch
+	case PurposeSearch, PurposeEval:
+	default:
+		return r, fmt.Errorf("%w: unknown purpose %q, want %q or %q", ErrInvalid, req.Purpose, PurposeSearch, PurposeEval)
+	}
+	return r, nil
+}
+
+// normalizeScopes checks scopes and returns them without duplicates, in
+// store.Scopes order.
+func normalizeScopes(scopes []string) ([]string, error) {
+	asked := map[string]bool{}
+	for _, sc := range scopes {
+		if !store.ValidScope(sc) {
+			return nil, fmt.Errorf("%w: unknown scope %q, want %s", ErrInvalid, sc, strings.Join(store.Scopes, ", "))
+		}
+		asked[sc] = true
+	}
+	var out []string
+	for _, sc := range store.Scopes {
+		if asked[sc] {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+func validActor(a Actor) (Actor, error) {
+	switch a {
+	case "":
+		return ActorPerson, nil
+	case ActorPerson, ActorAgent:
+		return a, nil
+	}
+	return "", fmt.Errorf("%w: unknown actor %q, want %q or %q", ErrInvalid, a, ActorPerson, ActorAgent)
+}
+
+// clip shortens text quoted in an error message.
+func clip(text string) string {
+	const keep = 80
+	if utf8.RuneCountInString(text) <= keep {
+		return text
+	}
+	return string([]rune(text)[:keep]) + "…"
+}
+
+// validID accepts "" and any valid UTF-8 without NUL bytes.
+func validID(what, id string) error {
+	if !utf8.ValidString(id) || strings.IndexByte(id, 0) >= 0 {
+		return fmt.Errorf("%w: %s %q is not valid UTF-8 text", ErrInvalid, what, id)
+	}
+	return nil
+}
+
+// Search runs one hybrid search. It returns an error wrapping ErrInvalid for
+// bad input, and an error for a store failure; a provider failure is not an
+// error (the answer is degraded), nor is a telemetry failure (SearchID is
+// nil and the cause is logged).
+//
+// A degraded search keeps the configured weights: its scores are
+// LexicalWeight·lexical, on the same scale as a hybrid search's keyword-only
+// hits, so the threshold means the same thing in both and a strong keyword
+// match (bm25 ≤ −1 under NormSaturate) still passes the default threshold.
+func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
+	start := time.Now()
+	if s.Store == nil {
+		return nil, errors.New("search: no store")
+	}
+	r, err := s.validate(req)
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", clip(req.Query), err)
+	}
+
+	// Embed before the snapshot: no transaction is held while the model runs.
+	vec, vectorAvailable, reason := s.embed(ctx, r.query)
+
+	var fused []Fused
+	var chunks map[string]store.Chunk
+	var cands Candidates
+	if !r.query.Empty() {
+		fused, chunks, cands, err = s.retrieve(ctx, r, vec)
+		if err != nil {
+			return nil, fmt.Errorf("search %q in project %d: %w", r.query.Text, r.ProjectID, err)
+		}
+	}
+
+	resp := &Response{
+		Hits:            make([]Hit, 0, len(fused)),
+		VectorAvailable: vectorAvailable,
+		Degraded:        !vectorAvailable,
+		Reason:          reason,
+		Fusion:          r.cfg.Fusion,
+		Normalization:   r.cfg.Normalization,
+		Fill:            r.cfg.Fill,
+	}
+	if r.cfg.Fusion == FusionRRF {
+		resp.RRFK = r.cfg.RRFK
+	} else {
+		resp.Weights = AppliedWeights{ptr(r.cfg.VectorWeight), ptr(r.cfg.LexicalWeight), ptr(r.cfg.Threshold)}
+	}
+	for i, f := range fused {
+		resp.Hits = append(resp.Hits, makeHit(i+1, f, chunks[f.ChunkID], r.Explain))
+	}
+	if r.Explain {
+		resp.Explain = explainCandidates(cands)
+		resp.Explain.Match = r.query.Match
+	}
+	resp.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
+	resp.SearchID = s.record(ctx, r, resp)
+	return resp, nil
+}
+
+// embed returns the query vector, or nil with the reason it is unavailable.
+func (s *Searcher) embed(ctx context.Context, q Query) ([]float32, bool, string) {
+	switch {
+	case q.Empty():
+		// Nothing to embed: the provider was not asked, so its state is not
+		// known; only a missing provider makes this search degraded.
+		if s.Embedder == nil {
+			return nil, false, "the query has no searchable words; no embedding provider is configured"
+		}
+		return nil, true, "the query has no searchable words"
+	case s.Embedder == nil:
+		return nil, false, "no embedding provider is configured: lexical search only"
+	}
+	vec, ok, reason := s.Embedder.EmbedQuery(ctx, q.Semantic)
+	if !ok {
+		if reason == "" {
+			reason = "the embedding provider did not embed the query"
+		}
+		return nil, false, reason
+	}
+	if err := s.checkVector(vec); err != nil {
+		return nil, false, err.Error()
+	}
+	return vec, true, ""
+}
+
+// checkVector refuses a query vector the index cannot be searched with,
+// rather than failing the search: the lexical half still answers.
+func (s *Searcher) checkVector(vec []float32) error {
+	if len(vec) != s.Store.Dims() {
+		return fmt.Errorf("the query vector has %d dimensions, the index's space %s has %d: lexical search only",
+			len(vec), s.Store.Space(), s.Store.Dims())
+	}
+	var norm float64
+	for _, x := range vec {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return errors.New("the query vector holds NaN or Inf: lexical search only")
+		}
+		norm += float64(x) * float64(x)
+	}
+	if norm == 0 {
+		return errors.New("the query vector is all zeros: lexical search only")
+	}
+	return nil
+}
+
+// retrieve runs both candidate queries (and fill) on one snapshot, fuses
+// them, and returns the ordered, cut hits with their chunks.
+func (s *Searcher) retrieve(ctx context.Context, r request, vec []float32) ([]Fused, map[string]store.Chunk, Candidates, error) {
+	var c Candidates
+	sn, err := s.Store.Snapshot(ctx)
+	if err != nil {
+		return nil, nil, c, err
+	}
+	defer sn.Close()
+
+	filter := store.Filter{ProjectID: r.ProjectID, Scopes: r.Scopes}
+	k := r.cfg.Candidates
+	if vec != nil {
+		if c.Vector, err = sn.VectorCandidates(ctx, filter, vec, k); err != nil {
+			return nil, nil, c, err
+		}
+	}
+	if s.betweenQueries != nil {
+		s.betweenQueries()
+	}
+	if c.Lexical, err = sn.LexicalCandidates(ctx, filter, r.query.Match, k); err != nil {
+		return nil, nil, c, err
+	}
+	if r.cfg.Fill {
+		if err := fill(ctx, sn, &c, vec, r.query.Match); err != nil {
+			return nil, nil, c, err
+		}
+	}
+
+	fused := Fuse(c, r.cfg)
+	ids := make([]string, len(fused))
+	for i, f := range fused {
+		ids[i] = f.ChunkID
+	}
+	loaded, err := sn.Chunks(ctx, ids)
+	if err != nil {
+		return nil, nil, c, err
+	}
+	chunks := make(map[string]store.Chunk, len(loaded))
+	for _, ch := range loaded {
+		chunks[ch.ID] = ch
+	}
+	// A candidate always has its chunk in the same snapshot; guard anyway
+	// rather than cite nothing.
+	fused = slices.DeleteFunc(fused, func(f Fused) bool { _, ok := chunks[f.ChunkID]; return !ok })
+	slices.SortStableFunc(fused, func(a, b Fused) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return compareCitations(chunks[a.ChunkID], chunks[b.ChunkID])
+	})
+	return fused[:min(len(fused), r.Limit)], chunks, c, nil
+}
+
+// fill scores the candidates one signal missed on that signal: cosine from
+// the stored vectors of lexical-only candidates, bm25 of the query restricted
+// to vector-only candidates.
+func fill(ctx context.Context, sn *store.Snapshot, c *Candidates, vec []float32, match string) error {
+	inVector := make(map[string]bool, len(c.Vector))
+	for _, v := range c.Vector {
+		inVector[v.ChunkID] = true
+	}
+	inLexical := make(map[string]bool, len(c.Lexical))
+	var lexicalOnly, vectorOnly []string
+	for _, l := range c.Lexical {
+		inLexical[l.ChunkID] = true
+		if !inVector[l.ChunkID] {
+			lexicalOnly = append(lexicalOnly, l.ChunkID)
+		}
+	}
+	for _, v := range c.Vector {
+		if !inLexical[v.ChunkID] {
+			vectorOnly = append(vectorOnly, v.ChunkID)
+		}
+	}
+	var err error
+	if vec != nil && len(lexicalOnly) > 0 {
+		if c.VectorFill, err = sn.VectorDistances(ctx, vec, lexicalOnly); err != nil {
+			return fmt.Errorf("fill vector scores: %w", err)
+		}
+	}
+	if len(vectorOnly) > 0 {
+		if c.LexicalFill, err = sn.LexicalScores(ctx, match, vectorOnly); err != nil {
+			return fmt.Errorf("fill lexical scores: %w", err)
+		}
+	}
+	return nil
+}
+
+// compareCitations orders chunks of equal score: docs and adr by source path
+// and position, sessions by session, event and position; the chunk id last.
+func compareCitations(a, b store.Chunk) int {
+	return cmp.Or(
+		cmp.Compare(a.SourcePath+a.SessionID, b.SourcePath+b.SessionID),
+		cmp.Compare(a.EventID, b.EventID),
+		cmp.Compare(a.Position, b.Position),
+		cmp.Compare(a.ID, b.ID),
+	)
+}
+
+func makeHit(rank int, f Fused, c store.Chunk, explain bool) Hit {
+	h := Hit{
+		ChunkID: f.ChunkID, Rank: rank, Content: c.Content, Score: f.Score,
+		VectorScore: f.VectorScore, LexicalScore: f.LexicalScore, Scope: c.Scope,
+	}
+	if c.Scope == store.ScopeSession {
+		h.Origin = Origin{Kind: OriginSession, SessionID: c.SessionID, EventID: c.EventID, Title: c.Title}
+	} else {
+		h.Origin = Origin{Kind: OriginFile, SourcePath: c.SourcePath, HeadingPath: c.HeadingPath, Title: c.Title, Commit: c.SourceCommit}
+	}
+	if explain {
+		h.Explain = hitExplain(f)
+	}
+	return h
+}

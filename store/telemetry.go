@@ -1,0 +1,367 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// Telemetry: one rag_searches row per search and one rag_feedback row per
+// judged (search, chunk). The search package decides what goes in a row; the
+// store only writes and reads it.
+
+// Errors RecordFeedback returns besides ErrNotFound (no such search).
+var (
+	// ErrNotInHits means the voted chunk was not among the search's hits.
+	ErrNotInHits = errors.New("chunk was not among the search's hits")
+	// ErrChunkGone means the voted chunk was among the hits but a reindex
+	// has since changed or removed it, and its votes with it.
+	ErrChunkGone = errors.New("chunk no longer exists")
+)
+
+// Purposes of a search row. Evaluation searches never count in measurements.
+const (
+	PurposeSearch = "search"
+	PurposeEval   = "eval"
+)
+
+// TelemetryHit is one hit as frozen in a rag_searches row.
+type TelemetryHit struct {
+	ChunkID string `json:"chunkId"`
+	// Rank is 1-based.
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+	// VectorScore and LexicalScore are nil when that signal did not score
+	// the chunk: null in the row, never 0.
+	VectorScore  *float64 `json:"vectorScore"`
+	LexicalScore *float64 `json:"lexicalScore"`
+}
+
+// SearchRecord is one rag_searches row.
+type SearchRecord struct {
+	ID        int64 // set by the database
+	ProjectID int64
+	Query     string
+	Scopes    []string // empty: every scope
+	Hits      []TelemetryHit
+	// Weights is the JSON copy of the fusion settings at search time, stored
+	// as given so that later changes to the settings never alter it.
+	Weights         json.RawMessage
+	Degraded        bool
+	VectorAvailable bool
+	LatencyMs       float64
+	Actor           string
+	SessionID       string // "" is stored as NULL: not from a session
+	Purpose         string // PurposeSearch or PurposeEval; "" means PurposeSearch
+	CreatedAt       time.Time
+}
+
+// RecordSearch inserts a rag_searches row and returns its id. A zero
+// CreatedAt means now.
+func (s *Store) RecordSearch(ctx context.Context, rec SearchRecord) (int64, error) {
+	if rec.Purpose == "" {
+		rec.Purpose = PurposeSearch
+	}
+	if rec.Actor == "" {
+		return 0, fmt.Errorf("record search %q: actor required", rec.Query)
+	}
+	if !json.Valid(rec.Weights) {
+		return 0, fmt.Errorf("record search %q: weights %q are not JSON", rec.Query, rec.Weights)
+	}
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = time.Now()
+	}
+	scopes := rec.Scopes
+	if scopes == nil {
+		scopes = []string{}
+	}
+	scopesJSON, err := json.Marshal(scopes)
+	if err != nil {
+		return 0, fmt.Errorf("record search %q: scopes: %w", rec.Query, err)
+	}
+	hits := rec.Hits
+	if hits == nil {
+		hits = []TelemetryHit{}
+	}
+	hitsJSON, err := json.Marshal(hits)
+	if err != nil {
+		return 0, fmt.Errorf("record search %q: hits: %w", rec.Query, err)
+	}
+	var project any
+	if rec.ProjectID != 0 {
+		project = rec.ProjectID
+	}
+	r, err := s.db.ExecContext(ctx, `INSERT INTO rag_searches (project_id, query, scopes, hits, weights, degraded,
+		vector_available, latency_ms, actor, session_id, purpose, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		project, rec.Query, string(scopesJSON), string(hitsJSON), string(rec.Weights), rec.Degraded,
+		rec.VectorAvailable, rec.LatencyMs, rec.Actor, nullable(rec.SessionID), rec.Purpose, formatTime(rec.CreatedAt))
+	if err != nil {
+		return 0, fmt.Errorf("record search %q: %w", rec.Query, err)
+	}
+	id, err := r.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("record search %q: %w", rec.Query, err)
+	}
+	return id, nil
+}
+
+// LoadSearch reads one rag_searches row. It returns ErrNotFound when no
+// search has that id.
+func (s *Store) LoadSearch(ctx context.Context, id int64) (SearchRecord, error) {
+	rec, err := loadSearch(ctx, s.rdb, id)
+	if err != nil {
+		return rec, fmt.Errorf("load search %d: %w", id, err)
+	}
+	return rec, nil
+}
+
+func loadSearch(ctx context.Context, q queryer, id int64) (SearchRecord, error) {
+	var rec SearchRecord
+	var project sql.NullInt64
+	var session sql.NullString
+	var scopes, hits, weights, created string
+	err := q.QueryRowContext(ctx, `SELECT id, project_id, query, scopes, hits, weights, degraded, vector_available,
+		latency_ms, actor, session_id, purpose, created_at FROM rag_searches WHERE id = ?`, id).Scan(
+		&rec.ID, &project, &rec.Query, &scopes, &hits, &weights, &rec.Degraded, &rec.VectorAvailable,
+		&rec.LatencyMs, &rec.Actor, &session, &rec.Purpose, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, ErrNotFound
+	}
+	if err != nil {
+		return rec, err
+	}
+	rec.ProjectID = project.Int64
+	rec.SessionID = session.String
+	rec.Weights = json.RawMessage(weights)
+	rec.CreatedAt = parseTime(created)
+	if err := json.Unmarshal([]byte(scopes), &rec.Scopes); err != nil {
+		return rec, fmt.Errorf("scopes %q: %w", scopes, err)
+	}
+	if err := json.Unmarshal([]byte(hits), &rec.Hits); err != nil {
+		return rec, fmt.Errorf("hits: %w", err)
+	}
+	return rec, nil
+}
+
+// SearchProject returns the project a search ran in. It returns ErrNotFound
+// when no search has that id or the search belongs to no project.
+func (s *Store) SearchProject(ctx context.Context, searchID int64) (Project, error) {
+	p, err := scanProject(s.rdb.QueryRowContext(ctx, "SELECT "+projectColumns+
+		" FROM projects WHERE id = (SELECT project_id FROM rag_searches WHERE id = ?)", searchID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, fmt.Errorf("project of search %d: %w", searchID, ErrNotFound)
+	}
+	if err != nil {
+		return p, fmt.Errorf("project of search %d: %w", searchID, err)
+	}
+	return p, nil
+}
+
+// FeedbackInput is one vote: a verdict on one chunk of one search.
+type FeedbackInput struct {
+	SearchID int64
+	ChunkID  string
+	Verdict  string // "useful" or "irrelevant"
+	Actor    string
+	// SessionID is "" (stored as NULL) when the vote did not come from a
+	// session.
+	SessionID string
+	CreatedAt time.Time // zero: now
+}
+
+// FeedbackResult tells what RecordFeedback stored.
+type FeedbackResult struct {
+	// Rank is the chunk's 1-based rank, copied from the search's hits.
+	Rank int
+	// Previous is the verdict the vote replaced, "" for a first vote.
+	Previous string
+}
+
+// RecordFeedback stores a vote, replacing an earlier vote on the same chunk
+// of the same search. In one transaction it checks that the search exists
+// (else ErrNotFound) and that the chunk was among its hits (else
+// ErrNotInHits) and still exists (else ErrChunkGone), and copies the chunk's
+// rank from the hits.
+func (s *Store) RecordFeedback(ctx context.Context, in FeedbackInput) (FeedbackResult, error) {
+	var res FeedbackResult
+	fail := func(err error) (FeedbackResult, error) {
+		return FeedbackResult{}, fmt.Errorf("record %s vote on chunk %s of search %d: %w", in.Verdict, in.ChunkID, in.SearchID, err)
+	}
+	if in.CreatedAt.IsZero() {
+		in.CreatedAt = time.Now()
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback()
+
+	rec, err := loadSearch(ctx, tx, in.SearchID)
+	if err != nil {
+		return fail(err)
+	}
+	for _, h := range rec.Hits {
+		if h.ChunkID == in.ChunkID {
+			res.Rank = h.Rank
+			break
+		}
+	}
+	if res.Rank == 0 {
+		return fail(ErrNotInHits)
+	}
+	var exists bool
+	if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?)", in.ChunkID).Scan(&exists); err != nil {
+		return fail(err)
+	}
+	if !exists {
+		return fail(ErrChunkGone)
+	}
+	err = tx.QueryRowContext(ctx, "SELECT verdict FROM rag_feedback WHERE search_id = ? AND chunk_id = ?",
+		in.SearchID, in.ChunkID).Scan(&res.Previous)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fail(err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO rag_feedback (search_id, chunk_id, rank, verdict, actor, session_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (search_id, chunk_id) DO UPDATE SET verdict = excluded.verdict, actor = excluded.actor,
+			session_id = excluded.session_id, created_at = excluded.created_at`,
+		in.SearchID, in.ChunkID, res.Rank, in.Verdict, in.Actor, nullable(in.SessionID), formatTime(in.CreatedAt))
+	if err != nil {
+		var se sqlite3.Error
+		if errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey {
+			return fail(ErrChunkGone)
+		}
+		return fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(err)
+	}
+	return res, nil
+}
+
+// Vote is one rag_feedback row.
+type Vote struct {
+	SearchID  int64
+	ChunkID   string
+	Rank      int
+	Verdict   string
+	Actor     string
+	SessionID string
+	CreatedAt time.Time
+}
+
+// SearchVotes lists the votes on one search, by rank.
+func (s *Store) SearchVotes(ctx context.Context, searchID int64) ([]Vote, error) {
+	rows, err := s.rdb.QueryContext(ctx, "SELECT "+voteColumns+" FROM rag_feedback f WHERE f.search_id = ? ORDER BY f.rank, f.chunk_id", searchID)
+	if err != nil {
+		return nil, fmt.Errorf("votes of search %d: %w", searchID, err)
+	}
+	votes, err := scanVotes(rows)
+	if err != nil {
+		return nil, fmt.Errorf("votes of search %d: %w", searchID, err)
+	}
+	return votes, nil
+}
+
+const voteColumns = "f.search_id, f.chunk_id, f.rank, f.verdict, f.actor, coalesce(f.session_id, ''), f.created_at"
+
+func scanVotes(rows *sql.Rows) ([]Vote, error) {
+	defer rows.Close()
+	var out []Vote
+	for rows.Next() {
+		var v Vote
+		var created string
+		if err := rows.Scan(&v.SearchID, &v.ChunkID, &v.Rank, &v.Verdict, &v.Actor, &v.SessionID, &created); err != nil {
+			return nil, err
+		}
+		v.CreatedAt = parseTime(created)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// TelemetryFilter selects the searches of a measurement window.
+type TelemetryFilter struct {
+	// ProjectID selects one project; 0 means every project.
+	ProjectID int64
+	// Since (inclusive) and Until (exclusive) bound the searches' creation
+	// time.
+	Since, Until time.Time
+}
+
+// SearchSummary is what a measurement needs of one rag_searches row.
+type SearchSummary struct {
+	ID              int64
+	ProjectID       int64
+	Weights         string // the frozen JSON, verbatim
+	Degraded        bool
+	VectorAvailable bool
+	LatencyMs       float64
+	Hits            int // number of hits the search returned
+	CreatedAt       time.Time
+}
+
+// TelemetryWindow is the searches of a window and the votes on them, read in
+// one snapshot.
+type TelemetryWindow struct {
+	Searches []SearchSummary // by creation time
+	Votes    []Vote          // votes on Searches, by search and rank
+}
+
+// SearchTelemetry reads the searches created in the filter's window and the
+// votes on them. Evaluation searches (PurposeEval) are left out: they never
+// count in a measurement.
+func (s *Store) SearchTelemetry(ctx context.Context, f TelemetryFilter) (TelemetryWindow, error) {
+	var w TelemetryWindow
+	fail := func(err error) (TelemetryWindow, error) {
+		return w, fmt.Errorf("read search telemetry from %s to %s (project %d): %w",
+			formatTime(f.Since), formatTime(f.Until), f.ProjectID, err)
+	}
+	where := "s.purpose = 'search' AND s.created_at >= ? AND s.created_at < ?"
+	args := []any{formatTime(f.Since), formatTime(f.Until)}
+	if f.ProjectID != 0 {
+		where += " AND s.project_id = ?"
+		args = append(args, f.ProjectID)
+	}
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback()
+
+	rows, err := tx.QueryContext(ctx, `SELECT s.id, coalesce(s.project_id, 0), s.weights, s.degraded, s.vector_available,
+		s.latency_ms, json_array_length(s.hits), s.created_at FROM rag_searches s WHERE `+where+` ORDER BY s.created_at, s.id`, args...)
+	if err != nil {
+		return fail(err)
+	}
+	for rows.Next() {
+		var r SearchSummary
+		var created string
+		if err := rows.Scan(&r.ID, &r.ProjectID, &r.Weights, &r.Degraded, &r.VectorAvailable, &r.LatencyMs, &r.Hits, &created); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		r.CreatedAt = parseTime(created)
+		w.Searches = append(w.Searches, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+
+	rows, err = tx.QueryContext(ctx, "SELECT "+voteColumns+` FROM rag_feedback f JOIN rag_searches s ON s.id = f.search_id
+		WHERE `+where+" ORDER BY f.search_id, f.rank, f.chunk_id", args...)
+	if err != nil {
+		return fail(err)
+	}
+	if w.Votes, err = scanVotes(rows); err != nil {
+		return fail(err)
+	}
+	return w, nil
+}
