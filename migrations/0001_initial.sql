@@ -1,4 +1,5 @@
--- 0001: the whole schema of SPEC.md, except the vec0 table (see migrations.go).
+-- 0001: the whole schema of SPEC.md, except the vec0 table and the telemetry
+-- (see migrations.go).
 
 -- meta holds facts about the database itself, e.g. the embedding space its
 -- vectors belong to.
@@ -111,45 +112,6 @@ CREATE TABLE index_runs (
 ) STRICT;
 
 CREATE INDEX index_runs_scope ON index_runs (project_id, scope, status, id);
-
--- rag_searches: one row per search. weights is a JSON copy of the fusion
--- settings at search time ({vector, lexical, threshold, fusion, ...}), frozen
--- so that changing a setting later never changes what old rows mean.
--- session_id NULL means the search came from outside a session: information,
--- not missing data. degraded and vector_available are two columns on purpose.
-CREATE TABLE rag_searches (
-    id               INTEGER PRIMARY KEY,
-    project_id       INTEGER REFERENCES projects(id) ON DELETE CASCADE,
-    query            TEXT NOT NULL,
-    scopes           TEXT NOT NULL DEFAULT '[]',  -- JSON array
-    hits             TEXT NOT NULL DEFAULT '[]',  -- JSON [{chunkId, rank, score, ...}], rank 1-based
-    weights          TEXT NOT NULL,               -- JSON, frozen
-    degraded         INTEGER NOT NULL CHECK (degraded IN (0, 1)),
-    vector_available INTEGER NOT NULL CHECK (vector_available IN (0, 1)),
-    latency_ms       REAL NOT NULL,
-    actor            TEXT NOT NULL,
-    session_id       TEXT,
-    purpose          TEXT NOT NULL DEFAULT 'search' CHECK (purpose IN ('search', 'eval')),
-    created_at       TEXT NOT NULL
-) STRICT;
-
-CREATE INDEX rag_searches_time ON rag_searches (created_at);
-
--- rag_feedback: one verdict per (search, chunk); a re-vote replaces it. The
--- chunk must have been among the search's hits; rank is copied from them.
--- A vote goes with its chunk when a reindex changes or removes the chunk.
-CREATE TABLE rag_feedback (
-    search_id  INTEGER NOT NULL REFERENCES rag_searches(id) ON DELETE CASCADE,
-    chunk_id   TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
-    rank       INTEGER NOT NULL CHECK (rank >= 1),
-    verdict    TEXT NOT NULL CHECK (verdict IN ('useful', 'irrelevant')),
-    actor      TEXT NOT NULL,
-    session_id TEXT,
-    created_at TEXT NOT NULL,
-    PRIMARY KEY (search_id, chunk_id)
-) STRICT;
-
-CREATE INDEX rag_feedback_chunk ON rag_feedback (chunk_id);
 
 -- embedding_cache: vectors by (embedding space, hash of the exact text sent),
 -- so a reindex of unchanged text makes no provider call.

@@ -193,9 +193,11 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 
 	// Delete first: the vanished chunks, with their vectors and votes.
 	var gone []int64
+	var goneIDs []string
 	for id, e := range old {
 		if !seen[id] {
 			gone = append(gone, e.seq)
+			goneIDs = append(goneIDs, id)
 		}
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i] < gone[j] })
@@ -280,6 +282,12 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 	}
 	if err := tx.Commit(); err != nil {
 		return res, fmt.Errorf("replace %s: commit: %w", scope, err)
+	}
+	// Votes go with their chunks. They live in the telemetry file, so this is
+	// a second transaction: should it fail (or the process die first), the
+	// orphans are dropped at the next Open.
+	if err := s.dropVotes(ctx, goneIDs); err != nil {
+		s.logger.Warn("drop votes of replaced chunks (retried at next open)", "err", err)
 	}
 	return res, nil
 }

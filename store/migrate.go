@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -51,45 +52,52 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // with its record in schema_migrations, and refuses a database that a newer
 // ragd has migrated.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := loadMigrations(migrations.FS)
+	ms, err := loadMigrations(migrations.Main)
 	if err != nil {
 		return err
 	}
-	return s.applyMigrations(ctx, ms)
+	if err := s.applyMigrations(ctx, s.db, s.path, ms); err != nil {
+		return err
+	}
+	ts, err := loadMigrations(migrations.Telemetry)
+	if err != nil {
+		return err
+	}
+	return s.applyMigrations(ctx, s.tdb, s.telemetryPath, ts)
 }
 
-func (s *Store) applyMigrations(ctx context.Context, ms []migration) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+func (s *Store) applyMigrations(ctx context.Context, db *sql.DB, path string, ms []migration) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT NOT NULL,
 		applied_at TEXT NOT NULL
 	) STRICT`); err != nil {
-		return describeOpenError(s.path, err)
+		return describeOpenError(path, err)
 	}
 	var current int
-	if err := s.db.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&current); err != nil {
-		return fmt.Errorf("read schema version of %s: %w", s.path, err)
+	if err := db.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+		return fmt.Errorf("read schema version of %s: %w", path, err)
 	}
 	if current > len(ms) {
-		return fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database path", s.path, ErrSchemaTooNew, current, len(ms))
+		return fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database path", path, ErrSchemaTooNew, current, len(ms))
 	}
 	for _, m := range ms[current:] {
-		if err := s.applyMigration(ctx, m); err != nil {
+		if err := applyMigration(ctx, db, path, m); err != nil {
 			return err
 		}
-		s.logger.Info("applied migration", "version", m.version, "name", m.name)
+		s.logger.Info("applied migration", "database", path, "version", m.version, "name", m.name)
 	}
 	return nil
 }
 
-func (s *Store) applyMigration(ctx context.Context, m migration) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func applyMigration(ctx context.Context, db *sql.DB, path string, m migration) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migration %s: begin: %w", m.name, err)
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("migration %s on %s: %w", m.name, s.path, err)
+		return fmt.Errorf("migration %s on %s: %w", m.name, path, err)
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", m.version, m.name, now()); err != nil {
 		return fmt.Errorf("migration %s: record: %w", m.name, err)

@@ -115,7 +115,14 @@ func (s *Store) RemoveProject(ctx context.Context, projectID int64) error {
 	if n, _ := r.RowsAffected(); n == 0 {
 		return fmt.Errorf("remove project %d: %w", projectID, ErrNotFound)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("remove project %d: %w", projectID, err)
+	}
+	// Its telemetry, in the other file; votes follow by cascade.
+	if _, err := s.tdb.ExecContext(ctx, "DELETE FROM rag_searches WHERE project_id = ?", projectID); err != nil {
+		return fmt.Errorf("remove telemetry of project %d: %w", projectID, err)
+	}
+	return nil
 }
 
 // ValidProjectName reports whether name can be a project's short id:

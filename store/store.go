@@ -97,10 +97,13 @@ type Options struct {
 // Store is an open ragd database. It is safe for concurrent use.
 type Store struct {
 	path   string
+	// telemetryPath is the telemetry database beside path.
+	telemetryPath string
 	space  string
 	dims   int
 	db     *sql.DB // writer: one connection
 	rdb    *sql.DB // readers
+	tdb    *sql.DB // the telemetry database: one connection
 	logger *slog.Logger
 
 	// failAfterInsert, when set (tests only), is called after each chunk
@@ -133,7 +136,7 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 		return nil, err
 	}
 
-	s := &Store{path: path, space: opt.Space, dims: opt.Dims, logger: opt.Logger.With("system", "store")}
+	s := &Store{path: path, telemetryPath: TelemetryPath(path), space: opt.Space, dims: opt.Dims, logger: opt.Logger.With("system", "store")}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -154,6 +157,14 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	if mode != "wal" {
 		return nil, fmt.Errorf("open store %s: journal_mode is %q, want wal (is the file on a filesystem without shared memory?)", path, mode)
 	}
+	s.tdb, err = sql.Open(driverName, dsn(s.telemetryPath, opt.BusyTimeout, false))
+	if err != nil {
+		return nil, fmt.Errorf("open telemetry %s: %w", s.telemetryPath, err)
+	}
+	s.tdb.SetMaxOpenConns(1)
+	if err := s.tdb.QueryRowContext(ctx, "PRAGMA journal_mode = wal").Scan(&mode); err != nil {
+		return nil, describeOpenError(s.telemetryPath, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
@@ -170,7 +181,16 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	if err := s.rdb.PingContext(ctx); err != nil {
 		return nil, describeOpenError(path, err)
 	}
+	if err := s.dropOrphanVotes(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// TelemetryPath returns the telemetry database that goes with the main
+// database at path: ragd.db → ragd-telemetry.db.
+func TelemetryPath(path string) string {
+	return strings.TrimSuffix(path, ".db") + "-telemetry.db"
 }
 
 // checkPath gives a clear error for a missing or unwritable directory before
@@ -242,32 +262,42 @@ func (s *Store) Close() error {
 	if s.db != nil {
 		errs = append(errs, s.db.Close())
 	}
+	if s.tdb != nil {
+		errs = append(errs, s.tdb.Close())
+	}
 	return errors.Join(errs...)
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns an error listing the
 // problems, if any.
 func (s *Store) IntegrityCheck(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, "PRAGMA integrity_check")
+	if err := integrityCheck(ctx, s.db, s.path); err != nil {
+		return err
+	}
+	return integrityCheck(ctx, s.tdb, s.telemetryPath)
+}
+
+func integrityCheck(ctx context.Context, db *sql.DB, path string) error {
+	rows, err := db.QueryContext(ctx, "PRAGMA integrity_check")
 	if err != nil {
-		return fmt.Errorf("integrity check %s: %w", s.path, err)
+		return fmt.Errorf("integrity check %s: %w", path, err)
 	}
 	defer rows.Close()
 	var problems []string
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
-			return fmt.Errorf("integrity check %s: %w", s.path, err)
+			return fmt.Errorf("integrity check %s: %w", path, err)
 		}
 		if line != "ok" {
 			problems = append(problems, line)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("integrity check %s: %w", s.path, err)
+		return fmt.Errorf("integrity check %s: %w", path, err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("integrity check %s: %s", s.path, strings.Join(problems, "; "))
+		return fmt.Errorf("integrity check %s: %s", path, strings.Join(problems, "; "))
 	}
 	return nil
 }

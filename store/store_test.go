@@ -106,7 +106,7 @@ func TestOpen_MigrationsTwiceChangeNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s2.applyMigrations(ctx, ms); err != nil {
+	if err := s2.applyMigrations(ctx, s2.db, s2.path, ms); err != nil {
 		t.Fatal(err)
 	}
 	var n int
@@ -254,12 +254,12 @@ func TestReplaceScope_KeepsIDsAndVotes(t *testing.T) {
 	// Votes on an unchanged chunk survive; votes on a changed one go.
 	vote := func(chunkID string) {
 		t.Helper()
-		r, err := s.db.Exec("INSERT INTO rag_searches (query, weights, degraded, vector_available, latency_ms, actor, created_at) VALUES ('q', '{}', 0, 1, 1, 'person', ?)", now())
+		r, err := s.tdb.Exec("INSERT INTO rag_searches (query, weights, degraded, vector_available, latency_ms, actor, created_at) VALUES ('q', '{}', 0, 1, 1, 'person', ?)", now())
 		if err != nil {
 			t.Fatal(err)
 		}
 		id, _ := r.LastInsertId()
-		if _, err := s.db.Exec("INSERT INTO rag_feedback (search_id, chunk_id, rank, verdict, actor, created_at) VALUES (?, ?, 1, 'useful', 'person', ?)", id, chunkID, now()); err != nil {
+		if _, err := s.tdb.Exec("INSERT INTO rag_feedback (search_id, chunk_id, rank, verdict, actor, created_at) VALUES (?, ?, 1, 'useful', 'person', ?)", id, chunkID, now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -274,7 +274,7 @@ func TestReplaceScope_KeepsIDsAndVotes(t *testing.T) {
 		t.Fatalf("edit replace: %+v", res)
 	}
 	var votes []string
-	rows, _ := s.db.Query("SELECT chunk_id FROM rag_feedback")
+	rows, _ := s.tdb.Query("SELECT chunk_id FROM rag_feedback")
 	for rows.Next() {
 		var id string
 		rows.Scan(&id)
@@ -666,5 +666,43 @@ func TestEmbeddingCache(t *testing.T) {
 	}
 	if other, _ := s.LookupEmbeddings(ctx, "other/4", []string{"k1"}); len(other) != 0 {
 		t.Fatal("cache leaked across spaces")
+	}
+}
+
+func TestOpen_DropsOrphanVotes(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ragd.db")
+	s := mustOpenAt(t, path, 4)
+	p := mustProject(t, s, "p")
+	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := s.ScopeChunks(ctx, p.ID, ScopeDocs)
+	r, err := s.tdb.Exec("INSERT INTO rag_searches (query, weights, degraded, vector_available, latency_ms, actor, created_at) VALUES ('q', '{}', 0, 1, 1, 'person', ?)", now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := r.LastInsertId()
+	// A vote on a live chunk, and one on a chunk a crashed reindex removed.
+	for _, chunk := range []string{kept[0].ID, "0123456789abcdef0123456789abcdef"} {
+		if _, err := s.tdb.Exec("INSERT INTO rag_feedback (search_id, chunk_id, rank, verdict, actor, created_at) VALUES (?, ?, 1, 'useful', 'person', ?)", id, chunk, now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s2 := mustOpenAt(t, path, 4)
+	var votes []string
+	rows, _ := s2.tdb.Query("SELECT chunk_id FROM rag_feedback")
+	for rows.Next() {
+		var c string
+		rows.Scan(&c)
+		votes = append(votes, c)
+	}
+	rows.Close()
+	if len(votes) != 1 || votes[0] != kept[0].ID {
+		t.Fatalf("votes after reopen: %v, want only the live chunk's", votes)
+	}
+	if _, err := os.Stat(TelemetryPath(path)); err != nil {
+		t.Fatalf("telemetry file: %v", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
 // Telemetry: one rag_searches row per search and one rag_feedback row per
@@ -96,7 +95,7 @@ func (s *Store) RecordSearch(ctx context.Context, rec SearchRecord) (int64, erro
 	if rec.ProjectID != 0 {
 		project = rec.ProjectID
 	}
-	r, err := s.db.ExecContext(ctx, `INSERT INTO rag_searches (project_id, query, scopes, hits, weights, degraded,
+	r, err := s.tdb.ExecContext(ctx, `INSERT INTO rag_searches (project_id, query, scopes, hits, weights, degraded,
 		vector_available, latency_ms, actor, session_id, purpose, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		project, rec.Query, string(scopesJSON), string(hitsJSON), string(rec.Weights), rec.Degraded,
@@ -114,7 +113,7 @@ func (s *Store) RecordSearch(ctx context.Context, rec SearchRecord) (int64, erro
 // LoadSearch reads one rag_searches row. It returns ErrNotFound when no
 // search has that id.
 func (s *Store) LoadSearch(ctx context.Context, id int64) (SearchRecord, error) {
-	rec, err := loadSearch(ctx, s.rdb, id)
+	rec, err := loadSearch(ctx, s.tdb, id)
 	if err != nil {
 		return rec, fmt.Errorf("load search %d: %w", id, err)
 	}
@@ -152,15 +151,20 @@ func loadSearch(ctx context.Context, q queryer, id int64) (SearchRecord, error) 
 // SearchProject returns the project a search ran in. It returns ErrNotFound
 // when no search has that id or the search belongs to no project.
 func (s *Store) SearchProject(ctx context.Context, searchID int64) (Project, error) {
-	p, err := scanProject(s.rdb.QueryRowContext(ctx, "SELECT "+projectColumns+
-		" FROM projects WHERE id = (SELECT project_id FROM rag_searches WHERE id = ?)", searchID))
+	var projectID sql.NullInt64
+	err := s.tdb.QueryRowContext(ctx, "SELECT project_id FROM rag_searches WHERE id = ?", searchID).Scan(&projectID)
+	if err == nil {
+		p, perr := scanProject(s.rdb.QueryRowContext(ctx, "SELECT "+projectColumns+" FROM projects WHERE id = ?", projectID))
+		if perr == nil {
+			return p, nil
+		}
+		err = perr
+	}
 	if errors.Is(err, sql.ErrNoRows) {
+		var p Project
 		return p, fmt.Errorf("project of search %d: %w", searchID, ErrNotFound)
 	}
-	if err != nil {
-		return p, fmt.Errorf("project of search %d: %w", searchID, err)
-	}
-	return p, nil
+	return Project{}, fmt.Errorf("project of search %d: %w", searchID, err)
 }
 
 // FeedbackInput is one vote: a verdict on one chunk of one search.
@@ -196,7 +200,13 @@ func (s *Store) RecordFeedback(ctx context.Context, in FeedbackInput) (FeedbackR
 	if in.CreatedAt.IsZero() {
 		in.CreatedAt = time.Now()
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The chunk lives in the main database: check it first. A reindex that
+	// removes it after this check also drops its votes (dropVotes).
+	var exists bool
+	if err := s.rdb.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?)", in.ChunkID).Scan(&exists); err != nil {
+		return fail(err)
+	}
+	tx, err := s.tdb.BeginTx(ctx, nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -215,10 +225,6 @@ func (s *Store) RecordFeedback(ctx context.Context, in FeedbackInput) (FeedbackR
 	if res.Rank == 0 {
 		return fail(ErrNotInHits)
 	}
-	var exists bool
-	if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?)", in.ChunkID).Scan(&exists); err != nil {
-		return fail(err)
-	}
 	if !exists {
 		return fail(ErrChunkGone)
 	}
@@ -233,10 +239,6 @@ func (s *Store) RecordFeedback(ctx context.Context, in FeedbackInput) (FeedbackR
 			session_id = excluded.session_id, created_at = excluded.created_at`,
 		in.SearchID, in.ChunkID, res.Rank, in.Verdict, in.Actor, nullable(in.SessionID), formatTime(in.CreatedAt))
 	if err != nil {
-		var se sqlite3.Error
-		if errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey {
-			return fail(ErrChunkGone)
-		}
 		return fail(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -258,7 +260,7 @@ type Vote struct {
 
 // SearchVotes lists the votes on one search, by rank.
 func (s *Store) SearchVotes(ctx context.Context, searchID int64) ([]Vote, error) {
-	rows, err := s.rdb.QueryContext(ctx, "SELECT "+voteColumns+" FROM rag_feedback f WHERE f.search_id = ? ORDER BY f.rank, f.chunk_id", searchID)
+	rows, err := s.tdb.QueryContext(ctx, "SELECT "+voteColumns+" FROM rag_feedback f WHERE f.search_id = ? ORDER BY f.rank, f.chunk_id", searchID)
 	if err != nil {
 		return nil, fmt.Errorf("votes of search %d: %w", searchID, err)
 	}
@@ -329,7 +331,7 @@ func (s *Store) SearchTelemetry(ctx context.Context, f TelemetryFilter) (Telemet
 		where += " AND s.project_id = ?"
 		args = append(args, f.ProjectID)
 	}
-	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.tdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fail(err)
 	}
@@ -364,4 +366,61 @@ func (s *Store) SearchTelemetry(ctx context.Context, f TelemetryFilter) (Telemet
 		return fail(err)
 	}
 	return w, nil
+}
+
+// dropVotes deletes the votes on the given chunks, which a reindex removed.
+func (s *Store) dropVotes(ctx context.Context, chunkIDs []string) error {
+	const batch = 500
+	for len(chunkIDs) > 0 {
+		n := min(batch, len(chunkIDs))
+		args := make([]any, n)
+		for i, id := range chunkIDs[:n] {
+			args[i] = id
+		}
+		if _, err := s.tdb.ExecContext(ctx, "DELETE FROM rag_feedback WHERE chunk_id IN ("+placeholders(n)+")", args...); err != nil {
+			return fmt.Errorf("drop votes: %w", err)
+		}
+		chunkIDs = chunkIDs[n:]
+	}
+	return nil
+}
+
+// dropOrphanVotes deletes votes whose chunk no longer exists: left by a
+// process that died between a reindex and its dropVotes.
+func (s *Store) dropOrphanVotes(ctx context.Context) error {
+	rows, err := s.tdb.QueryContext(ctx, "SELECT DISTINCT chunk_id FROM rag_feedback")
+	if err != nil {
+		return fmt.Errorf("check votes: %w", err)
+	}
+	var voted []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("check votes: %w", err)
+		}
+		voted = append(voted, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("check votes: %w", err)
+	}
+	live, err := s.Chunks(ctx, voted)
+	if err != nil {
+		return err
+	}
+	alive := make(map[string]bool, len(live))
+	for _, c := range live {
+		alive[c.ID] = true
+	}
+	var orphans []string
+	for _, id := range voted {
+		if !alive[id] {
+			orphans = append(orphans, id)
+		}
+	}
+	if len(orphans) > 0 {
+		s.logger.Info("dropping votes on chunks that no longer exist", "chunks", len(orphans))
+	}
+	return s.dropVotes(ctx, orphans)
 }

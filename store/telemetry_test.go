@@ -72,7 +72,7 @@ func TestRecordSearch_RoundTrip(t *testing.T) {
 	// Absent scores are null in the row, never 0; no session is NULL.
 	var hits string
 	var session any
-	s.db.QueryRow("SELECT hits, session_id FROM rag_searches WHERE id = ?", id).Scan(&hits, &session)
+	s.tdb.QueryRow("SELECT hits, session_id FROM rag_searches WHERE id = ?", id).Scan(&hits, &session)
 	if want := `"vectorScore":null`; !strings.Contains(hits, want) {
 		t.Errorf("hits JSON %s lacks %s", hits, want)
 	}

@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"math/rand"
+	"testing"
+	"time"
+)
+
+func TestScopeStatsAndChunkStates(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	r := rand.New(rand.NewSource(1))
+	in := []ChunkInput{
+		docChunk("docs/a.md", 0, "alpha", randomUnit(r, 4)),
+		docChunk("docs/a.md", 1, "beta", nil),
+		docChunk("docs/b.md", 0, "gamma", randomUnit(r, 4)),
+	}
+	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, in); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.ScopeStats(ctx, p.ID, ScopeDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Chunks != 3 || st.LexicalOnly != 1 || st.Sources["docs/a.md"] != 2 || st.Sources["docs/b.md"] != 1 || len(st.Sources) != 2 {
+		t.Errorf("stats: %+v", st)
+	}
+	states, err := s.ChunkStates(ctx, p.ID, ScopeDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range in {
+		id := ChunkID(p.ID, ScopeDocs, c.SourcePath, c.Position, c.ContentHash)
+		st, ok := states[id]
+		if !ok || st.Vector != (c.Vector != nil) || st.SourceCommit != "c0ffee" || st.Title != "Title" {
+			t.Errorf("%s#%d: state %+v (listed %v)", c.SourcePath, c.Position, st, ok)
+		}
+		same := c
+		same.Vector = nil
+		if !st.Matches(&same) {
+			t.Errorf("%s#%d: state %+v does not match its own input", c.SourcePath, c.Position, st)
+		}
+		for name, edit := range map[string]func(*ChunkInput){
+			"vector":  func(c *ChunkInput) { c.Vector = randomUnit(r, 4) },
+			"commit":  func(c *ChunkInput) { c.SourceCommit = "beef" },
+			"heading": func(c *ChunkInput) { c.HeadingPath = []string{"Other"} },
+			"title":   func(c *ChunkInput) { c.Title = "Other" },
+			"offsets": func(c *ChunkInput) { c.End++ },
+		} {
+			changed := same
+			edit(&changed)
+			if st.Matches(&changed) {
+				t.Errorf("%s#%d: a changed %s matches", c.SourcePath, c.Position, name)
+			}
+		}
+	}
+	if _, err := s.ScopeStats(ctx, p.ID, "code"); err == nil {
+		t.Error("unknown scope: no error")
+	}
+}
+
+func TestSessionStats(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	types := []string{"chat.message", "agent.response"}
+	if st, err := s.SessionStats(ctx, p.ID, types, time.Time{}); err != nil || st != (SessionStats{}) {
+		t.Fatalf("empty log: %+v, %v", st, err)
+	}
+	events := []Event{
+		ev("a1", "s1", "chat.message", "one", 0),
+		ev("a2", "s1", "agent.response", "two", time.Second),
+		ev("b1", "s2", "chat.message", "three", 0),
+		ev("c1", "s3", "tool.call", "", 0), // no message: not counted
+	}
+	if _, err := s.AppendEvents(ctx, p.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	chunk := ChunkInput{SessionID: "s1", EventID: "a1", Content: "one", ContentHash: "h1"}
+	if _, err := s.ReplaceScope(ctx, p.ID, ScopeSession, []ChunkInput{chunk}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.SessionStats(ctx, p.ID, types, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Sessions != 2 || st.SessionsIndexed != 1 || st.Messages != 3 || st.MessagesIndexed != 1 || st.AppendedSince != 3 || st.LastAppended.IsZero() {
+		t.Errorf("stats: %+v", st)
+	}
+	later, err := s.SessionStats(ctx, p.ID, types, st.LastAppended)
+	if err != nil || later.AppendedSince != 0 {
+		t.Errorf("appended since the last one: %+v, %v", later, err)
+	}
+}
+
+func TestChunkInputID_MatchesStoredIDs(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	docs := []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}
+	sessions := []ChunkInput{{SessionID: "s1", EventID: "e1", Position: 2, Content: "hi", ContentHash: "h"}}
+	for scope, in := range map[string][]ChunkInput{ScopeDocs: docs, ScopeSession: sessions} {
+		if _, err := s.ReplaceScope(ctx, p.ID, scope, in); err != nil {
+			t.Fatal(err)
+		}
+		stored, err := s.ScopeChunks(ctx, p.ID, scope)
+		if err != nil || len(stored) != 1 {
+			t.Fatalf("%s: %v, %v", scope, stored, err)
+		}
+		if got := in[0].ID(p.ID, scope); got != stored[0].ID {
+			t.Errorf("%s: ID() = %s, stored %s", scope, got, stored[0].ID)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func TestRuns_Lifecycle(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+
+	if _, err := s.LastRun(ctx, p.ID, ScopeDocs, ""); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("no runs yet: err = %v", err)
+	}
+	ok, err := s.StartRun(ctx, p.ID, ScopeDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishRun(ctx, ok.ID, RunOK, "c0ffee", []byte(`{"chunks":3}`)); err != nil {
+		t.Fatal(err)
+	}
+	// A run is finished once.
+	if err := s.FinishRun(ctx, ok.ID, RunFailed, "", nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second finish: err = %v, want ErrNotFound", err)
+	}
+	failed, _ := s.StartRun(ctx, p.ID, ScopeDocs)
+	if err := s.FinishRun(ctx, failed.ID, RunFailed, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	// A crashed run: started, never finished.
+	crashed, _ := s.StartRun(ctx, p.ID, ScopeDocs)
+
+	last, err := s.LastRun(ctx, p.ID, ScopeDocs, RunOK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.ID != ok.ID || last.Commit != "c0ffee" || string(last.Report) != `{"chunks":3}` || last.FinishedAt.IsZero() {
+		t.Errorf("last ok run: %+v", last)
+	}
+	if any, _ := s.LastRun(ctx, p.ID, ScopeDocs, ""); any.ID != crashed.ID || any.Status != RunRunning || !any.FinishedAt.IsZero() {
+		t.Errorf("last run of any status: %+v", any)
+	}
+	if _, err := s.LastRun(ctx, p.ID, ScopeADR, RunOK); !errors.Is(err, ErrNotFound) {
+		t.Errorf("adr: err = %v", err)
+	}
+	runs, err := s.Runs(ctx, p.ID, 2)
+	if err != nil || len(runs) != 2 || runs[0].ID != crashed.ID || runs[1].ID != failed.ID {
+		t.Errorf("Runs(2) = %+v, %v", runs, err)
+	}
+	if all, _ := s.Runs(ctx, p.ID, 0); len(all) != 3 {
+		t.Errorf("Runs(0): %d runs", len(all))
+	}
+}
+
+func TestRuns_BadInput(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	if _, err := s.StartRun(ctx, p.ID, "code"); err == nil {
+		t.Error("unknown scope: no error")
+	}
+	run, _ := s.StartRun(ctx, p.ID, ScopeSession)
+	if err := s.FinishRun(ctx, run.ID, RunRunning, "", nil); err == nil {
+		t.Error("finish as running: no error")
+	}
+	if err := s.FinishRun(ctx, run.ID, RunOK, "", []byte("{")); err == nil {
+		t.Error("bad report JSON: no error")
+	}
+}

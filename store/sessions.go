@@ -1,0 +1,293 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Event is one event of a session's log as the store keeps it. The store
+// checks only that the identifying fields are present; the file format's
+// rules (source.Event.Validate) are the caller's to apply.
+type Event struct {
+	ID        string
+	SessionID string
+	Type      string
+	Actor     string
+	Text      string
+	// Title is a session title the event carries, "" if none. It is not
+	// kept per event (the schema has no column for it): it becomes the
+	// session's title (see AppendEvents), and Event returns the session's
+	// current title here.
+	Title string
+	// Time is when the event happened; it is kept in UTC, to the nanosecond.
+	Time time.Time
+	// Payload is raw JSON, kept verbatim; nil when absent.
+	Payload []byte
+	// CreatedAt is when the store first stored the event. AppendEvents
+	// ignores it.
+	CreatedAt time.Time
+}
+
+// EventConflict is an event whose id the project already has with other
+// content. It is not stored; the stored event stays as it was.
+type EventConflict struct {
+	EventID string
+	// Fields names what differs, by the event file's field names
+	// ("sessionId", "type", "actor", "text", "time", "payload").
+	Fields []string
+}
+
+// ErrEventConflict is what EventConflict errors match with errors.Is.
+var ErrEventConflict = errors.New("event id already stored with other content")
+
+func (c EventConflict) Error() string {
+	return fmt.Sprintf("event %q: %v (%s differ)", c.EventID, ErrEventConflict, strings.Join(c.Fields, ", "))
+}
+
+// Is makes errors.Is(c, ErrEventConflict) true.
+func (c EventConflict) Is(target error) bool { return target == ErrEventConflict }
+
+// AppendResult counts what AppendEvents did.
+type AppendResult struct {
+	// Appended counts events stored by this call; ByType counts them by
+	// event type.
+	Appended int
+	ByType   map[string]int
+	// Duplicates counts events already stored with the same content: no-ops.
+	Duplicates int
+	// SessionsCreated counts sessions that did not exist before this call.
+	SessionsCreated int
+	// Conflicts are the events refused because their id is stored with
+	// other content, in input order.
+	Conflicts []EventConflict
+}
+
+// AppendEvents stores events in the log of a project, in one transaction,
+// in order. Appending is idempotent on the event id: an id already stored
+// with the same content (time compared as an instant, payload as compacted
+// JSON) is a duplicate and changes nothing; with other content it is a
+// conflict, reported in the result, and the other events are still stored.
+//
+// A session is created by its first event. Its title is the Title of an
+// event that carries one, when the session has no title yet or when no
+// stored event of the session is later than that event: the latest title
+// wins, whatever order the events arrive in.
+//
+// The error is for invalid input (a missing id, session, type or actor, or a
+// zero time: nothing is stored) and for database failures.
+func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []Event) (AppendResult, error) {
+	res := AppendResult{ByType: map[string]int{}}
+	for i := range events {
+		if err := events[i].check(); err != nil {
+			return AppendResult{}, fmt.Errorf("append events to project %d: event %d: %w", projectID, i, err)
+		}
+	}
+	if len(events) == 0 {
+		return res, nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return AppendResult{}, fmt.Errorf("append events to project %d: begin: %w", projectID, err)
+	}
+	defer tx.Rollback()
+
+	stmts := []string{
+		`SELECT session_id, type, actor, text, time, payload FROM session_events WHERE project_id = ? AND id = ?`,
+		`INSERT INTO sessions (project_id, id, title, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		`UPDATE sessions SET title = ?3 WHERE project_id = ?1 AND id = ?2 AND title != ?3
+			AND (title = '' OR NOT EXISTS (SELECT 1 FROM session_events
+				WHERE project_id = ?1 AND session_id = ?2 AND time > ?4))`,
+		`INSERT INTO session_events (project_id, session_id, id, type, actor, text, payload, time, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	}
+	prepared := make([]*sql.Stmt, len(stmts))
+	for i, q := range stmts {
+		if prepared[i], err = tx.PrepareContext(ctx, q); err != nil {
+			return AppendResult{}, fmt.Errorf("append events to project %d: prepare: %w", projectID, err)
+		}
+		defer prepared[i].Close()
+	}
+	lookup, newSession, retitle, insert := prepared[0], prepared[1], prepared[2], prepared[3]
+
+	stamp := now()
+	for _, e := range events {
+		var old Event
+		var oldTime string
+		var oldPayload sql.NullString
+		err := lookup.QueryRowContext(ctx, projectID, e.ID).Scan(&old.SessionID, &old.Type, &old.Actor, &old.Text, &oldTime, &oldPayload)
+		switch {
+		case err == nil:
+			old.ID, old.Time = e.ID, parseTime(oldTime)
+			if oldPayload.Valid {
+				old.Payload = []byte(oldPayload.String)
+			}
+			if diff := eventDiff(old, e); len(diff) > 0 {
+				res.Conflicts = append(res.Conflicts, EventConflict{EventID: e.ID, Fields: diff})
+			} else {
+				res.Duplicates++
+			}
+			continue
+		case !errors.Is(err, sql.ErrNoRows):
+			return AppendResult{}, fmt.Errorf("append event %q: look up: %w", e.ID, err)
+		}
+
+		r, err := newSession.ExecContext(ctx, projectID, e.SessionID, e.Title, stamp)
+		if err != nil {
+			return AppendResult{}, fmt.Errorf("append event %q: create session %q: %w", e.ID, e.SessionID, err)
+		}
+		if n, _ := r.RowsAffected(); n > 0 {
+			res.SessionsCreated++
+		} else if e.Title != "" {
+			if _, err := retitle.ExecContext(ctx, projectID, e.SessionID, e.Title, formatTime(e.Time)); err != nil {
+				return AppendResult{}, fmt.Errorf("append event %q: title session %q: %w", e.ID, e.SessionID, err)
+			}
+		}
+		var payload any
+		if e.Payload != nil {
+			payload = string(e.Payload)
+		}
+		if _, err := insert.ExecContext(ctx, projectID, e.SessionID, e.ID, e.Type, e.Actor, e.Text,
+			payload, formatTime(e.Time), stamp); err != nil {
+			return AppendResult{}, fmt.Errorf("append event %q: %w", e.ID, err)
+		}
+		res.Appended++
+		res.ByType[e.Type]++
+	}
+	if err := tx.Commit(); err != nil {
+		return AppendResult{}, fmt.Errorf("append events to project %d: commit: %w", projectID, err)
+	}
+	return res, nil
+}
+
+func (e *Event) check() error {
+	switch {
+	case e.ID == "":
+		return errors.New("missing id")
+	case e.SessionID == "":
+		return fmt.Errorf("event %q: missing session id", e.ID)
+	case e.Type == "":
+		return fmt.Errorf("event %q: missing type", e.ID)
+	case e.Actor == "":
+		return fmt.Errorf("event %q: missing actor", e.ID)
+	case e.Time.IsZero():
+		return fmt.Errorf("event %q: missing time", e.ID)
+	case e.Payload != nil && !json.Valid(e.Payload):
+		return fmt.Errorf("event %q: payload is not valid JSON", e.ID)
+	}
+	return nil
+}
+
+// eventDiff names the fields in which a and b differ, by the rules of
+// AppendEvents.
+func eventDiff(a, b Event) []string {
+	var diff []string
+	for _, f := range []struct {
+		name string
+		x, y string
+	}{
+		{"sessionId", a.SessionID, b.SessionID},
+		{"type", a.Type, b.Type},
+		{"actor", a.Actor, b.Actor},
+		{"text", a.Text, b.Text},
+		{"time", formatTime(a.Time), formatTime(b.Time)},
+	} {
+		if f.x != f.y {
+			diff = append(diff, f.name)
+		}
+	}
+	if !bytes.Equal(compactJSON(a.Payload), compactJSON(b.Payload)) {
+		diff = append(diff, "payload")
+	}
+	return diff
+}
+
+// compactJSON returns b without insignificant white space, or b itself if it
+// is not JSON.
+func compactJSON(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return b
+	}
+	return out.Bytes()
+}
+
+// Event returns the event id of a project's log, with its session's current
+// title as Title. It returns an error wrapping ErrNotFound when the project
+// has no such event.
+func (s *Store) Event(ctx context.Context, projectID int64, id string) (Event, error) {
+	e := Event{ID: id}
+	var when, created string
+	var payload sql.NullString
+	err := s.rdb.QueryRowContext(ctx, `SELECT e.session_id, e.type, e.actor, e.text, s.title, e.time, e.payload, e.created_at
+		FROM session_events e JOIN sessions s ON s.project_id = e.project_id AND s.id = e.session_id
+		WHERE e.project_id = ? AND e.id = ?`, projectID, id).
+		Scan(&e.SessionID, &e.Type, &e.Actor, &e.Text, &e.Title, &when, &payload, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, fmt.Errorf("event %q of project %d: %w", id, projectID, ErrNotFound)
+	}
+	if err != nil {
+		return e, fmt.Errorf("event %q of project %d: %w", id, projectID, err)
+	}
+	e.Time, e.CreatedAt = parseTime(when), parseTime(created)
+	if payload.Valid {
+		e.Payload = []byte(payload.String)
+	}
+	return e, nil
+}
+
+// Message is an event to index, with the title of its session.
+type Message struct {
+	SessionID string
+	// SessionTitle is the session's title, "" if it has none.
+	SessionTitle string
+	EventID      string
+	Type         string
+	Actor        string
+	Text         string
+	Time         time.Time
+	// CreatedAt is when the store stored the event.
+	CreatedAt time.Time
+}
+
+// Messages lists the events of a project whose type is one of types, ordered
+// by session, then time, then the order they were stored in.
+func (s *Store) Messages(ctx context.Context, projectID int64, types []string) ([]Message, error) {
+	if len(types) == 0 {
+		return nil, nil
+	}
+	args := []any{projectID}
+	for _, t := range types {
+		args = append(args, t)
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT e.session_id, s.title, e.id, e.type, e.actor, e.text, e.time, e.created_at
+		FROM session_events e JOIN sessions s ON s.project_id = e.project_id AND s.id = e.session_id
+		WHERE e.project_id = ? AND e.type IN (`+placeholders(len(types))+`)
+		ORDER BY e.session_id, e.time, e.seq`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list messages of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		var m Message
+		var when, created string
+		if err := rows.Scan(&m.SessionID, &m.SessionTitle, &m.EventID, &m.Type, &m.Actor, &m.Text, &when, &created); err != nil {
+			return nil, fmt.Errorf("list messages of project %d: %w", projectID, err)
+		}
+		m.Time, m.CreatedAt = parseTime(when), parseTime(created)
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list messages of project %d: %w", projectID, err)
+	}
+	return out, nil
+}

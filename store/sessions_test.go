@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func ev(id, session, typ, text string, at time.Duration) Event {
+	return Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: t0.Add(at)}
+}
+
+func TestAppendEvents_Idempotent(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	e1 := ev("e1", "s1", "chat.message", "Why SQLite?", 0)
+	e1.Title = "Storage"
+	e2 := ev("e2", "s1", "agent.response", "Because it is one file.", time.Second)
+	e3 := ev("e3", "s1", "tool.call", "", 2*time.Second)
+	e3.Payload = []byte(`{"name": "grep", "args": ["-r"]}`)
+
+	res, err := s.AppendEvents(ctx, p.ID, []Event{e1, e2, e3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Appended != 3 || res.Duplicates != 0 || res.SessionsCreated != 1 || len(res.Conflicts) != 0 || res.ByType["chat.message"] != 1 || res.ByType["tool.call"] != 1 {
+		t.Fatalf("first append: %+v", res)
+	}
+
+	// The same events again, one with its time in another zone and its
+	// payload re-spaced: the same content.
+	again := e3
+	again.Time = e3.Time.In(time.FixedZone("CET", 3600))
+	again.Payload = []byte(`{"name":"grep","args":["-r"]}`)
+	res, err = s.AppendEvents(ctx, p.ID, []Event{e1, e2, again})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Appended != 0 || res.Duplicates != 3 || res.SessionsCreated != 0 || len(res.Conflicts) != 0 {
+		t.Fatalf("second append: %+v", res)
+	}
+
+	got, err := s.Event(ctx, p.ID, "e3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SessionID != "s1" || got.Type != "tool.call" || !got.Time.Equal(e3.Time) || string(got.Payload) != string(e3.Payload) {
+		t.Errorf("Event(e3) = %+v", got)
+	}
+	if got.CreatedAt.IsZero() {
+		t.Error("CreatedAt not set")
+	}
+	if got, _ := s.Event(ctx, p.ID, "e1"); got.Title != "Storage" || got.Text != "Why SQLite?" {
+		t.Errorf("Event(e1) = %+v", got)
+	}
+}
+
+func TestAppendEvents_ConflictKeepsOthers(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	if _, err := s.AppendEvents(ctx, p.ID, []Event{ev("e1", "s1", "chat.message", "hello", 0)}); err != nil {
+		t.Fatal(err)
+	}
+	changed := ev("e1", "s2", "chat.message", "hello there", 0)
+	res, err := s.AppendEvents(ctx, p.ID, []Event{changed, ev("e2", "s1", "chat.message", "next", time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Appended != 1 || len(res.Conflicts) != 1 {
+		t.Fatalf("result: %+v", res)
+	}
+	c := res.Conflicts[0]
+	if c.EventID != "e1" || !slices.Equal(c.Fields, []string{"sessionId", "text"}) {
+		t.Errorf("conflict: %+v", c)
+	}
+	if !errors.Is(c, ErrEventConflict) {
+		t.Error("conflict does not match ErrEventConflict")
+	}
+	if got, _ := s.Event(ctx, p.ID, "e1"); got.Text != "hello" || got.SessionID != "s1" {
+		t.Errorf("stored event changed: %+v", got)
+	}
+	if _, err := s.Event(ctx, p.ID, "e2"); err != nil {
+		t.Errorf("e2 not stored: %v", err)
+	}
+}
+
+func TestAppendEvents_PerProjectAndNotFound(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p, q := mustProject(t, s, "p"), mustProject(t, s, "q")
+	e := ev("e1", "s1", "chat.message", "hi", 0)
+	if _, err := s.AppendEvents(ctx, p.ID, []Event{e}); err != nil {
+		t.Fatal(err)
+	}
+	// Another project may use the same ids.
+	if res, err := s.AppendEvents(ctx, q.ID, []Event{e}); err != nil || res.Appended != 1 || res.SessionsCreated != 1 {
+		t.Fatalf("append to q: %+v, %v", res, err)
+	}
+	if _, err := s.Event(ctx, p.ID, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown event: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestAppendEvents_BadInputStoresNothing(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	for name, bad := range map[string]Event{
+		"no id":      ev("", "s1", "chat.message", "x", 0),
+		"no session": ev("e9", "", "chat.message", "x", 0),
+		"no time":    {ID: "e9", SessionID: "s1", Type: "x", Actor: "a"},
+		"payload":    {ID: "e9", SessionID: "s1", Type: "x", Actor: "a", Time: t0, Payload: []byte("{")},
+	} {
+		if _, err := s.AppendEvents(ctx, p.ID, []Event{ev("ok", "s1", "chat.message", "x", 0), bad}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := s.Event(ctx, p.ID, "ok"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a batch with a bad event was partly stored: %v", err)
+	}
+	if _, err := s.AppendEvents(ctx, 999, []Event{ev("e1", "s1", "chat.message", "x", 0)}); err == nil {
+		t.Error("append to an unknown project: no error")
+	}
+}
+
+func TestAppendEvents_SessionTitle(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	titled := func(e Event, title string) Event { e.Title = title; return e }
+	title := func() string {
+		t.Helper()
+		ms, err := s.Messages(ctx, p.ID, []string{"chat.message"})
+		if err != nil || len(ms) == 0 {
+			t.Fatalf("messages: %v, %v", ms, err)
+		}
+		return ms[0].SessionTitle
+	}
+	steps := []struct {
+		event Event
+		want  string
+	}{
+		{ev("e1", "s1", "chat.message", "a", time.Minute), ""},
+		{titled(ev("e2", "s1", "chat.message", "b", 2*time.Minute), "First"), "First"}, // no title yet
+		{titled(ev("e3", "s1", "chat.message", "c", time.Second), "Older"), "First"},   // earlier than stored events
+		{titled(ev("e4", "s1", "chat.message", "d", 3*time.Minute), "Renamed"), "Renamed"},
+	}
+	for _, st := range steps {
+		if _, err := s.AppendEvents(ctx, p.ID, []Event{st.event}); err != nil {
+			t.Fatal(err)
+		}
+		if got := title(); got != st.want {
+			t.Errorf("after %s: title %q, want %q", st.event.ID, got, st.want)
+		}
+	}
+}
+
+func TestMessages_OnlyTypesInOrder(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	events := []Event{
+		ev("b2", "s2", "agent.response", "answer", 2*time.Second),
+		ev("b1", "s2", "chat.message", "question", time.Second),
+		ev("a1", "s1", "chat.message", "first", 5*time.Second),
+		ev("a2", "s1", "tool.call", "", 6*time.Second),
+		ev("a3", "s1", "agent.error", "boom", 7*time.Second),
+	}
+	if _, err := s.AppendEvents(ctx, p.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := s.Messages(ctx, p.ID, []string{"chat.message", "agent.response"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range ms {
+		ids = append(ids, m.EventID)
+	}
+	if want := []string{"a1", "b1", "b2"}; !slices.Equal(ids, want) {
+		t.Errorf("messages %v, want %v", ids, want)
+	}
+	if none, _ := s.Messages(ctx, p.ID, nil); len(none) != 0 {
+		t.Errorf("no types: %d messages", len(none))
+	}
+}

@@ -1,0 +1,60 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+// Stats are the sizes of the index, for the daemon's health route.
+type Stats struct {
+	Projects int            `json:"projects"`
+	Chunks   map[string]int `json:"chunks"` // by scope
+	// Vectors counts chunks with a vector; LexicalOnly those without one.
+	Vectors     int   `json:"vectors"`
+	LexicalOnly int   `json:"lexicalOnly"`
+	Sessions    int   `json:"sessions"`
+	Events      int   `json:"events"`
+	Searches    int   `json:"searches"`
+	Votes       int   `json:"votes"`
+	FileBytes   int64 `json:"fileBytes"` // the database file, without its WAL
+}
+
+// Stats counts what the store holds.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	st := Stats{Chunks: map[string]int{}}
+	for _, sc := range Scopes {
+		st.Chunks[sc] = 0
+	}
+	rows, err := s.rdb.QueryContext(ctx, "SELECT scope, count(*), count(embedding_space) FROM chunks GROUP BY scope")
+	if err != nil {
+		return st, fmt.Errorf("index stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var scope string
+		var n, vec int
+		if err := rows.Scan(&scope, &n, &vec); err != nil {
+			return st, fmt.Errorf("index stats: %w", err)
+		}
+		st.Chunks[scope] = n
+		st.Vectors += vec
+		st.LexicalOnly += n - vec
+	}
+	if err := rows.Err(); err != nil {
+		return st, fmt.Errorf("index stats: %w", err)
+	}
+	err = s.rdb.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM projects), (SELECT count(*) FROM sessions),
+		(SELECT count(*) FROM session_events)`).Scan(&st.Projects, &st.Sessions, &st.Events)
+	if err != nil {
+		return st, fmt.Errorf("index stats: %w", err)
+	}
+	err = s.tdb.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM rag_searches), (SELECT count(*) FROM rag_feedback)").Scan(&st.Searches, &st.Votes)
+	if err != nil {
+		return st, fmt.Errorf("telemetry stats: %w", err)
+	}
+	if fi, err := os.Stat(s.path); err == nil {
+		st.FileBytes = fi.Size()
+	}
+	return st, nil
+}
