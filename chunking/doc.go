@@ -1,0 +1,76 @@
+// Package chunking cuts markdown documents and session messages into
+// overlapping chunks for hybrid (vector + FTS5) search.
+//
+// # Sizes
+//
+// Sizes are in runes (Unicode code points), not bytes and not tokens. With
+// Options{Target, Overlap, Window} (DefaultOptions: 1200, 150, 200):
+//
+//   - A span of at most Target runes is one chunk.
+//   - A longer span is cut at a boundary between Target-Window and
+//     Target+Window runes from the chunk start: the paragraph break (a
+//     whitespace run holding two or more line feeds, so "\n\n" and
+//     "\r\n\r\n" alike) nearest to Target; else the word break (whitespace)
+//     nearest to it; else, inside a word, the grapheme boundary nearest to
+//     it. The end of the span, when within the window, counts as a
+//     paragraph break, so a tail is not split off for a few runes.
+//   - No chunk is longer than Target+Window runes.
+//   - The lower end of the window is raised, when the options call for it,
+//     to Overlap plus half of Target-Overlap, so that each chunk brings new
+//     text and the work stays linear in the input.
+//   - The next chunk starts Overlap runes before the previous one ended,
+//     moved to the nearest word start, else to the nearest grapheme
+//     boundary, within snap runes: max(Overlap/3, 32) bounded by
+//     (lo-Overlap)/4, lo being the lower end of the window (50 runes with
+//     the defaults). So consecutive chunks overlap by Overlap±snap runes,
+//     less only when the text around that point is all whitespace or one
+//     grapheme (the start moves forward to the next grapheme). When the cut
+//     fell in a whitespace run longer than (lo-Overlap)/4 runes, or
+//     Overlap is 0, the next chunk starts at the first word after the cut,
+//     with no overlap.
+//   - Cuts never split a UTF-8 sequence, and never fall before a combining
+//     mark (Mn, Mc, Me, including variation selectors), a zero-width
+//     (non-)joiner, an emoji modifier or a tag character, nor after a
+//     zero-width joiner, between two regional indicators (a flag) or inside
+//     "\r\n". Only a window holding no grapheme boundary at all (a wall of
+//     combining marks, or options with a window narrower than a grapheme)
+//     forces a cut inside one.
+//   - Chunks never begin or end with whitespace; whitespace between two
+//     chunks that do not overlap belongs to neither.
+//
+// # Markdown
+//
+// Markdown first loses its UTF-8 byte order mark and its front matter (a
+// "---" line at the very top, closed by a "---" or "..." line), then is
+// parsed with goldmark (CommonMark, block structure only) to find the
+// headings, so that a "#" in a fenced or indented code block or an HTML
+// block is not one, and setext headings ("===", "---" underlines) are. Each heading at the top level of
+// the document opens a section that runs from the heading's line to the
+// next heading's line; text before the first heading is a section with an
+// empty heading path. Whitespace-only sections, and lone headings without
+// text, produce no chunk. A section is cut as above, independently of its
+// neighbours: chunks never overlap across sections.
+//
+// A chunk's HeadingPath is the plain text of the enclosing headings,
+// outermost first, ending with the section's own heading; the document's
+// level-1 heading, if any, is its first element. Plain text means inline
+// markup reduced to its text (code spans, emphasis, link text, image alt
+// text), escapes and entities resolved, raw HTML tags dropped, whitespace
+// collapsed; reference links resolve against the document's definitions. The document's Title is
+// the text of its first non-empty level-1 heading, else the file name
+// without its extension.
+//
+// # Offsets and bad input
+//
+// Invalid UTF-8 and NUL bytes are replaced before anything else: each
+// maximal run of them becomes one U+FFFD, and Document.Replaced counts the
+// runs. Chunk.Content is always valid UTF-8. Chunk.Start and Chunk.End are
+// byte offsets into the source as passed in: for valid input
+// Content == src[Start:End]; otherwise src[Start:End] is the source span
+// that Content was made from, each U+FFFD in Content standing for one run of
+// bad bytes.
+//
+// Memory and time are linear in the input, including on constructs that
+// make goldmark quadratic (see tame.go), and nothing panics: a panic in
+// the parser is returned as an error.
+package chunking
