@@ -89,24 +89,32 @@ func TestPathologicalMarkdown(t *testing.T) {
 
 // TestTamedHeadings checks what tame leaves alone and what it defuses.
 func TestTamedHeadings(t *testing.T) {
+	// The title heading is in no path: its text is checked as the title.
 	for _, tt := range []struct {
 		name, src string
 		paths     []string // the heading path of each chunk, joined by /
+		title     string
 	}{
-		{"nesting within the limit keeps headings in containers", strings.Repeat("> ", maxNesting) + "# quoted\n\n# Top\n", []string{"", "Top"}},
-		{"deep nesting is no heading", strings.Repeat("> ", 3*maxNesting) + "# deep\n\n# Top\n", []string{"", "Top"}},
-		{"reference definition resolves in a heading", "## [Unreleased]\n\nx\n\n[Unreleased]: https://example.com\n", []string{"Unreleased"}},
-		{"undefined reference stays bracketed", "## [WIP] Design\n", []string{"[WIP] Design"}},
-		{"definitions past the run limit", strings.Repeat("[a]: /a\n", 2*maxRefRun) + "\n# [a]\n", []string{"", "a"}},
-		{"heading text that looks like a list", "# 1. *Scope*\n## - `dash`\n", []string{"1. Scope", "1. Scope/- dash"}},
+		{"nesting within the limit keeps headings in containers", strings.Repeat("> ", maxNesting) + "# quoted\n\n# Top\n", []string{""}, "Top"},
+		{"deep nesting is no heading", strings.Repeat("> ", 3*maxNesting) + "# deep\n\n# Top\n", []string{""}, "Top"},
+		{"reference definition resolves in a heading", "## [Unreleased]\n\nx\n\n[Unreleased]: https://example.com\n", []string{"Unreleased"}, "t"},
+		{"undefined reference stays bracketed", "## [WIP] Design\n", []string{"[WIP] Design"}, "t"},
+		{"definitions past the run limit", strings.Repeat("[a]: /a\n", 2*maxRefRun) + "\n# [a]\n", []string{""}, "a"},
+		{"heading text that looks like a list", "# 1. *Scope*\n## - `dash`\n", []string{"", "- dash"}, "1. Scope"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := Markdown([]byte(tt.src), "t.md", DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
+			if doc.Title != tt.title {
+				t.Fatalf("title %q, want %q", doc.Title, tt.title)
+			}
 			var got []string // one entry per section
 			for _, c := range doc.Chunks {
+				if c.HeadingPath == nil {
+					t.Fatalf("chunk %d: nil path", c.Position)
+				}
 				if p := strings.Join(c.HeadingPath, "/"); len(got) == 0 || got[len(got)-1] != p {
 					got = append(got, p)
 				}

@@ -12,9 +12,14 @@ type Chunk struct {
 	// Position is the chunk's 0-based order within its document or message.
 	Position int
 	// HeadingPath holds the plain texts of the headings enclosing the
-	// chunk's section, outermost first, the section's own heading last. For
-	// markdown it is never nil: text before the first heading has an empty
-	// path. Chunks of one section share the slice; do not modify it.
+	// chunk's section, outermost first, the section's own heading last,
+	// without the document's title heading (its first level-1 heading with
+	// non-empty text, whose text is Title): the path names the section
+	// under the title, ["Decision", "Weights"] rather than ["My ADR",
+	// "Decision", "Weights"]. Later level-1 headings stay in it. For
+	// markdown it is never nil: text before the first heading, and text
+	// under the title before its first subheading, have an empty path. Nil
+	// for Text. Chunks of one section share the slice; do not modify it.
 	HeadingPath []string
 	// Title is the document's title (see Markdown); empty for Text.
 	Title string

@@ -51,14 +51,23 @@
 // text, produce no chunk. A section is cut as above, independently of its
 // neighbours: chunks never overlap across sections.
 //
-// A chunk's HeadingPath is the plain text of the enclosing headings,
-// outermost first, ending with the section's own heading; the document's
-// level-1 heading, if any, is its first element. Plain text means inline
-// markup reduced to its text (code spans, emphasis, link text, image alt
-// text), escapes and entities resolved, raw HTML tags dropped, whitespace
-// collapsed; reference links resolve against the document's definitions. The document's Title is
-// the text of its first non-empty level-1 heading, else the file name
-// without its extension.
+// The document's Title is the plain text of its first level-1 heading with
+// non-empty text, else the file name without its extension. A chunk's
+// HeadingPath names its section within the document: the plain texts of
+// the enclosing headings, outermost first, ending with the section's own
+// heading, leaving out the title heading, whose text is already the
+// chunk's Title. So in "# My ADR", "## Decision", "### Weights" the last
+// section's path is ["Decision", "Weights"], and the text under the title
+// before its first subheading has an empty path, like text before any
+// heading. Every other heading stays, empty ones ("##") as "", and so do
+// later level-1 headings: a second "# Appendix" has the path ["Appendix"]
+// and its "## Notes" ["Appendix", "Notes"]. A document without a non-empty
+// level-1 heading has no title heading: its paths start at its outermost
+// heading.
+// Plain text means inline markup reduced to its text (code spans,
+// emphasis, link text, image alt text), escapes and entities resolved, raw
+// HTML tags dropped, whitespace collapsed; reference links resolve against
+// the document's definitions.
 //
 // # Offsets and bad input
 //

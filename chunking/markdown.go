@@ -89,7 +89,8 @@ func parse(src []byte, body int) (secs []section, title string, err error) {
 // sections lists the sections of src, where the markdown starts at body; md
 // is what was parsed (src[body:] or its tamed copy), root its AST and pc
 // the parse's context, which holds the link reference definitions. It also
-// returns the title: the text of the first non-empty level-1 heading.
+// returns the title: the text of the first non-empty level-1 heading. That
+// heading is left out of every section's path (see Chunk.HeadingPath).
 //
 // Only headings at the top level of the document open a section: a heading
 // inside a list item or a block quote belongs to that block, and cutting the
@@ -135,16 +136,21 @@ func sections(src []byte, body int, md []byte, root ast.Node, pc parser.Context)
 		if txt == "" {
 			_, bare = nextLine(src, body+pos)
 		}
-		if title == "" && h.Level == 1 {
+		isTitle := title == "" && h.Level == 1 && txt != ""
+		if isTitle {
 			title = txt
 		}
 		for len(stack) > 0 && stack[len(stack)-1].level >= h.Level {
 			stack = stack[:len(stack)-1]
 		}
-		stack = append(stack, heading{level: h.Level, text: txt})
-		path = make([]string, len(stack))
-		for i, e := range stack {
-			path[i] = e.text
+		stack = append(stack, heading{level: h.Level, text: txt, title: isTitle})
+		// The title is the document's, carried by Chunk.Title: the path
+		// names the section under it (["Decision", "Weights"]).
+		path = make([]string, 0, len(stack))
+		for _, e := range stack {
+			if !e.title {
+				path = append(path, e.text)
+			}
 		}
 		start = lineStart
 	}
@@ -167,6 +173,7 @@ func isBlank(b []byte) bool {
 type heading struct {
 	level int
 	text  string
+	title bool // the document's title heading, left out of paths
 }
 
 // bodyStart returns where the markdown starts in src: after a UTF-8 byte

@@ -55,12 +55,12 @@ Tuning needs an eval set.
 `,
 			title: "ADR 0007: Hybrid ranking",
 			want: []wantChunk{
-				{[]string{"ADR 0007: Hybrid ranking"}, "# ADR 0007: Hybrid ranking\n\nStatus: accepted"},
-				{[]string{"ADR 0007: Hybrid ranking", "Context"}, "## Context\n\nWe index docs and messages."},
-				{[]string{"ADR 0007: Hybrid ranking", "Decision"}, "## Decision\n\nUse reciprocal rank fusion."},
-				{[]string{"ADR 0007: Hybrid ranking", "Decision", "Weights"}, "### Weights\n\nVector 0.7, FTS 0.3."},
-				{[]string{"ADR 0007: Hybrid ranking", "Decision", "Weights", "Tuning"}, "#### Tuning\n\nEval set first."},
-				{[]string{"ADR 0007: Hybrid ranking", "Consequences"}, "## Consequences\n\nTuning needs an eval set."},
+				{[]string{}, "# ADR 0007: Hybrid ranking\n\nStatus: accepted"},
+				{[]string{"Context"}, "## Context\n\nWe index docs and messages."},
+				{[]string{"Decision"}, "## Decision\n\nUse reciprocal rank fusion."},
+				{[]string{"Decision", "Weights"}, "### Weights\n\nVector 0.7, FTS 0.3."},
+				{[]string{"Decision", "Weights", "Tuning"}, "#### Tuning\n\nEval set first."},
+				{[]string{"Consequences"}, "## Consequences\n\nTuning needs an eval set."},
 			},
 		},
 		{
@@ -69,8 +69,8 @@ Tuning needs an eval set.
 			src:   "# Guide\n\n```sh\n# install\nmake install\n## not a heading\n```\n\n~~~\n# nor this\n~~~\n\n## Usage\n\nRun `ragd`.\n",
 			title: "Guide",
 			want: []wantChunk{
-				{[]string{"Guide"}, "# Guide\n\n```sh\n# install\nmake install\n## not a heading\n```\n\n~~~\n# nor this\n~~~"},
-				{[]string{"Guide", "Usage"}, "## Usage\n\nRun `ragd`."},
+				{[]string{}, "# Guide\n\n```sh\n# install\nmake install\n## not a heading\n```\n\n~~~\n# nor this\n~~~"},
+				{[]string{"Usage"}, "## Usage\n\nRun `ragd`."},
 			},
 		},
 		{
@@ -80,7 +80,7 @@ Tuning needs an eval set.
 			title: "Real heading",
 			want: []wantChunk{
 				{[]string{}, "Intro text before any heading.\n\n    # indented code\n    make\n\n<details>\n# inside html\n</details>"},
-				{[]string{"Real heading"}, "# Real heading\n\nBody."},
+				{[]string{}, "# Real heading\n\nBody."},
 			},
 		},
 		{
@@ -89,9 +89,9 @@ Tuning needs an eval set.
 			src:   "Ranking\n=======\n\nIntro.\n\nWeights *and* bias\n------------------\n\nVector first.\n\nTwo line\nheading\n-------\n\nLast.\n",
 			title: "Ranking",
 			want: []wantChunk{
-				{[]string{"Ranking"}, "Ranking\n=======\n\nIntro."},
-				{[]string{"Ranking", "Weights and bias"}, "Weights *and* bias\n------------------\n\nVector first."},
-				{[]string{"Ranking", "Two line heading"}, "Two line\nheading\n-------\n\nLast."},
+				{[]string{}, "Ranking\n=======\n\nIntro."},
+				{[]string{"Weights and bias"}, "Weights *and* bias\n------------------\n\nVector first."},
+				{[]string{"Two line heading"}, "Two line\nheading\n-------\n\nLast."},
 			},
 		},
 		{
@@ -109,7 +109,7 @@ Tuning needs an eval set.
 			file:  "x.md",
 			src:   "\uFEFF---\r\nlayout: post\r\n...\r\n# Title\r\n\r\nText.\r\n",
 			title: "Title",
-			want:  []wantChunk{{[]string{"Title"}, "# Title\r\n\r\nText."}},
+			want:  []wantChunk{{[]string{}, "# Title\r\n\r\nText."}},
 		},
 		{
 			name:  "unclosed front matter is markdown",
@@ -124,8 +124,8 @@ Tuning needs an eval set.
 			src:   "# Config\n\n| key | value |\n|-----|-------|\n| a   | 1     |\n\n- one\n- # two is a list item\n  1. nested\n\n> # quoted, not a section\n> text\n\n## Next\n\nx\n",
 			title: "Config",
 			want: []wantChunk{
-				{[]string{"Config"}, "# Config\n\n| key | value |\n|-----|-------|\n| a   | 1     |\n\n- one\n- # two is a list item\n  1. nested\n\n> # quoted, not a section\n> text"},
-				{[]string{"Config", "Next"}, "## Next\n\nx"},
+				{[]string{}, "# Config\n\n| key | value |\n|-----|-------|\n| a   | 1     |\n\n- one\n- # two is a list item\n  1. nested\n\n> # quoted, not a section\n> text"},
+				{[]string{"Next"}, "## Next\n\nx"},
 			},
 		},
 		{
@@ -134,9 +134,9 @@ Tuning needs an eval set.
 			src:   "# Título da decisão\r\n\r\nIntrodução à decisão.\r\n\r\n## Configuração\r\n\r\nValor padrão: não.\r\n\r\nAção\r\n----\r\n\r\nCoração.\r\n",
 			title: "Título da decisão",
 			want: []wantChunk{
-				{[]string{"Título da decisão"}, "# Título da decisão\r\n\r\nIntrodução à decisão."},
-				{[]string{"Título da decisão", "Configuração"}, "## Configuração\r\n\r\nValor padrão: não."},
-				{[]string{"Título da decisão", "Ação"}, "Ação\r\n----\r\n\r\nCoração."},
+				{[]string{}, "# Título da decisão\r\n\r\nIntrodução à decisão."},
+				{[]string{"Configuração"}, "## Configuração\r\n\r\nValor padrão: não."},
+				{[]string{"Ação"}, "Ação\r\n----\r\n\r\nCoração."},
 			},
 		},
 		{
@@ -145,8 +145,8 @@ Tuning needs an eval set.
 			src:   "# Решение\n\nМы используем SQLite.\n\n## Веса\n\nВектор 0,7; FTS 0,3.\n",
 			title: "Решение",
 			want: []wantChunk{
-				{[]string{"Решение"}, "# Решение\n\nМы используем SQLite."},
-				{[]string{"Решение", "Веса"}, "## Веса\n\nВектор 0,7; FTS 0,3."},
+				{[]string{}, "# Решение\n\nМы используем SQLite."},
+				{[]string{"Веса"}, "## Веса\n\nВектор 0,7; FTS 0,3."},
 			},
 		},
 		{
@@ -155,8 +155,8 @@ Tuning needs an eval set.
 			src:   "# 👩\u200d💻 Dev notes 🇵🇹\n\nShip it 🚀.\n\n## Cafe\u0301 👍🏽\n\nOk.\n",
 			title: "👩\u200d💻 Dev notes 🇵🇹",
 			want: []wantChunk{
-				{[]string{"👩\u200d💻 Dev notes 🇵🇹"}, "# 👩\u200d💻 Dev notes 🇵🇹\n\nShip it 🚀."},
-				{[]string{"👩\u200d💻 Dev notes 🇵🇹", "Cafe\u0301 👍🏽"}, "## Cafe\u0301 👍🏽\n\nOk."},
+				{[]string{}, "# 👩\u200d💻 Dev notes 🇵🇹\n\nShip it 🚀."},
+				{[]string{"Cafe\u0301 👍🏽"}, "## Cafe\u0301 👍🏽\n\nOk."},
 			},
 		},
 		{
@@ -165,8 +165,8 @@ Tuning needs an eval set.
 			src:   "# Use `sqlite` for *state* and [links](http://x) &amp; <b>html</b> \\# ##\n\n## 1\\. Not a list\n",
 			title: "Use sqlite for state and links & html #",
 			want: []wantChunk{
-				{[]string{"Use sqlite for state and links & html #"}, "# Use `sqlite` for *state* and [links](http://x) &amp; <b>html</b> \\# ##"},
-				{[]string{"Use sqlite for state and links & html #", "1. Not a list"}, "## 1\\. Not a list"},
+				{[]string{}, "# Use `sqlite` for *state* and [links](http://x) &amp; <b>html</b> \\# ##"},
+				{[]string{"1. Not a list"}, "## 1\\. Not a list"},
 			},
 		},
 		{
@@ -176,8 +176,8 @@ Tuning needs an eval set.
 			title: "Top",
 			want: []wantChunk{
 				{[]string{"Deep"}, "### Deep\n\ntext"},
-				{[]string{"Top"}, "# Top\n\nmore"},
-				{[]string{"Top", "Mid"}, "## Mid\n\nx"},
+				{[]string{}, "# Top\n\nmore"},
+				{[]string{"Mid"}, "## Mid\n\nx"},
 				{[]string{"Second top"}, "# Second top\n\ny"},
 			},
 		},
@@ -187,8 +187,8 @@ Tuning needs an eval set.
 			src:   "# T\n\n##\n\n## \n\ntext under an empty heading\n\n###\n",
 			title: "T",
 			want: []wantChunk{
-				{[]string{"T"}, "# T"},
-				{[]string{"T", ""}, "## \n\ntext under an empty heading"},
+				{[]string{}, "# T"},
+				{[]string{""}, "## \n\ntext under an empty heading"},
 			},
 		},
 		{
@@ -201,6 +201,65 @@ Tuning needs an eval set.
 				{[]string{"Indented"}, "## Indented\nbody"},
 			},
 		},
+		{
+			name:  "intro text under the title has an empty path",
+			file:  "docs/adr/0012-my-adr.md",
+			src:   "# My ADR\n\nIntro paragraph.\n\nMore intro.\n\n## Decision\n\nUse fusion.\n\n### Weights\n\nVector first.\n",
+			title: "My ADR",
+			want: []wantChunk{
+				{[]string{}, "# My ADR\n\nIntro paragraph.\n\nMore intro."},
+				{[]string{"Decision"}, "## Decision\n\nUse fusion."},
+				{[]string{"Decision", "Weights"}, "### Weights\n\nVector first."},
+			},
+		},
+		{
+			name:  "a second level-1 heading is a section",
+			file:  "guide.md",
+			src:   "# Guide\n\nintro\n\n## Setup\n\nsteps\n\n# Appendix\n\nextra\n\n## Notes\n\nnotes\n\n### Deep\n\ndeeper\n",
+			title: "Guide",
+			want: []wantChunk{
+				{[]string{}, "# Guide\n\nintro"},
+				{[]string{"Setup"}, "## Setup\n\nsteps"},
+				{[]string{"Appendix"}, "# Appendix\n\nextra"},
+				{[]string{"Appendix", "Notes"}, "## Notes\n\nnotes"},
+				{[]string{"Appendix", "Notes", "Deep"}, "### Deep\n\ndeeper"},
+			},
+		},
+		{
+			name:  "an empty level-1 heading is no title; the next one is",
+			file:  "x.md",
+			src:   "#\n\nunder the empty one\n\n# Real title\n\nbody\n\n## Sub\n\nsub text\n",
+			title: "Real title",
+			want: []wantChunk{
+				{[]string{""}, "#\n\nunder the empty one"},
+				{[]string{}, "# Real title\n\nbody"},
+				{[]string{"Sub"}, "## Sub\n\nsub text"},
+			},
+		},
+		{
+			name:  "no level-1 heading: title from the file name, paths from the outermost heading",
+			file:  "docs/setup-guide.md",
+			src:   "Intro.\n\n## Install\n\nget it\n\n### Linux\n\napt\n\n## Use\n\nrun it\n",
+			title: "setup-guide",
+			want: []wantChunk{
+				{[]string{}, "Intro."},
+				{[]string{"Install"}, "## Install\n\nget it"},
+				{[]string{"Install", "Linux"}, "### Linux\n\napt"},
+				{[]string{"Use"}, "## Use\n\nrun it"},
+			},
+		},
+		{
+			name:  "setext level-1 title",
+			file:  "x.md",
+			src:   "My *ADR*\n========\n\nIntro.\n\nContext\n-------\n\nwhy\n\n### Detail\n\nmore\n\nAppendix\n========\n\nextra\n",
+			title: "My ADR",
+			want: []wantChunk{
+				{[]string{}, "My *ADR*\n========\n\nIntro."},
+				{[]string{"Context"}, "Context\n-------\n\nwhy"},
+				{[]string{"Context", "Detail"}, "### Detail\n\nmore"},
+				{[]string{"Appendix"}, "Appendix\n========\n\nextra"},
+			},
+		},
 		{name: "empty file", file: "dir/empty.md", src: "", title: "empty"},
 		{name: "whitespace only", file: "blank.txt", src: " \n\n\t\r\n", title: "blank"},
 		{name: "front matter only", file: "fm.md", src: "---\na: b\n---\n", title: "fm"},
@@ -210,10 +269,10 @@ Tuning needs an eval set.
 			src:   "# A\n## B\n### C\n## D\n",
 			title: "A",
 			want: []wantChunk{
-				{[]string{"A"}, "# A"},
-				{[]string{"A", "B"}, "## B"},
-				{[]string{"A", "B", "C"}, "### C"},
-				{[]string{"A", "D"}, "## D"},
+				{[]string{}, "# A"},
+				{[]string{"B"}, "## B"},
+				{[]string{"B", "C"}, "### C"},
+				{[]string{"D"}, "## D"},
 			},
 		},
 	}
@@ -273,9 +332,12 @@ func TestMarkdownLongSection(t *testing.T) {
 	}
 	checkChunks(t, []byte(src), DefaultOptions(), doc)
 	checkMarkdownSections(t, []byte(src), DefaultOptions(), doc, true)
+	if doc.Title != "ADR 0009: Chunking" {
+		t.Errorf("title %q", doc.Title)
+	}
 	var decision []Chunk
 	for _, c := range doc.Chunks {
-		if slices.Equal(c.HeadingPath, []string{"ADR 0009: Chunking", "Decision"}) {
+		if slices.Equal(c.HeadingPath, []string{"Decision"}) {
 			decision = append(decision, c)
 		}
 	}

@@ -56,8 +56,9 @@ func genMarkdown(r *rand.Rand) genDoc {
 		d.sections[0].start = sb.Len()
 	}
 	type level struct {
-		n    int
-		text string
+		n     int
+		text  string
+		title bool // the title heading, left out of paths
 	}
 	var stack []level
 	words := func(n int) string {
@@ -92,18 +93,23 @@ func genMarkdown(r *rand.Rand) genDoc {
 			} else {
 				sb.WriteString(strings.Repeat("#", lvl) + " " + strings.Join(raw, " ") + nl + nl)
 			}
+			// Heading texts are never empty: the first level-1 heading is
+			// the title.
+			isTitle := lvl == 1 && d.title == ""
+			if isTitle {
+				d.title = text
+			}
 			for len(stack) > 0 && stack[len(stack)-1].n >= lvl {
 				stack = stack[:len(stack)-1]
 			}
-			stack = append(stack, level{lvl, text})
+			stack = append(stack, level{lvl, text, isTitle})
 			path := []string{}
 			for _, l := range stack {
-				path = append(path, l.text)
+				if !l.title {
+					path = append(path, l.text)
+				}
 			}
 			d.sections = append(d.sections, genSection{start: start, path: path})
-			if lvl == 1 && d.title == "" {
-				d.title = text
-			}
 		case k < 8: // paragraph, lines of a few words
 			var lines []string
 			for range 1 + r.Intn(12) {
