@@ -65,7 +65,10 @@ CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
     VALUES ('delete', old.seq, old.heading_path, old.content);
 END;
 
-CREATE TRIGGER chunks_fts_update AFTER UPDATE OF heading_path, content ON chunks BEGIN
+-- Only when the indexed text really changed: a reindex updates kept rows with
+-- the same heading path, and re-indexing their text would be wasted work.
+CREATE TRIGGER chunks_fts_update AFTER UPDATE OF heading_path, content ON chunks
+WHEN old.heading_path IS NOT new.heading_path OR old.content IS NOT new.content BEGIN
     INSERT INTO chunks_fts (chunks_fts, rowid, heading_path, content)
     VALUES ('delete', old.seq, old.heading_path, old.content);
     INSERT INTO chunks_fts (rowid, heading_path, content)

@@ -134,3 +134,17 @@ func (s *Store) Runs(ctx context.Context, projectID int64, limit int) ([]Run, er
 	}
 	return out, rows.Err()
 }
+
+// AbandonRuns marks as failed the runs still "running": their process died
+// (killed, crashed) before finishing them, so they never will. The daemon
+// calls it at start, while it holds the per-user lock.
+func (s *Store) AbandonRuns(ctx context.Context) (int, error) {
+	r, err := s.db.ExecContext(ctx, `UPDATE index_runs SET status = ?, finished_at = ?,
+		report = json_set(report, '$.error', 'interrupted: the process stopped before the run finished')
+		WHERE status = ?`, RunFailed, now(), RunRunning)
+	if err != nil {
+		return 0, fmt.Errorf("abandon interrupted index runs: %w", err)
+	}
+	n, _ := r.RowsAffected()
+	return int(n), nil
+}

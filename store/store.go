@@ -96,15 +96,15 @@ type Options struct {
 
 // Store is an open ragd database. It is safe for concurrent use.
 type Store struct {
-	path   string
+	path string
 	// telemetryPath is the telemetry database beside path.
 	telemetryPath string
-	space  string
-	dims   int
-	db     *sql.DB // writer: one connection
-	rdb    *sql.DB // readers
-	tdb    *sql.DB // the telemetry database: one connection
-	logger *slog.Logger
+	space         string
+	dims          int
+	db            *sql.DB // writer: one connection
+	rdb           *sql.DB // readers
+	tdb           *sql.DB // the telemetry database: one connection
+	logger        *slog.Logger
 
 	// failAfterInsert, when set (tests only), is called after each chunk
 	// insert of ReplaceScope; an error aborts the replace there.

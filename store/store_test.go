@@ -101,10 +101,11 @@ func TestOpen_MigrationsTwiceChangeNothing(t *testing.T) {
 	if again != applied || applied == 0 {
 		t.Errorf("schema_migrations rows: %d then %d", applied, again)
 	}
-	// Applying the same list again through the migrator is a no-op too.
-	ms, err := loadMigrations(fstest.MapFS{"0001_x.sql": {Data: []byte("CREATE TABLE never_created (x)")}})
-	if err != nil {
-		t.Fatal(err)
+	// The migrator skips what is applied, whatever the files now say: a
+	// list of the same length whose first file would fail is not run.
+	ms := make([]migration, applied)
+	for i := range ms {
+		ms[i] = migration{version: i + 1, name: fmt.Sprintf("%04d_x.sql", i+1), sql: "CREATE TABLE never_created (x)"}
 	}
 	if err := s2.applyMigrations(ctx, s2.db, s2.path, ms); err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func TestOpen_MigrationsTwiceChangeNothing(t *testing.T) {
 	var n int
 	s2.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name = 'never_created'").Scan(&n)
 	if n != 0 {
-		t.Error("migration 1 applied twice")
+		t.Error("an applied migration ran again")
 	}
 }
 

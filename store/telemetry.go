@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
 )
 
 // Telemetry: one rag_searches row per search and one rag_feedback row per

@@ -1,0 +1,248 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
+)
+
+// maxUnindexed bounds ScopeCoverage.Unindexed: enough to act on, not a dump.
+const maxUnindexed = 100
+
+// Coverage is what the index of a project covers now, against its sources.
+type Coverage struct {
+	Project string `json:"project"`
+	// Head is where HEAD points now; nil when the repository cannot be read
+	// (see Notes).
+	Head *Head `json:"head"`
+	// Running is set while a reindex of the project is in progress.
+	Running bool `json:"running"`
+	// Notes are remarks, e.g. why the repository could not be read.
+	Notes  []string         `json:"notes"`
+	Scopes []*ScopeCoverage `json:"scopes"`
+}
+
+// Head is a repository's HEAD.
+type Head struct {
+	Commit   string `json:"commit"`
+	Branch   string `json:"branch,omitempty"`
+	Detached bool   `json:"detached,omitempty"`
+	// WorkTree is set when documents are read from the working tree
+	// (Indexer.Source.WorkTree), so Total counts the files on disk.
+	WorkTree bool `json:"workTree,omitempty"`
+}
+
+// ScopeCoverage is one scope's coverage.
+type ScopeCoverage struct {
+	Scope string `json:"scope"`
+	// Unit is what Total and Indexed count: "files" (markdown files under
+	// docs/ at HEAD) or "sessions" (sessions with indexed messages).
+	Unit string `json:"unit"`
+	// Total sources and how many of them have chunks.
+	Total   int `json:"total"`
+	Indexed int `json:"indexed"`
+	// Unindexed lists the first sources without chunks.
+	Unindexed []string `json:"unindexed"`
+	// Skipped counts markdown files the reader leaves out (Git LFS
+	// pointers, files too large…); they are in Total, never in Indexed.
+	Skipped int `json:"skipped,omitempty"`
+	// Messages and MessagesIndexed count session messages (chat.message,
+	// agent.response) and those with chunks.
+	Messages        int `json:"messages,omitempty"`
+	MessagesIndexed int `json:"messagesIndexed,omitempty"`
+	// Chunks in the scope; LexicalOnly of them have no vector.
+	Chunks      int `json:"chunks"`
+	LexicalOnly int `json:"lexicalOnly"`
+	// LastIndexed is when the last successful reindex of the scope ended,
+	// and LastCommit what it read; nil and "" when there was none. A run
+	// that failed, or never finished, does not count.
+	LastIndexed *time.Time `json:"lastIndexed"`
+	LastCommit  string     `json:"lastCommit,omitempty"`
+	// Stale is set when the sources changed since the last successful
+	// reindex (HEAD moved, messages appended) or there was none; StaleReason
+	// says how.
+	Stale       bool   `json:"stale"`
+	StaleReason string `json:"staleReason,omitempty"`
+}
+
+// Coverage compares project p's index with its sources: the markdown files
+// under docs/ at HEAD (or in the working tree, with Indexer.Source.WorkTree)
+// and the sessions of its log. A repository that cannot be read is a note,
+// not an error: the session coverage still holds. The error is the store's.
+func (ix *Indexer) Coverage(ctx context.Context, p store.Project) (*Coverage, error) {
+	cov := &Coverage{Project: p.Name, Notes: []string{}}
+	_, cov.Running = ix.Running(p.ID)
+
+	tree, err := source.ReadDocs(ctx, p.Path, ix.Source)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
+		}
+		cov.Notes = append(cov.Notes, fmt.Sprintf("documents not readable: %v", err))
+		tree = nil
+	} else {
+		cov.Head = &Head{Commit: tree.Commit, Branch: tree.Branch, Detached: tree.Detached, WorkTree: tree.WorkTree}
+		cov.Notes = append(cov.Notes, tree.Notes...)
+	}
+	for _, scope := range []string{store.ScopeDocs, store.ScopeADR} {
+		sc, err := ix.docCoverage(ctx, p, scope, tree)
+		if err != nil {
+			return nil, err
+		}
+		cov.Scopes = append(cov.Scopes, sc)
+	}
+	sc, err := ix.sessionCoverage(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	cov.Scopes = append(cov.Scopes, sc)
+	return cov, nil
+}
+
+// lastOK returns the last successful run of a scope, or nil.
+func (ix *Indexer) lastOK(ctx context.Context, p store.Project, scope string) (*store.Run, error) {
+	run, err := ix.Store.LastRun(ctx, p.ID, scope, store.RunOK)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
+	}
+	return &run, nil
+}
+
+func (ix *Indexer) docCoverage(ctx context.Context, p store.Project, scope string, tree *source.Tree) (*ScopeCoverage, error) {
+	sc := &ScopeCoverage{Scope: scope, Unit: "files", Unindexed: []string{}}
+	stats, err := ix.Store.ScopeStats(ctx, p.ID, scope)
+	if err != nil {
+		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
+	}
+	sc.Chunks, sc.LexicalOnly = stats.Chunks, stats.LexicalOnly
+	run, err := ix.lastOK(ctx, p, scope)
+	if err != nil {
+		return nil, err
+	}
+	if run != nil {
+		sc.LastIndexed, sc.LastCommit = &run.FinishedAt, run.Commit
+	}
+
+	if tree == nil {
+		// The repository cannot be read: what is indexed cannot be checked
+		// against it.
+		sc.Stale = sc.Chunks > 0 || run != nil
+		if sc.Stale {
+			sc.StaleReason = "the repository cannot be read (see notes)"
+		}
+		return sc, nil
+	}
+	for _, f := range tree.Files {
+		if f.Scope != scope {
+			continue
+		}
+		sc.Total++
+		if stats.Sources[f.Path] > 0 {
+			sc.Indexed++
+		} else if len(sc.Unindexed) < maxUnindexed {
+			sc.Unindexed = append(sc.Unindexed, f.Path)
+		}
+	}
+	for _, s := range tree.Skipped {
+		if got, ok := source.ScopeOf(s.Path); ok && got == scope {
+			sc.Total++
+			sc.Skipped++
+		}
+	}
+
+	switch {
+	case run == nil && sc.Total == 0:
+		// Nothing to index and nothing indexed: not stale.
+	case run == nil:
+		sc.Stale, sc.StaleReason = true, "never indexed"
+	case run.Commit != tree.Commit:
+		sc.Stale = true
+		sc.StaleReason = fmt.Sprintf("HEAD moved from %s to %s since the last index", short(run.Commit), short(tree.Commit))
+	case tree.WorkTree:
+		// The same commit says nothing of the files on disk: only a fresh
+		// reindex does. Say so rather than claim freshness.
+		var last ScopeReport
+		if json.Unmarshal(run.Report, &last) != nil || last.Digest != digest(tree, scope) {
+			sc.Stale, sc.StaleReason = true, "files in the working tree changed since the last index"
+		}
+	}
+	return sc, nil
+}
+
+func short(commit string) string {
+	if commit == "" {
+		return "(none)"
+	}
+	return commit[:min(len(commit), 12)]
+}
+
+func (ix *Indexer) sessionCoverage(ctx context.Context, p store.Project) (*ScopeCoverage, error) {
+	sc := &ScopeCoverage{Scope: store.ScopeSession, Unit: "sessions", Unindexed: []string{}}
+	chunks, err := ix.Store.ScopeStats(ctx, p.ID, store.ScopeSession)
+	if err != nil {
+		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
+	}
+	sc.Chunks, sc.LexicalOnly = chunks.Chunks, chunks.LexicalOnly
+	run, err := ix.lastOK(ctx, p, store.ScopeSession)
+	if err != nil {
+		return nil, err
+	}
+	// Messages appended after the last reindex read its latest one are
+	// not indexed: from the run's report, else from its start.
+	var since time.Time
+	if run != nil {
+		sc.LastIndexed = &run.FinishedAt
+		since = run.StartedAt
+		var last ScopeReport
+		if json.Unmarshal(run.Report, &last) == nil && last.EventsThrough != nil {
+			since = *last.EventsThrough
+		}
+	}
+	stats, err := ix.Store.SessionStats(ctx, p.ID, indexedTypes, since)
+	if err != nil {
+		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
+	}
+	sc.Total, sc.Indexed = stats.Sessions, stats.SessionsIndexed
+	sc.Messages, sc.MessagesIndexed = stats.Messages, stats.MessagesIndexed
+	if sc.Indexed < sc.Total {
+		ids, err := ix.unindexedSessions(ctx, p, chunks.Sources)
+		if err != nil {
+			return nil, err
+		}
+		sc.Unindexed = ids
+	}
+	switch {
+	case run == nil && stats.Messages > 0:
+		sc.Stale, sc.StaleReason = true, "never indexed"
+	case run != nil && stats.AppendedSince > 0:
+		sc.Stale, sc.StaleReason = true, fmt.Sprintf("%s appended since the last index", plural(stats.AppendedSince, "message"))
+	}
+	return sc, nil
+}
+
+// unindexedSessions lists the first sessions with messages but no chunk.
+func (ix *Indexer) unindexedSessions(ctx context.Context, p store.Project, indexed map[string]int) ([]string, error) {
+	msgs, err := ix.Store.Messages(ctx, p.ID, indexedTypes)
+	if err != nil {
+		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
+	}
+	out := []string{}
+	for _, m := range msgs {
+		if len(out) == maxUnindexed {
+			break
+		}
+		// Messages come ordered by session.
+		if indexed[m.SessionID] == 0 && (len(out) == 0 || out[len(out)-1] != m.SessionID) {
+			out = append(out, m.SessionID)
+		}
+	}
+	return out, nil
+}

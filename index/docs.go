@@ -1,0 +1,196 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
+)
+
+// Reasons given in ScopeReport.Skipped and Replaced, beside the source
+// package's Reason constants.
+const (
+	ReasonNothingToIndex = "nothing to index: no text (empty, or front matter only)"
+	ReasonPathNotUTF8    = "path is not valid UTF-8: it could not be cited"
+)
+
+// replacedReason describes a file or message whose bad bytes were replaced.
+func replacedReason(runs int) string {
+	return fmt.Sprintf("%d run(s) of invalid UTF-8 or NUL bytes replaced by U+FFFD", runs)
+}
+
+// adrPrefix is where scope adr starts; any other path under docs/ is docs.
+const adrPrefix = "docs/adr/"
+
+// scopeOfPath attributes a path the git reader reported to a scope, by the
+// same prefix rule as source.ScopeOf, for paths that are not markdown files
+// too (a submodule, a linked directory).
+func scopeOfPath(p string) string {
+	if strings.HasPrefix(p, adrPrefix) {
+		return store.ScopeADR
+	}
+	return store.ScopeDocs
+}
+
+// digest identifies the documents of a scope in tree: the SHA-256 of their
+// paths and contents, in tree order.
+func digest(tree *source.Tree, scope string) string {
+	h := sha256.New()
+	for _, f := range tree.Files {
+		if f.Scope == scope {
+			fmt.Fprintf(h, "%d:%s%d:", len(f.Path), f.Path, len(f.Content))
+			h.Write(f.Content)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// readTree reads the project's documents once for docs and adr.
+func (r *reindex) readTree(ctx context.Context, scope string) (*source.Tree, error) {
+	if !r.treeRead {
+		r.treeRead = true
+		r.progress(Progress{Phase: PhaseRead, Scope: scope})
+		start := time.Now()
+		r.tree, r.treeErr = source.ReadDocs(ctx, r.p.Path, r.ix.Source)
+		r.readTime = time.Since(start)
+		if r.treeErr == nil {
+			n := len(r.tree.Files)
+			r.progress(Progress{Phase: PhaseRead, Scope: scope, Done: n, Total: n})
+		}
+	}
+	if r.treeErr != nil {
+		return nil, fmt.Errorf("%s: %w", scope, r.treeErr) // names the path
+	}
+	return r.tree, nil
+}
+
+// docChunks reads (once) and chunks the files of a docs or adr scope.
+func (r *reindex) docChunks(ctx context.Context, sr *ScopeReport) ([]store.ChunkInput, error) {
+	tree, err := r.readTree(ctx, sr.Scope)
+	sr.Durations.ReadMs = ms(r.readTime)
+	if err != nil {
+		return nil, err
+	}
+	sr.Commit, sr.Branch, sr.WorkTree = tree.Commit, tree.Branch, tree.WorkTree
+	if tree.WorkTree {
+		// Only there does coverage need it: at HEAD the commit says it all.
+		sr.Digest = digest(tree, sr.Scope)
+	}
+	sr.Notes = append(sr.Notes, tree.Notes...)
+	for _, s := range tree.Skipped {
+		if scopeOfPath(s.Path) == sr.Scope {
+			sr.Skipped = append(sr.Skipped, Input{Path: s.Path, Reason: s.Reason, Size: s.Size})
+		}
+	}
+	// A chunk read from the working tree is not the text of any commit.
+	commit := tree.Commit
+	if tree.WorkTree {
+		commit = ""
+	}
+
+	var files []*source.File
+	for i := range tree.Files {
+		if tree.Files[i].Scope == sr.Scope {
+			files = append(files, &tree.Files[i])
+		}
+	}
+	start := time.Now()
+	defer func() { sr.Durations.ChunkMs = ms(time.Since(start)) }()
+	sr.Files = len(files)
+	tick := newTicker(len(files))
+	r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Total: len(files)})
+	results, stop := r.chunkAll(ctx, files)
+	defer stop()
+	var inputs []store.ChunkInput
+	for n, f := range files {
+		if tick.due(n) {
+			r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Done: n, Total: len(files)})
+		}
+		res := &results[n]
+		select {
+		case <-res.ready:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: chunking: %w", sr.Scope, ctx.Err())
+		}
+		sr.Bytes += int64(len(f.Content))
+		doc, err := res.doc, res.err
+		res.doc = chunking.Document{} // let the merged chunks be the only copy
+		switch {
+		case !utf8.ValidString(f.Path):
+			sr.Skipped = append(sr.Skipped, Input{Path: strings.ToValidUTF8(f.Path, "\uFFFD"), Reason: ReasonPathNotUTF8})
+			continue
+		case err != nil:
+			// Options were validated: this is the parser failing on this
+			// file, which must not cost the others.
+			sr.Skipped = append(sr.Skipped, Input{Path: f.Path, Reason: err.Error()})
+			continue
+		}
+		if doc.Replaced > 0 {
+			sr.Replaced = append(sr.Replaced, Input{Path: f.Path, Reason: replacedReason(doc.Replaced)})
+		}
+		if len(doc.Chunks) == 0 {
+			sr.Skipped = append(sr.Skipped, Input{Path: f.Path, Reason: ReasonNothingToIndex})
+			continue
+		}
+		for _, c := range doc.Chunks {
+			inputs = append(inputs, store.ChunkInput{
+				SourcePath:   f.Path,
+				SourceCommit: commit,
+				HeadingPath:  c.HeadingPath,
+				Title:        c.Title,
+				Position:     c.Position,
+				Start:        c.Start,
+				End:          c.End,
+				Content:      c.Content,
+				ContentHash:  c.Hash,
+			})
+		}
+	}
+	r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Done: len(files), Total: len(files)})
+	return inputs, nil
+}
+
+// chunked is one file's chunking, ready when its channel is closed.
+type chunked struct {
+	ready chan struct{}
+	doc   chunking.Document
+	err   error
+}
+
+// chunkAll chunks files on GOMAXPROCS goroutines, in file order, so that
+// the caller can merge them in order as they become ready. stop ends the
+// work early and waits for the goroutines: call it before returning.
+func (r *reindex) chunkAll(ctx context.Context, files []*source.File) (results []chunked, stop func()) {
+	results = make([]chunked, len(files))
+	for i := range results {
+		results[i].ready = make(chan struct{})
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				if f := files[i]; utf8.ValidString(f.Path) {
+					results[i].doc, results[i].err = chunking.Markdown(f.Content, f.Path, r.opt)
+				}
+				close(results[i].ready)
+			}
+		})
+	}
+	return results, func() { cancel(); wg.Wait() }
+}

@@ -1,0 +1,183 @@
+// Package index builds ragd's index of a project: the markdown documents and
+// ADRs of its git repository (scopes docs and adr) and the messages of its
+// session event log (scope session), as chunks with vectors in the store.
+//
+// A reindex is full and idempotent: it rebuilds each scope asked for from
+// its source and replaces the scope in one short store transaction, so that
+// searches see the old scope or the new one, never a mix, and a crash leaves
+// the old one whole. Everything slow (reading git, chunking, embedding)
+// happens before that transaction. A chunk whose source, position and text
+// did not change keeps its id, and its vector: only new text is embedded.
+//
+// Every reindex says what it did in a Report, and never claims a full index
+// when vectors are missing. Coverage answers what the index covers now.
+//
+// The session event log is kept in the store too: AppendEvents and
+// ImportEvents add to it, idempotently on the event id, and Event fetches
+// one event so that a session citation resolves.
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
+)
+
+// Embedder embeds texts for indexing. *embedding.Service implements it: it
+// never fails, it reports texts it could not embed with nil vectors and a
+// reason.
+type Embedder interface {
+	EmbedDocuments(ctx context.Context, texts []string) embedding.Result
+	Space() embedding.Space
+}
+
+var _ Embedder = (*embedding.Service)(nil)
+
+// Errors callers branch on (the daemon maps them to HTTP statuses). They are
+// returned wrapped, with what failed on which input.
+var (
+	// ErrAlreadyRunning means a reindex of the project is in progress; the
+	// error is a *RunningError saying since when.
+	ErrAlreadyRunning = errors.New("reindex already running")
+	// ErrUnknownScope means a scope name other than docs, adr, session or
+	// all.
+	ErrUnknownScope = errors.New("unknown scope")
+	// ErrNotRepository means the project's path is not in a git repository.
+	ErrNotRepository = source.ErrNotRepository
+	// ErrNoCommits means the project's repository has nothing committed.
+	ErrNoCommits = source.ErrNoCommits
+	// ErrInvalidEvent means an event breaks the rules of the event format.
+	ErrInvalidEvent = source.ErrInvalidEvent
+	// ErrEventConflict means an event id is already stored with other
+	// content.
+	ErrEventConflict = store.ErrEventConflict
+)
+
+// RunningError is the error of a reindex refused because another reindex of
+// the same project is running. It matches ErrAlreadyRunning.
+type RunningError struct {
+	Project string
+	Since   time.Time
+}
+
+func (e *RunningError) Error() string {
+	return fmt.Sprintf("reindex of project %s already running since %s", e.Project, e.Since.Format(time.RFC3339))
+}
+
+// Is makes errors.Is(e, ErrAlreadyRunning) true.
+func (e *RunningError) Is(target error) bool { return target == ErrAlreadyRunning }
+
+// AllScopes is the scope name that stands for docs, adr and session.
+const AllScopes = "all"
+
+// noProviderReason is the embedding reason when no Embedder is configured.
+const noProviderReason = "no embedding provider configured"
+
+// Indexer indexes projects into Store. Set its fields, then use it; it is
+// safe for concurrent use, and must not be copied after first use.
+type Indexer struct {
+	// Store is where chunks, runs and session events are kept. Required.
+	Store *store.Store
+	// Embedder computes vectors. Optional: nil indexes lexical only, with
+	// the reason "no embedding provider configured".
+	Embedder Embedder
+	// Chunking sets the chunk sizes. Optional: the zero value means
+	// chunking.DefaultOptions().
+	Chunking chunking.Options
+	// Source tunes how documents are read (size limit, working tree).
+	Source source.Options
+	// Logger receives a line per scope indexed. Optional: slog.Default().
+	Logger *slog.Logger
+	// Now is the clock of reports and of "running since". Optional:
+	// time.Now.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	running map[int64]time.Time // project id → start of its reindex
+}
+
+func (ix *Indexer) now() time.Time {
+	if ix.Now != nil {
+		return ix.Now()
+	}
+	return time.Now()
+}
+
+func (ix *Indexer) logger() *slog.Logger {
+	if ix.Logger != nil {
+		return ix.Logger
+	}
+	return slog.Default()
+}
+
+func (ix *Indexer) chunkOptions() (chunking.Options, error) {
+	opt := ix.Chunking
+	if opt == (chunking.Options{}) {
+		opt = chunking.DefaultOptions()
+	}
+	if err := opt.Validate(); err != nil {
+		return opt, fmt.Errorf("index: %w", err)
+	}
+	return opt, nil
+}
+
+// acquire marks a reindex of p as running, or returns a *RunningError.
+func (ix *Indexer) acquire(p store.Project) (release func(), err error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if since, ok := ix.running[p.ID]; ok {
+		return nil, &RunningError{Project: p.Name, Since: since}
+	}
+	if ix.running == nil {
+		ix.running = map[int64]time.Time{}
+	}
+	ix.running[p.ID] = ix.now()
+	return func() {
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		delete(ix.running, p.ID)
+	}, nil
+}
+
+// Running reports whether a reindex of the project is in progress, and
+// since when.
+func (ix *Indexer) Running(projectID int64) (since time.Time, ok bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	since, ok = ix.running[projectID]
+	return since, ok
+}
+
+// ParseScopes turns scope names into the scopes they name, in the order
+// docs, adr, session, without repeats. No names, or "all", means every
+// scope. An unknown name is an error wrapping ErrUnknownScope.
+func ParseScopes(names []string) ([]string, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		switch {
+		case n == AllScopes:
+			for _, s := range store.Scopes {
+				want[s] = true
+			}
+		case store.ValidScope(n):
+			want[n] = true
+		default:
+			return nil, fmt.Errorf("%w %q: want docs, adr, session or all", ErrUnknownScope, n)
+		}
+	}
+	var out []string
+	for _, s := range store.Scopes {
+		if want[s] || len(names) == 0 {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}

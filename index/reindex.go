@@ -1,0 +1,351 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
+)
+
+// Phases of a reindex, as Progress reports them.
+const (
+	PhaseRead  = "read"
+	PhaseChunk = "chunk"
+	PhaseEmbed = "embed"
+	PhaseWrite = "write"
+	PhaseDone  = "done"
+)
+
+// Progress is one step of a reindex. Done and Total count files (read and
+// chunk of docs and adr), messages (read and chunk of session), texts
+// (embed) or chunks (write, done). A phase reports when it starts (Done 0),
+// at most about twenty times along the way, and when it ends. docs and adr
+// share one read of the repository, reported under the first of them; a
+// scope whose chunks all have vectors already reports no embed phase.
+type Progress struct {
+	Phase string `json:"phase"`
+	Scope string `json:"scope"`
+	Done  int    `json:"done"`
+	Total int    `json:"total"`
+}
+
+// embedSlice is how many texts go to the Embedder per call: small enough
+// that progress moves during a long first index, large enough to keep the
+// provider's batches full (8 batches of the default 32).
+const embedSlice = 256
+
+// Reindex rebuilds the scopes of project p (names as for ParseScopes) from
+// their sources: docs and adr from the git repository at p.Path (read once
+// for both), session from the project's event log. It calls progress, if
+// not nil, on the caller's goroutine; keep it quick.
+//
+// Each scope is built (read, chunked, embedded) outside any transaction,
+// then replaced in one store transaction: a reader sees the old scope or the
+// new one. Scopes are done in the order docs, adr, session, and Reindex
+// stops at the first scope that fails; the scopes before it stay written.
+// Each scope's run is recorded in the store (see store.StartRun) with its
+// ScopeReport, whatever the outcome. When ctx ends before a scope's write,
+// that scope is not written.
+//
+// The errors are: ErrUnknownScope, a *RunningError (ErrAlreadyRunning) when
+// a reindex of p is in progress, ErrNotRepository or ErrNoCommits for a path
+// that is not a repository or has nothing committed, ctx's error, and
+// store failures. With an error, the returned report, when not nil, tells
+// what was done before it. Without one, the report may still say that
+// vectors are missing: see Report.Complete.
+func (ix *Indexer) Reindex(ctx context.Context, p store.Project, scopes []string, progress func(Progress)) (*Report, error) {
+	want, err := ParseScopes(scopes)
+	if err != nil {
+		return nil, fmt.Errorf("reindex %s: %w", p.Name, err)
+	}
+	opt, err := ix.chunkOptions()
+	if err != nil {
+		return nil, err
+	}
+	release, err := ix.acquire(p)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+
+	began := time.Now()
+	rep := &Report{Project: p.Name, StartedAt: ix.now()}
+	r := &reindex{ix: ix, p: p, opt: opt, progress: progress}
+	// Every scope's run is recorded up front, so that a failure anywhere is
+	// on record for each scope asked for. Recording is not cancelled with
+	// ctx: a cancelled run is a failed run, never one left "running".
+	record := context.WithoutCancel(ctx)
+	for _, scope := range want {
+		sr := newScopeReport(scope)
+		run, err := ix.Store.StartRun(record, p.ID, scope)
+		if err != nil {
+			for _, started := range rep.Scopes {
+				started.Status, started.Error = StatusFailed, "not run: "+err.Error()
+				err = errors.Join(err, r.record(record, started))
+			}
+			return nil, fmt.Errorf("reindex %s: %w", p.Name, err)
+		}
+		sr.RunID = run.ID
+		rep.Scopes = append(rep.Scopes, sr)
+	}
+
+	var failed error
+	for _, sr := range rep.Scopes {
+		if failed != nil {
+			sr.Error = "not run: an earlier scope failed"
+		} else {
+			start := time.Now()
+			failed = r.scope(ctx, sr)
+			sr.Durations.TotalMs = ms(time.Since(start))
+			if failed != nil {
+				sr.Error = failed.Error()
+				sr.Status = StatusFailed
+				if ctx.Err() != nil {
+					sr.Status = StatusCancelled
+				}
+			}
+		}
+		sr.summarize()
+		if err := r.record(record, sr); err != nil {
+			failed = errors.Join(failed, err)
+		}
+		if sr.Status == StatusOK {
+			ix.logger().Info("indexed", "project", p.Name, "summary", sr.Summary, "ms", sr.Durations.TotalMs)
+		}
+	}
+	rep.finish(time.Since(began))
+	if failed != nil {
+		return rep, fmt.Errorf("reindex %s: %w", p.Name, failed)
+	}
+	return rep, nil
+}
+
+// reindex is the state of one Reindex call.
+type reindex struct {
+	ix       *Indexer
+	p        store.Project
+	opt      chunking.Options
+	progress func(Progress)
+
+	// down is the reason the provider embedded nothing, once it did so:
+	// the scopes after that one do not ask it again.
+	down string
+
+	// tree is the documents read, shared by docs and adr.
+	tree     *source.Tree
+	treeErr  error
+	treeRead bool
+	readTime time.Duration
+}
+
+// record finishes the scope's index run.
+func (r *reindex) record(ctx context.Context, sr *ScopeReport) error {
+	status := store.RunOK
+	if sr.Status != StatusOK {
+		status = store.RunFailed
+	}
+	b, err := json.Marshal(sr)
+	if err != nil {
+		return fmt.Errorf("encode %s report: %w", sr.Scope, err)
+	}
+	return r.ix.Store.FinishRun(ctx, sr.RunID, status, sr.Commit, b)
+}
+
+// scope builds and writes one scope, filling sr.
+func (r *reindex) scope(ctx context.Context, sr *ScopeReport) error {
+	var inputs []store.ChunkInput
+	var err error
+	if sr.Scope == store.ScopeSession {
+		inputs, err = r.sessionChunks(ctx, sr)
+	} else {
+		inputs, err = r.docChunks(ctx, sr)
+	}
+	if err != nil {
+		return err
+	}
+	stored, err := r.ix.Store.ChunkStates(ctx, r.p.ID, sr.Scope)
+	if err != nil {
+		return fmt.Errorf("%s: %w", sr.Scope, err)
+	}
+	keys := make([]string, len(inputs))
+	for i := range inputs {
+		keys[i] = inputs[i].ID(r.p.ID, sr.Scope)
+	}
+	if err := r.embed(ctx, sr, inputs, keys, stored); err != nil {
+		return err
+	}
+
+	// Last look before writing: a reindex cancelled by now writes nothing.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: before write: %w", sr.Scope, err)
+	}
+	r.progress(Progress{Phase: PhaseWrite, Scope: sr.Scope, Total: len(inputs)})
+	start := time.Now()
+	var res store.ReplaceResult
+	if unchanged(inputs, keys, stored) {
+		// The replace would rewrite every row as it is (and churn the
+		// full-text index doing so): the scope already is what it asks for.
+		sr.Unchanged = true
+		res.Kept = len(inputs)
+		for _, st := range stored {
+			if st.Vector {
+				res.Vectors++
+			}
+		}
+	} else {
+		res, err = r.ix.Store.ReplaceScope(ctx, r.p.ID, sr.Scope, inputs)
+	}
+	sr.Durations.WriteMs = ms(time.Since(start))
+	if err != nil {
+		return fmt.Errorf("%s: %w", sr.Scope, err)
+	}
+	r.progress(Progress{Phase: PhaseWrite, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
+
+	sr.Chunks = ChunkCounts{Total: len(inputs), Inserted: res.Inserted, Kept: res.Kept, Deleted: res.Deleted}
+	sr.Vectors = res.Vectors
+	sr.LexicalOnly = len(inputs) - res.Vectors
+	sr.Complete = sr.LexicalOnly == 0
+	sr.Status = StatusOK
+	r.progress(Progress{Phase: PhaseDone, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
+	return nil
+}
+
+// unchanged reports whether inputs are exactly the stored chunks.
+func unchanged(inputs []store.ChunkInput, keys []string, stored map[string]store.ChunkState) bool {
+	if len(inputs) != len(stored) {
+		return false
+	}
+	for i := range inputs {
+		st, ok := stored[keys[i]]
+		if !ok || !st.Matches(&inputs[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// embed fills the vectors of the inputs that need one: those not already
+// stored with a vector. An unchanged chunk keeps its stored vector (a nil
+// Vector tells ReplaceScope so), without a call to the embedder.
+func (r *reindex) embed(ctx context.Context, sr *ScopeReport, inputs []store.ChunkInput, keys []string, stored map[string]store.ChunkState) error {
+	start := time.Now()
+	defer func() { sr.Durations.EmbedMs = ms(time.Since(start)) }()
+	er := &sr.Embedding
+	er.Available = true
+
+	var need []int
+	for i := range inputs {
+		if stored[keys[i]].Vector {
+			er.Reused++
+		} else {
+			need = append(need, i)
+		}
+	}
+	if len(need) == 0 {
+		if r.ix.Embedder != nil {
+			er.Space = r.ix.Embedder.Space().String()
+		}
+		return nil
+	}
+
+	e := r.ix.Embedder
+	switch {
+	case e == nil:
+		er.Available, er.Failed, er.Reason = false, len(need), noProviderReason
+		return nil
+	case e.Space().String() != r.ix.Store.Space():
+		// Vectors of another space would be refused by the store, or worse,
+		// compared with the stored ones: index without them, and say why.
+		er.Space = e.Space().String()
+		er.Available, er.Failed = false, len(need)
+		er.Reason = fmt.Sprintf("the embedder's space %s is not the index's %s: configure the index's model, or reset the vectors and reindex",
+			er.Space, r.ix.Store.Space())
+		return nil
+	}
+	er.Space = e.Space().String()
+	if r.down != "" {
+		er.Available, er.Failed, er.Reason = false, len(need), r.down
+		return nil
+	}
+
+	r.progress(Progress{Phase: PhaseEmbed, Scope: sr.Scope, Total: len(need)})
+	texts := make([]string, 0, embedSlice)
+	for from := 0; from < len(need); from += embedSlice {
+		part := need[from:min(from+embedSlice, len(need))]
+		texts = texts[:0]
+		for _, i := range part {
+			texts = append(texts, inputs[i].Content)
+		}
+		res := e.EmbedDocuments(ctx, texts)
+		if len(res.Vectors) != len(part) {
+			// Only a broken Embedder does this; *embedding.Service never.
+			res = embedding.Result{Vectors: make([][]float32, len(part)), Failed: len(part), Calls: res.Calls,
+				Reason: fmt.Sprintf("the embedder answered %d vectors for %d texts", len(res.Vectors), len(part))}
+		}
+		for j, i := range part {
+			inputs[i].Vector = res.Vectors[j]
+		}
+		er.Embedded += res.Embedded
+		er.Cached += res.Cached
+		er.Skipped += res.Skipped
+		er.Failed += res.Failed
+		er.Calls += res.Calls
+		if er.Reason == "" {
+			er.Reason = sliceCount.ReplaceAllString(res.Reason, "")
+		}
+		r.progress(Progress{Phase: PhaseEmbed, Scope: sr.Scope, Done: from + len(part), Total: len(need)})
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%s: embedding: %w", sr.Scope, err)
+		}
+		if res.Failed > 0 && res.Embedded+res.Cached == 0 {
+			// Nothing of this slice got a vector: the provider is down (or
+			// refuses this model); asking again for every slice would cost a
+			// timeout each. The rest is indexed without vectors.
+			er.Failed += len(need) - from - len(part)
+			r.down = er.Reason
+			break
+		}
+	}
+	if er.Failed > 0 {
+		er.Available = false
+		if got := er.Embedded + er.Cached; got > 0 {
+			er.Reason = fmt.Sprintf("%s (%d of %d texts not embedded)", er.Reason, er.Failed, er.Failed+got)
+		}
+	} else {
+		er.Reason = ""
+	}
+	return nil
+}
+
+// sliceCount matches the count the embedding service appends to a reason;
+// embed appends its own, over all slices.
+var sliceCount = regexp.MustCompile(` \(\d+ of \d+ texts not embedded\)$`)
+
+// ticker spaces the progress reports of a phase over about twenty steps.
+type ticker struct {
+	total, step, next int
+}
+
+func newTicker(total int) *ticker {
+	step := max(1, total/20)
+	return &ticker{total: total, step: step, next: step}
+}
+
+// due reports whether done calls for a report.
+func (t *ticker) due(done int) bool {
+	if done >= t.next && done < t.total {
+		t.next = done + t.step
+		return true
+	}
+	return false
+}

@@ -1,0 +1,254 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
+)
+
+// indexedTypes are the event types that become chunks: the conversation.
+// Everything else is mechanism and stays in the log only.
+var indexedTypes = []string{source.TypeChatMessage, source.TypeAgentResponse}
+
+// importBatch is how many events ImportEvents stores per transaction: large
+// enough to amortise the commit, small enough not to hold the writer long.
+const importBatch = 500
+
+// Conflict is an event refused because its id is stored with other content.
+type Conflict struct {
+	EventID string `json:"eventId"`
+	// Fields names what differs ("sessionId", "type", "actor", "text",
+	// "time", "payload").
+	Fields []string `json:"fields"`
+	// Error is the conflict as a sentence.
+	Error string `json:"error"`
+}
+
+// AppendResult counts what AppendEvents did.
+type AppendResult struct {
+	// Appended counts events stored; Messages those of them that are
+	// indexed (chat.message, agent.response): a session reindex makes them
+	// searchable.
+	Appended int `json:"appended"`
+	Messages int `json:"messages"`
+	// Duplicates counts events already stored with the same content.
+	Duplicates      int `json:"duplicates"`
+	SessionsCreated int `json:"sessionsCreated"`
+	// Conflicts are events refused: their id is stored with other content.
+	Conflicts []Conflict `json:"conflicts"`
+}
+
+// Err returns the conflicts as one error matching ErrEventConflict, or nil.
+func (r AppendResult) Err() error {
+	var errs []error
+	for _, c := range r.Conflicts {
+		errs = append(errs, store.EventConflict{EventID: c.EventID, Fields: c.Fields})
+	}
+	return errors.Join(errs...)
+}
+
+// AppendEvents adds events to project p's session log, idempotently: an
+// event whose id is stored with the same content is a duplicate, a no-op;
+// with other content it is a Conflict, reported in the result while the
+// other events are stored. A session is created by its first event; an
+// event that carries a title names it, the latest in time winning (see
+// store.Store.AppendEvents). Every event type is stored; only chat.message
+// and agent.response are indexed, by the next reindex of scope session.
+//
+// Every event is first checked by source's rules (Event.Validate): if one
+// fails, nothing is stored and the error wraps ErrInvalidEvent, naming the
+// event. Other errors are the store's.
+func (ix *Indexer) AppendEvents(ctx context.Context, p store.Project, events []source.Event) (AppendResult, error) {
+	res := AppendResult{Conflicts: []Conflict{}}
+	rows := make([]store.Event, len(events))
+	for i, e := range events {
+		if err := e.Validate(); err != nil {
+			return res, fmt.Errorf("append events to %s: event %d (id %q): %w", p.Name, i, e.ID, err)
+		}
+		rows[i] = toStore(e)
+	}
+	if err := ix.append(ctx, p, rows, &res); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func (ix *Indexer) append(ctx context.Context, p store.Project, rows []store.Event, res *AppendResult) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	sres, err := ix.Store.AppendEvents(ctx, p.ID, rows)
+	if err != nil {
+		return fmt.Errorf("append events to %s: %w", p.Name, err)
+	}
+	res.Appended += sres.Appended
+	res.Duplicates += sres.Duplicates
+	res.SessionsCreated += sres.SessionsCreated
+	for _, c := range sres.Conflicts {
+		res.Conflicts = append(res.Conflicts, Conflict{EventID: c.EventID, Fields: c.Fields, Error: c.Error()})
+	}
+	for _, t := range indexedTypes {
+		res.Messages += sres.ByType[t]
+	}
+	return nil
+}
+
+func toStore(e source.Event) store.Event {
+	return store.Event{
+		ID: e.ID, SessionID: e.SessionID, Type: e.Type, Actor: e.Actor,
+		Text: e.Text, Title: e.Title, Time: e.Time, Payload: []byte(e.Payload),
+	}
+}
+
+// LineError is a malformed line of an imported file, left out.
+type LineError struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// ImportReport counts what ImportEvents did.
+type ImportReport struct {
+	// Lines counts the lines read, blank ones included; Events the valid
+	// events among them.
+	Lines  int `json:"lines"`
+	Events int `json:"events"`
+	AppendResult
+	// Bad counts malformed lines; LineErrors lists the first
+	// source.MaxLineErrors of them with their line numbers.
+	Bad        int         `json:"bad"`
+	LineErrors []LineError `json:"lineErrors"`
+}
+
+// ImportEvents reads a session event file (JSON lines, see
+// source.ReadEvents) from r and appends its events to project p's log, in
+// batches. A malformed line is reported with its number and the import goes
+// on; a conflict is reported and the import goes on. The error is for a
+// failure to read r (the events read before it are stored), for ctx, and for
+// the store; the report then counts what was stored.
+func (ix *Indexer) ImportEvents(ctx context.Context, p store.Project, r io.Reader) (ImportReport, error) {
+	rep := ImportReport{AppendResult: AppendResult{Conflicts: []Conflict{}}, LineErrors: []LineError{}}
+	batch := make([]store.Event, 0, importBatch)
+	var stopped error // why storing stopped: ctx or the store
+	flush := func() error {
+		if stopped = ctx.Err(); stopped == nil {
+			stopped = ix.append(ctx, p, batch, &rep.AppendResult)
+		}
+		batch = batch[:0]
+		return stopped
+	}
+	st, err := source.ReadEvents(r, func(e source.Event) error {
+		batch = append(batch, toStore(e))
+		if len(batch) < importBatch {
+			return nil
+		}
+		return flush()
+	})
+	if stopped == nil {
+		err = errors.Join(err, flush())
+	}
+	rep.Lines, rep.Events, rep.Bad = st.Lines, st.OK, st.Bad
+	for _, le := range st.Errors {
+		rep.LineErrors = append(rep.LineErrors, LineError{Line: le.Line, Reason: le.Reason})
+	}
+	if err != nil {
+		return rep, fmt.Errorf("import events into %s: %w", p.Name, err)
+	}
+	return rep, nil
+}
+
+// Event returns event id of project p's log, with its session's current
+// title as Title, so that a session citation resolves. It returns an error
+// wrapping store.ErrNotFound when p has no such event.
+func (ix *Indexer) Event(ctx context.Context, p store.Project, id string) (source.Event, error) {
+	e, err := ix.Store.Event(ctx, p.ID, id)
+	if err != nil {
+		return source.Event{}, err
+	}
+	var payload json.RawMessage
+	if e.Payload != nil {
+		payload = json.RawMessage(e.Payload)
+	}
+	return source.Event{
+		ID: e.ID, SessionID: e.SessionID, Type: e.Type, Actor: e.Actor,
+		Text: e.Text, Time: e.Time, Title: e.Title, Payload: payload,
+	}, nil
+}
+
+// sessionChunks reads and chunks the project's indexed messages.
+func (r *reindex) sessionChunks(ctx context.Context, sr *ScopeReport) ([]store.ChunkInput, error) {
+	r.progress(Progress{Phase: PhaseRead, Scope: sr.Scope})
+	start := time.Now()
+	msgs, err := r.ix.Store.Messages(ctx, r.p.ID, indexedTypes)
+	sr.Durations.ReadMs = ms(time.Since(start))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sr.Scope, err)
+	}
+	r.progress(Progress{Phase: PhaseRead, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
+
+	start = time.Now()
+	defer func() { sr.Durations.ChunkMs = ms(time.Since(start)) }()
+	tick := newTicker(len(msgs))
+	r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Total: len(msgs)})
+	var inputs []store.ChunkInput
+	var through time.Time
+	lastSession := ""
+	for n, m := range msgs {
+		if n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("%s: chunking: %w", sr.Scope, err)
+			}
+		}
+		if tick.due(n) {
+			r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Done: n, Total: len(msgs)})
+		}
+		// Messages come ordered by session.
+		if m.SessionID != lastSession {
+			sr.Sessions++
+			lastSession = m.SessionID
+		}
+		sr.Messages++
+		sr.Bytes += int64(len(m.Text))
+		if m.CreatedAt.After(through) {
+			through = m.CreatedAt
+		}
+		doc, err := chunking.Text(m.Text, r.opt)
+		if err != nil {
+			return nil, fmt.Errorf("%s: chunking event %q: %w", sr.Scope, m.EventID, err)
+		}
+		if doc.Replaced > 0 {
+			sr.Replaced = append(sr.Replaced, Input{SessionID: m.SessionID, EventID: m.EventID, Reason: replacedReason(doc.Replaced)})
+		}
+		if len(doc.Chunks) == 0 {
+			sr.Skipped = append(sr.Skipped, Input{SessionID: m.SessionID, EventID: m.EventID, Reason: ReasonNothingToIndex})
+			continue
+		}
+		title := m.SessionTitle
+		if title == "" {
+			title = m.SessionID
+		}
+		for _, c := range doc.Chunks {
+			inputs = append(inputs, store.ChunkInput{
+				SessionID:   m.SessionID,
+				EventID:     m.EventID,
+				Title:       title,
+				Position:    c.Position,
+				Start:       c.Start,
+				End:         c.End,
+				Content:     c.Content,
+				ContentHash: c.Hash,
+			})
+		}
+	}
+	if !through.IsZero() {
+		sr.EventsThrough = &through
+	}
+	r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
+	return inputs, nil
+}
