@@ -23,9 +23,15 @@ bash scripts/setup.sh
 
 step "start the test kit's real embedding servers"
 [ -x "$KIT/ollama-real" ] || { echo "test kit not found at $KIT (set RAGD_TESTKIT_DIR)" >&2; exit 1; }
+# Stop at exit only the servers this run started: one already up belongs to
+# someone else (a developer's session, a benchmark).
+stop=()
+for kit in ollama-real use-lite; do
+	"$KIT/$kit" status >/dev/null 2>&1 || stop+=("$kit")
+done
+trap 'for kit in "${stop[@]}"; do "$KIT/$kit" down >/dev/null 2>&1 || true; done' EXIT
 ollama_env=$("$KIT/ollama-real" up)
 uselite_env=$("$KIT/use-lite" up)
-trap '"$KIT/ollama-real" down >/dev/null 2>&1 || true; "$KIT/use-lite" down >/dev/null 2>&1 || true' EXIT
 
 step "vet and gofmt"
 go vet -tags "$TAGS" ./...
