@@ -1,0 +1,218 @@
+// Package daemon is ragd's background service: it owns the store, the
+// embedding service, the indexer and the searcher, and serves them as
+// HTTP/1.1 + JSON on a Unix socket only its user can reach. It also watches
+// each project's git HEAD and refs to mark scopes stale when they move.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/search"
+	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
+)
+
+// Version is ragd's version, set at build time with -ldflags.
+var Version = "0.1.0-dev"
+
+// shutdownTimeout bounds a graceful stop: in-flight searches finish well
+// within it; a reindex is cancelled at once and leaves the old index whole.
+const shutdownTimeout = 5 * time.Second
+
+// Options configure a Daemon.
+type Options struct {
+	Config Config
+	Paths  Paths
+	// ResetVectors drops stored vectors of another embedding space instead of
+	// refusing to start (see store.Options.ResetSpace).
+	ResetVectors bool
+	Logger       *slog.Logger
+}
+
+// Daemon is a running ragd service. Create it with Open, stop it with Close.
+type Daemon struct {
+	cfg    Config
+	paths  Paths
+	logger *slog.Logger
+
+	store    *store.Store
+	embedder *embedding.Service
+	indexer  *index.Indexer
+	searcher *search.Searcher
+	watcher  *watcher
+
+	ln   net.Listener
+	lock *os.File
+	srv  *http.Server
+
+	// ctx is cancelled by Close: long work (reindex, streams) derives from
+	// it as well as from its request, so shutdown cancels it at once.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	served chan error
+
+	// narrated numbers the rag.* events the daemon appends to session logs,
+	// so two in the same nanosecond still get distinct ids.
+	narrated atomic.Int64
+}
+
+// Open starts a daemon: it takes the per-user lock, opens the store, and
+// listens on the socket. It returns once the socket accepts connections.
+func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	cfg, paths := opt.Config, opt.Paths
+	if cfg.Daemon.Socket != "" {
+		paths.Socket = cfg.Daemon.Socket
+		paths.Lock = paths.Socket + ".lock"
+	}
+	if cfg.Daemon.Database != "" {
+		paths.Database = cfg.Daemon.Database
+	}
+	d := &Daemon{cfg: cfg, paths: paths, logger: opt.Logger.With("system", "daemon"), served: make(chan error, 1)}
+	d.ctx, d.cancel = context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			d.closeResources()
+		}
+	}()
+
+	// The lock first: a second daemon must not even open the database.
+	d.ln, d.lock, err = listen(paths.Socket, paths.Lock)
+	if err != nil {
+		return nil, err
+	}
+
+	space := embedding.SpaceOf(cfg.Embedding.Model, cfg.Embedding.Dims)
+	d.store, err = store.Open(ctx, paths.Database, store.Options{
+		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Runs left "running" by a daemon that was killed will never finish:
+	// we hold the lock, so no one else is running them.
+	if n, err := d.store.AbandonRuns(ctx); err != nil {
+		return nil, err
+	} else if n > 0 {
+		d.logger.Warn("marked interrupted index runs as failed", "runs", n)
+	}
+	d.embedder, err = embedding.New(embedding.Config{
+		Host: cfg.Embedding.Host, Model: cfg.Embedding.Model, Dims: cfg.Embedding.Dims,
+		BatchSize: cfg.Embedding.BatchSize, Concurrency: cfg.Embedding.Concurrency,
+		IndexTimeout: cfg.Embedding.IndexTimeout.Duration, QueryTimeout: cfg.Embedding.QueryTimeout.Duration,
+		DocumentPrefix: cfg.Embedding.DocumentPrefix, QueryPrefix: cfg.Embedding.QueryPrefix,
+		Logger: opt.Logger,
+	}, d.store)
+	if err != nil {
+		return nil, fmt.Errorf("embedding configuration: %w", err)
+	}
+	d.indexer = &index.Indexer{
+		Store:    d.store,
+		Embedder: d.embedder,
+		Chunking: chunking.Options{Target: cfg.Chunking.Target, Overlap: cfg.Chunking.Overlap, Window: cfg.Chunking.Window},
+		Source:   source.Options{MaxFileBytes: cfg.Index.MaxFileBytes, WorkTree: cfg.Index.WorkTree},
+		Logger:   opt.Logger,
+	}
+	scfg, err := cfg.Search.searchConfig()
+	if err != nil {
+		return nil, err
+	}
+	d.searcher = &search.Searcher{Store: d.store, Embedder: d.embedder, Config: scfg, Logger: opt.Logger}
+
+	d.watcher, err = newWatcher(d)
+	if err != nil {
+		return nil, err
+	}
+	d.srv = &http.Server{
+		Handler:           d.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return d.ctx },
+		ErrorLog:          slog.NewLogLogger(d.logger.Handler(), slog.LevelWarn),
+	}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		err := d.srv.Serve(d.ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		d.served <- err
+	}()
+	d.logger.Info("listening", "socket", paths.Socket, "database", paths.Database, "space", space.String(), "version", Version)
+	return d, nil
+}
+
+// Done returns a channel that receives the server's exit error (nil after
+// Close).
+func (d *Daemon) Done() <-chan error { return d.served }
+
+// Socket returns the path the daemon listens on.
+func (d *Daemon) Socket() string { return d.paths.Socket }
+
+// Store returns the daemon's store, for tests and tools in this process.
+func (d *Daemon) Store() *store.Store { return d.store }
+
+// Close stops the daemon: no new connections, in-flight requests get
+// shutdownTimeout to finish, a running reindex is cancelled (its
+// transaction rolls back, the old index stays whole), the socket is removed
+// and the lock released.
+func (d *Daemon) Close(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	// Cancel long work first, so Shutdown does not wait on a reindex.
+	d.cancel()
+	var errs []error
+	// Stop the watcher before waiting: its loop and its auto-reindex timers
+	// are counted in d.wg, and its loop ends only when it is closed.
+	if d.watcher != nil {
+		errs = append(errs, d.watcher.close())
+	}
+	if d.srv != nil {
+		if err := d.srv.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("shutdown: %w", err))
+			d.srv.Close()
+		}
+	}
+	d.wg.Wait()
+	errs = append(errs, d.closeResources())
+	d.logger.Info("stopped")
+	return errors.Join(errs...)
+}
+
+func (d *Daemon) closeResources() error {
+	var errs []error
+	if d.cancel != nil {
+		d.cancel()
+	}
+	if d.watcher != nil {
+		errs = append(errs, d.watcher.close())
+	}
+	if d.ln != nil {
+		d.ln.Close()
+		if err := os.Remove(d.paths.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if d.store != nil {
+		errs = append(errs, d.store.Close())
+	}
+	if d.lock != nil {
+		errs = append(errs, d.lock.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,141 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// ErrorBody is every error answer: {"error": {"code": "...", "message": "..."}}.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail names an error with a stable code and a message for people.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// httpError is an error with its status and code, returned by handlers.
+type httpError struct {
+	status int
+	code   string
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, "bad_request", fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &httpError{http.StatusNotFound, "not_found", fmt.Sprintf(format, args...)}
+}
+
+func conflict(code, format string, args ...any) error {
+	return &httpError{http.StatusConflict, code, fmt.Sprintf(format, args...)}
+}
+
+// writeJSON writes v with status. It is, with writeError, the only code that
+// writes answers.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// writeError answers err: its own status for an httpError, 500 otherwise.
+// 500s are logged here, once, with the request; handlers never log.
+func (d *Daemon) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var he *httpError
+	if !errors.As(err, &he) {
+		he = d.classify(err)
+	}
+	if he.status >= 500 {
+		d.logger.Error("request failed", slog.Group("request", "method", r.Method, "path", r.URL.Path),
+			slog.Group("response", "status", he.status), "err", err)
+	}
+	writeJSON(w, he.status, ErrorBody{ErrorDetail{Code: he.code, Message: he.msg}})
+}
+
+// decodeJSON reads a JSON request body into v: the content type must be JSON,
+// the body at most the configured size, one object, no unknown fields.
+func (d *Daemon) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if err := requireJSON(r); err != nil {
+		return err
+	}
+	body := http.MaxBytesReader(w, r.Body, d.cfg.Daemon.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return describeDecodeError(err)
+	}
+	if dec.More() {
+		return badRequest("request body: more than one JSON value")
+	}
+	if _, err := io.Copy(io.Discard, body); err != nil {
+		return describeDecodeError(err)
+	}
+	return nil
+}
+
+// decodeJSONLoose is decodeJSON without the unknown-field check, for bodies
+// whose shape the handler inspects itself.
+func (d *Daemon) decodeJSONLoose(w http.ResponseWriter, r *http.Request, v *json.RawMessage) error {
+	if err := requireJSON(r); err != nil {
+		return err
+	}
+	body := http.MaxBytesReader(w, r.Body, d.cfg.Daemon.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(v); err != nil {
+		return describeDecodeError(err)
+	}
+	if dec.More() {
+		return badRequest("request body: more than one JSON value (for a JSON-lines file use /events/import)")
+	}
+	return nil
+}
+
+func requireJSON(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil // curl -d without -H: accept, the body is still parsed strictly
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return &httpError{http.StatusUnsupportedMediaType, "unsupported_media_type",
+			fmt.Sprintf("content type %q: want application/json", ct)}
+	}
+	return nil
+}
+
+func describeDecodeError(err error) error {
+	var mbe *http.MaxBytesError
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &mbe):
+		return &httpError{http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("request body larger than %d bytes", mbe.Limit)}
+	case errors.Is(err, io.EOF):
+		return badRequest("request body: empty, want a JSON object")
+	case errors.As(err, &se):
+		return badRequest("request body: malformed JSON at byte %d: %v", se.Offset, err)
+	case errors.As(err, &te) && te.Field == "":
+		return badRequest("request body: want a JSON object, got %s", te.Value)
+	case errors.As(err, &te):
+		return badRequest("request body: field %q: want %s, got %s", te.Field, te.Type, te.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("request body: truncated JSON")
+	default:
+		return badRequest("request body: %v", err)
+	}
+}

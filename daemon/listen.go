@@ -1,0 +1,90 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// listen takes the per-user lock, clears a stale socket left by a killed
+// daemon, and listens on the socket with mode 0600 in a 0700 directory.
+//
+// The lock, not the socket, decides who runs: a socket file can outlive its
+// daemon (SIGKILL), a flock cannot.
+func listen(socket, lock string) (net.Listener, *os.File, error) {
+	if len(socket) > 104 {
+		// sun_path is 108 bytes on Linux, 104 on the BSDs.
+		return nil, nil, fmt.Errorf("socket path %s is %d bytes, the limit is 104: set daemon.socket or XDG_RUNTIME_DIR to a shorter path", socket, len(socket))
+	}
+	for _, dir := range uniq(filepath.Dir(socket), filepath.Dir(lock)) {
+		if err := privateDir(dir); err != nil {
+			return nil, nil, fmt.Errorf("socket directory: %w", err)
+		}
+	}
+	lf, err := lockFile(lock)
+	if err != nil {
+		if errors.Is(err, errLocked) {
+			return nil, nil, fmt.Errorf("%w: it listens on %s; stop it first (ragd service stop, or kill that pid)", err, socket)
+		}
+		return nil, nil, err
+	}
+	if err := clearStaleSocket(socket); err != nil {
+		lf.Close()
+		return nil, nil, err
+	}
+	// The directory is private already; the umask closes the window between
+	// bind and chmod on the socket itself.
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", socket)
+	syscall.Umask(old)
+	if err != nil {
+		lf.Close()
+		return nil, nil, fmt.Errorf("listen on %s: %w", socket, err)
+	}
+	if err := os.Chmod(socket, 0o600); err != nil {
+		ln.Close()
+		lf.Close()
+		return nil, nil, fmt.Errorf("chmod socket %s: %w", socket, err)
+	}
+	return ln, lf, nil
+}
+
+// clearStaleSocket removes a socket file that no daemon answers on. Anything
+// that is not a socket is left alone: ragd never deletes a file it did not
+// make.
+func clearStaleSocket(socket string) error {
+	fi, err := os.Lstat(socket)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check socket %s: %w", socket, err)
+	}
+	if fi.Mode()&os.ModeSocket == 0 {
+		return fmt.Errorf("%s exists and is not a socket: move it away or set daemon.socket", socket)
+	}
+	if c, err := net.DialTimeout("unix", socket, time.Second); err == nil {
+		c.Close()
+		return fmt.Errorf("a daemon answers on %s although the lock was free: stop it first", socket)
+	}
+	if err := os.Remove(socket); err != nil {
+		return fmt.Errorf("remove stale socket %s: %w", socket, err)
+	}
+	return nil
+}
+
+func uniq(xs ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

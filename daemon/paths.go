@@ -1,0 +1,120 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// Paths are the files and folders the daemon uses. Every one follows the XDG
+// base directories, so a test gives a daemon a private world by setting
+// XDG_RUNTIME_DIR, XDG_STATE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME and
+// XDG_CACHE_HOME.
+type Paths struct {
+	// Config is the configuration file: $XDG_CONFIG_HOME/ragd/config.toml.
+	Config string
+	// Database is the SQLite file: $XDG_DATA_HOME/ragd/ragd.db.
+	Database string
+	// RuntimeDir holds the socket and the lock: $XDG_RUNTIME_DIR/ragd, else
+	// $XDG_STATE_HOME/ragd/run. Only its owner may enter it (0700).
+	RuntimeDir string
+	// Socket is the Unix socket the daemon listens on.
+	Socket string
+	// Lock is the file whose flock guards one daemon per user.
+	Lock string
+	// StateDir holds logs: $XDG_STATE_HOME/ragd.
+	StateDir string
+	// CacheDir holds disposable files (evaluation repositories):
+	// $XDG_CACHE_HOME/ragd.
+	CacheDir string
+}
+
+// DefaultPaths computes the paths from the environment.
+func DefaultPaths() (Paths, error) {
+	home, err := os.UserHomeDir()
+	if err != nil && (os.Getenv("XDG_CONFIG_HOME") == "" || os.Getenv("XDG_DATA_HOME") == "" || os.Getenv("XDG_STATE_HOME") == "") {
+		return Paths{}, fmt.Errorf("find home directory for ragd's files: %w", err)
+	}
+	xdg := func(env, fallback string) string {
+		if v := os.Getenv(env); filepath.IsAbs(v) {
+			return v
+		}
+		return filepath.Join(home, fallback)
+	}
+	state := filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "ragd")
+	runtime := filepath.Join(state, "run")
+	if v := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(v) {
+		runtime = filepath.Join(v, "ragd")
+	}
+	p := Paths{
+		Config:     filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "ragd", "config.toml"),
+		Database:   filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "ragd", "ragd.db"),
+		RuntimeDir: runtime,
+		Socket:     filepath.Join(runtime, "ragd.sock"),
+		Lock:       filepath.Join(runtime, "ragd.lock"),
+		StateDir:   state,
+		CacheDir:   filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "ragd"),
+	}
+	return p, nil
+}
+
+// privateDir creates dir (and its parents) and makes sure only the current
+// user can enter it: mode 0700, owned by us. A directory owned by someone
+// else is refused rather than chmod-ed.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s belongs to uid %d, not to you (uid %d): remove it or set XDG_RUNTIME_DIR", dir, st.Uid, os.Getuid())
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("make %s private: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// errLocked means another daemon holds the lock.
+var errLocked = errors.New("another ragd daemon is running")
+
+// lockFile takes an exclusive flock on path, writing our pid into it. The
+// lock dies with the process, so a killed daemon never leaves a stale lock.
+func lockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		pid, _ := os.ReadFile(path)
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (pid %s, lock %s)", errLocked, string(trimNL(pid)), path)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return f, nil
+}
+
+func trimNL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return []byte("unknown")
+	}
+	return b
+}

@@ -1,0 +1,184 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
+)
+
+// ProjectInfo is a project on the wire.
+type ProjectInfo struct {
+	ID          string    `json:"id"` // the short name
+	Path        string    `json:"path"`
+	AutoReindex bool      `json:"autoReindex"`
+	CreatedAt   time.Time `json:"createdAt"`
+	// Stale lists the scopes whose source moved since their last reindex.
+	Stale []string `json:"stale"`
+}
+
+// AddProjectRequest registers a git repository.
+type AddProjectRequest struct {
+	Path        string `json:"path"`           // any path inside the repository
+	Name        string `json:"name,omitempty"` // short id; default from the folder name
+	AutoReindex bool   `json:"autoReindex,omitempty"`
+}
+
+// PatchProjectRequest changes a project's settings.
+type PatchProjectRequest struct {
+	AutoReindex *bool `json:"autoReindex"`
+}
+
+func (d *Daemon) projectInfo(p store.Project) ProjectInfo {
+	stale := d.watcher.staleScopes(p)
+	if stale == nil {
+		stale = []string{}
+	}
+	return ProjectInfo{ID: p.Name, Path: p.Path, AutoReindex: p.AutoReindex, CreatedAt: p.CreatedAt, Stale: stale}
+}
+
+// project resolves the {project} path value: a name, or a URL-escaped path.
+func (d *Daemon) project(r *http.Request) (store.Project, error) {
+	id := r.PathValue("project")
+	p, err := d.store.Project(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return p, notFound("unknown project %q: register it with `ragd add PATH` (GET /v1/projects lists them)", id)
+	}
+	return p, err
+}
+
+func (d *Daemon) handleListProjects(w http.ResponseWriter, r *http.Request) error {
+	ps, err := d.store.Projects(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]ProjectInfo, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, d.projectInfo(p))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"projects": out})
+	return nil
+}
+
+func (d *Daemon) handleGetProject(w http.ResponseWriter, r *http.Request) error {
+	p, err := d.project(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d.projectInfo(p))
+	return nil
+}
+
+func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error {
+	var req AddProjectRequest
+	if err := d.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.Path == "" {
+		return badRequest("path: required, the path of a git repository")
+	}
+	if !filepath.IsAbs(req.Path) {
+		return badRequest("path %q: must be absolute (the daemon does not know your working directory)", req.Path)
+	}
+	root, err := source.Root(req.Path)
+	if err != nil {
+		return badRequest("path %q: %v", req.Path, err)
+	}
+	name := req.Name
+	if name != "" && !store.ValidProjectName(name) {
+		return badRequest("name %q: use 1 to 64 of a-z, 0-9, '-', '_', '.', starting with a letter or digit", name)
+	}
+	if existing, err := d.store.Project(r.Context(), root); err == nil {
+		return conflict("exists", "%s is already registered as project %q", root, existing.Name)
+	}
+	var p store.Project
+	if name != "" {
+		p, err = d.store.AddProject(r.Context(), name, root)
+	} else {
+		// Derive a name from the folder; on a clash, number it.
+		base := projectName(filepath.Base(root))
+		for i := 1; ; i++ {
+			name = base
+			if i > 1 {
+				name = base + "-" + strconv.Itoa(i)
+			}
+			p, err = d.store.AddProject(r.Context(), name, root)
+			if !errors.Is(err, store.ErrExists) || i >= 100 {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if req.AutoReindex {
+		if err := d.store.SetAutoReindex(r.Context(), p.ID, true); err != nil {
+			return err
+		}
+		p.AutoReindex = true
+	}
+	d.watcher.add(p)
+	writeJSON(w, http.StatusCreated, d.projectInfo(p))
+	return nil
+}
+
+// projectName turns a folder name into a valid project name.
+func projectName(folder string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(folder) {
+		switch {
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			b.WriteRune(r)
+		case b.Len() > 0 && (r == '-' || r == '_' || r == '.' || r == ' '):
+			b.WriteByte('-')
+		}
+		if b.Len() >= 48 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "project"
+	}
+	return b.String()
+}
+
+func (d *Daemon) handlePatchProject(w http.ResponseWriter, r *http.Request) error {
+	p, err := d.project(r)
+	if err != nil {
+		return err
+	}
+	var req PatchProjectRequest
+	if err := d.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.AutoReindex == nil {
+		return badRequest("nothing to change: give autoReindex")
+	}
+	if err := d.store.SetAutoReindex(r.Context(), p.ID, *req.AutoReindex); err != nil {
+		return err
+	}
+	p.AutoReindex = *req.AutoReindex
+	d.watcher.add(p)
+	writeJSON(w, http.StatusOK, d.projectInfo(p))
+	return nil
+}
+
+func (d *Daemon) handleRemoveProject(w http.ResponseWriter, r *http.Request) error {
+	p, err := d.project(r)
+	if err != nil {
+		return err
+	}
+	d.watcher.remove(p)
+	if err := d.store.RemoveProject(r.Context(), p.ID); err != nil {
+		return fmt.Errorf("remove project %s: %w", p.Name, err)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"removed": p.Name})
+	return nil
+}

@@ -1,0 +1,206 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ragd/ragd/search"
+	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
+)
+
+// searchConfig turns the [search] section into the search package's
+// configuration, validated.
+func (c SearchConfig) searchConfig() (search.Config, error) {
+	sc := search.Config{
+		Fusion: search.Fusion(c.Fusion), VectorWeight: c.VectorWeight, LexicalWeight: c.LexicalWeight,
+		Threshold: c.Threshold, RRFK: c.RRFK, Candidates: c.Candidates,
+		Normalization: search.Normalization(c.Normalization), Fill: c.Fill,
+	}
+	if err := sc.Validate(); err != nil {
+		return sc, fmt.Errorf("config [search]: %w", err)
+	}
+	if c.Limit < 1 || c.Limit > search.MaxLimit {
+		return sc, fmt.Errorf("config [search]: limit %d: want 1..%d", c.Limit, search.MaxLimit)
+	}
+	return sc, nil
+}
+
+// SearchRequest is the body of POST /v1/projects/{project}/search.
+type SearchRequest struct {
+	Query  string   `json:"query"`
+	Scopes []string `json:"scopes,omitempty"` // docs, adr, session; none = all
+	// Limit is the number of hits, 1..20; absent = the configured default.
+	Limit   *int   `json:"limit,omitempty"`
+	Fusion  string `json:"fusion,omitempty"` // weighted | rrf; absent = configured
+	Explain bool   `json:"explain,omitempty"`
+	// Actor is person (default) or agent; SessionID the session the search
+	// comes from, if any: it then also lands in that session's event log.
+	Actor     string `json:"actor,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+// SearchResponse is the search's answer plus what the daemon knows about
+// the index: the scopes whose source moved since they were indexed.
+type SearchResponse struct {
+	*search.Response
+	Project string   `json:"project"`
+	Stale   []string `json:"stale"`
+}
+
+func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
+	p, err := d.project(r)
+	if err != nil {
+		return err
+	}
+	var req SearchRequest
+	if err := d.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	req.Actor = sessionActor(req.Actor, req.SessionID)
+	limit := d.cfg.Search.Limit
+	if req.Limit != nil {
+		limit = *req.Limit
+	}
+	resp, err := d.searcher.Search(r.Context(), search.Request{
+		ProjectID: p.ID, Query: req.Query, Scopes: req.Scopes, Limit: limit,
+		Fusion: search.Fusion(req.Fusion), Explain: req.Explain,
+		Actor: search.Actor(req.Actor), SessionID: req.SessionID,
+	})
+	if err != nil {
+		return err
+	}
+	if req.SessionID != "" {
+		// The table is the measurement; the session log is the narrative.
+		d.narrate(r.Context(), p, req.SessionID, "rag.search", req.Actor, map[string]any{
+			"searchId": resp.SearchID, "query": req.Query, "hits": len(resp.Hits), "degraded": resp.Degraded,
+		})
+	}
+	stale := d.watcher.staleScopes(p)
+	if stale == nil {
+		stale = []string{}
+	}
+	writeJSON(w, http.StatusOK, SearchResponse{Response: resp, Project: p.Name, Stale: stale})
+	return nil
+}
+
+// narrate appends a rag.* event to a session's log. It never fails the
+// request: the telemetry row is the record, the event only tells the story.
+func (d *Daemon) narrate(ctx context.Context, p store.Project, sessionID, typ, actor string, payload map[string]any) {
+	raw, _ := json.Marshal(payload)
+	now := time.Now().UTC()
+	ev := source.Event{
+		ID: fmt.Sprintf("%s-%d-%d", typ, d.narrated.Add(1), now.UnixNano()), SessionID: sessionID, Type: typ,
+		Actor: actor, Time: now, Payload: raw,
+	}
+	if _, err := d.indexer.AppendEvents(ctx, p, []source.Event{ev}); err != nil {
+		d.logger.Warn("narrate in session log", "session", sessionID, "type", typ, "err", err)
+	}
+}
+
+// sessionActor is who asked when the request does not say: a search or vote
+// that comes with a session is an agent working inside it (SPEC), any other
+// a person.
+func sessionActor(actor, sessionID string) string {
+	switch {
+	case actor != "":
+		return actor
+	case sessionID != "":
+		return string(search.ActorAgent)
+	default:
+		return string(search.ActorPerson)
+	}
+}
+
+// FeedbackRequest is the body of POST /v1/feedback.
+type FeedbackRequest struct {
+	SearchID  int64  `json:"searchId"`
+	ChunkID   string `json:"chunkId"`
+	Verdict   string `json:"verdict"` // useful | irrelevant
+	Actor     string `json:"actor,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+func (d *Daemon) handleFeedback(w http.ResponseWriter, r *http.Request) error {
+	var req FeedbackRequest
+	if err := d.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	req.Actor = sessionActor(req.Actor, req.SessionID)
+	vote, err := d.searcher.Feedback(r.Context(), search.FeedbackRequest{
+		SearchID: req.SearchID, ChunkID: req.ChunkID, Verdict: search.Verdict(req.Verdict),
+		Actor: search.Actor(req.Actor), SessionID: req.SessionID,
+	})
+	if err != nil {
+		return err
+	}
+	if req.SessionID != "" {
+		if p, err := d.store.SearchProject(r.Context(), req.SearchID); err == nil {
+			d.narrate(r.Context(), p, req.SessionID, "rag.feedback", req.Actor, map[string]any{
+				"searchId": req.SearchID, "chunkId": req.ChunkID, "verdict": req.Verdict, "rank": vote.Rank,
+			})
+		}
+	}
+	writeJSON(w, http.StatusOK, vote)
+	return nil
+}
+
+// handleMeasure answers GET /v1/measure?project=&since=&until=&k=. since and
+// until are RFC 3339 times or durations back from now ("7d", "36h").
+func (d *Daemon) handleMeasure(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	var req search.MeasureRequest
+	if name := q.Get("project"); name != "" {
+		p, err := d.store.Project(r.Context(), name)
+		if err != nil {
+			return notFound("unknown project %q", name)
+		}
+		req.ProjectID = p.ID
+	}
+	now := time.Now()
+	var err error
+	if req.Since, err = parseWhen(q.Get("since"), now); err != nil {
+		return badRequest("since: %v", err)
+	}
+	if req.Until, err = parseWhen(q.Get("until"), now); err != nil {
+		return badRequest("until: %v", err)
+	}
+	if k := q.Get("k"); k != "" {
+		if req.K, err = strconv.Atoi(k); err != nil {
+			return badRequest("k %q: want a number 1..%d", k, search.MaxLimit)
+		}
+	}
+	rep, err := d.searcher.Measure(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rep)
+	return nil
+}
+
+// parseWhen reads "" (zero: the default), an RFC 3339 time, or a duration
+// back from now with a d suffix for days ("7d", "12h").
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if n := len(s); n > 1 && s[n-1] == 'd' {
+		days, err := strconv.Atoi(s[:n-1])
+		if err != nil || days < 0 {
+			return time.Time{}, fmt.Errorf("%q: want an RFC 3339 time or a duration like 7d or 12h", s)
+		}
+		return now.Add(-time.Duration(days) * 24 * time.Hour), nil
+	}
+	dur, err := time.ParseDuration(s)
+	if err != nil || dur < 0 {
+		return time.Time{}, fmt.Errorf("%q: want an RFC 3339 time or a duration like 7d or 12h", s)
+	}
+	return now.Add(-dur), nil
+}
