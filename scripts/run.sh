@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# run.sh is the newcomer's path (make run): install what is missing, build
+# ragd, start the daemon in the foreground, register this repository, index
+# its own docs/ (the project's ADRs), show one search with citations, and
+# keep serving until Ctrl-C. Without Ollama it works lexical-only and says so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${CGO_CFLAGS:?run through make run, which sets the cgo flags}"
+
+bash scripts/setup.sh
+echo "==> building bin/ragd" >&2
+go build -o bin/ragd ./cmd/ragd
+ragd=$PWD/bin/ragd
+
+pid=""
+if "$ragd" projects >/dev/null 2>&1; then
+	echo "==> a ragd daemon is already running: using it" >&2
+else
+	echo "==> starting the daemon (ragd serve)" >&2
+	"$ragd" serve &
+	pid=$!
+	# Ctrl-C reaches the daemon too (same process group); it shuts down
+	# cleanly, and so do we.
+	trap 'kill -TERM $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' EXIT
+	trap 'exit 0' INT TERM
+	for _ in $(seq 1 100); do
+		"$ragd" projects >/dev/null 2>&1 && break
+		kill -0 "$pid" 2>/dev/null || { echo "the daemon exited; see its log above" >&2; exit 1; }
+		sleep 0.1
+	done
+fi
+
+echo "==> registering this repository" >&2
+"$ragd" add . 2>/dev/null || true
+echo "==> indexing its docs (docs/ and docs/adr/ at HEAD)" >&2
+"$ragd" reindex --scope all
+echo "==> an example search" >&2
+"$ragd" search "why one SQLite file with sqlite-vec and FTS5" --limit 3
+echo >&2
+"$ragd" doctor || true
+if [ -n "$pid" ]; then
+	echo "==> ragd is serving; try: bin/ragd search \"your question\"   (Ctrl-C stops it)" >&2
+	wait "$pid"
+fi
