@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/ragd/ragd/client"
+	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/embedding"
+)
+
+// check is one line of `ragd doctor`.
+type check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+func cmdDoctor(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("doctor")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	var checks []check
+	add := func(c check) { checks = append(checks, c) }
+
+	cfg, paths, err := e.load()
+	if err != nil {
+		add(check{Name: "config", Detail: err.Error(), Fix: "fix the file, or print a fresh one with `ragd config`"})
+		return e.report(checks)
+	}
+	if _, statErr := os.Stat(paths.Config); statErr == nil {
+		add(check{Name: "config", OK: true, Detail: paths.Config})
+	} else {
+		add(check{Name: "config", OK: true, Detail: "no file at " + paths.Config + ": defaults"})
+	}
+
+	c := client.New(paths.Socket)
+	defer c.Close()
+	var h daemon.Health
+	if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil {
+		fix := "start it: `ragd serve` (foreground) or `ragd service install && ragd service start`"
+		if !errors.Is(err, client.ErrNotRunning) {
+			fix = "check the daemon's log"
+		}
+		add(check{Name: "socket", Detail: err.Error(), Fix: fix})
+		// Without a daemon, still check the provider as the daemon would.
+		svc, err := embedding.New(embedding.Config{Host: cfg.Embedding.Host, Model: cfg.Embedding.Model, Dims: cfg.Embedding.Dims,
+			QueryTimeout: cfg.Embedding.QueryTimeout.Duration}, nil)
+		if err != nil {
+			add(check{Name: "provider", Detail: err.Error(), Fix: "fix [embedding] in " + paths.Config})
+		} else {
+			add(providerCheck(svc.Health(ctx)))
+		}
+		return e.report(checks)
+	}
+	add(check{Name: "socket", OK: true, Detail: fmt.Sprintf("ragd %s answers on %s", h.Version, paths.Socket)})
+	add(check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, %d chunks of which %d lexical only, %.1f MB)",
+		h.Database.Path, h.Database.SchemaVersion, h.Index.Vectors+h.Index.LexicalOnly, h.Index.LexicalOnly, float64(h.Index.FileBytes)/1e6)})
+	add(check{Name: "sqlite-vec", OK: h.Database.SqliteVec != "", Detail: h.Database.SqliteVec + ", vectors in space " + h.Database.Space})
+	add(providerCheck(h.Embedding))
+	return e.report(checks)
+}
+
+func providerCheck(h embedding.Health) check {
+	c := check{Name: "provider", OK: h.Available, Detail: fmt.Sprintf("ollama at %s, model %s (%d dims)", h.Host, h.Model, h.Dims)}
+	if h.Version != "" {
+		c.Detail += ", ollama " + h.Version
+	}
+	if !h.Available {
+		c.Detail += ": " + h.Reason
+		c.Fix = "start Ollama and pull the model (`ollama pull " + h.Model + "`), or set OLLAMA_HOST; until then search is lexical only"
+	}
+	return c
+}
+
+// report prints the checks and fails when one failed.
+func (e *env) report(checks []check) error {
+	failed := false
+	for _, c := range checks {
+		failed = failed || !c.OK
+	}
+	if e.json {
+		e.printJSON(map[string]any{"ok": !failed, "checks": checks})
+	} else {
+		for _, c := range checks {
+			mark := "ok  "
+			if !c.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(e.stdout, "%s %-10s %s\n", mark, c.Name, c.Detail)
+			if c.Fix != "" {
+				fmt.Fprintf(e.stdout, "     %-10s → %s\n", "", c.Fix)
+			}
+		}
+	}
+	if failed {
+		return errSilent
+	}
+	return nil
+}

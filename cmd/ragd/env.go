@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/ragd/ragd/client"
+	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/source"
+)
+
+// env is what every command shares: the standard streams and the common
+// flags.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	json       bool
+	socket     string
+	configPath string
+	project    string
+}
+
+// flags returns a flag set with the common flags bound to e.
+func (e *env) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("ragd "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.BoolVar(&e.json, "json", false, "machine output (JSON)")
+	fs.StringVar(&e.socket, "socket", "", "daemon socket (default: from the configuration)")
+	fs.StringVar(&e.configPath, "config", "", "configuration file (default: $XDG_CONFIG_HOME/ragd/config.toml)")
+	return fs
+}
+
+// projectFlag adds --project to fs.
+func (e *env) projectFlag(fs *flag.FlagSet) {
+	fs.StringVar(&e.project, "project", "", "project name or path (default: the git repository containing the current directory)")
+}
+
+// parse parses args with fs, allowing flags after positional arguments
+// (`ragd search "query" --limit 3`).
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// paths and config as the daemon would compute them.
+func (e *env) load() (daemon.Config, daemon.Paths, error) {
+	paths, err := daemon.DefaultPaths()
+	if err != nil {
+		return daemon.Config{}, paths, err
+	}
+	if e.configPath != "" {
+		paths.Config = e.configPath
+	} else if v := os.Getenv("RAGD_CONFIG"); v != "" {
+		paths.Config = v
+	}
+	cfg, err := daemon.LoadConfig(paths.Config)
+	if err != nil {
+		return cfg, paths, err
+	}
+	if e.socket != "" {
+		cfg.Daemon.Socket = e.socket
+	}
+	if cfg.Daemon.Socket != "" {
+		paths.Socket = cfg.Daemon.Socket
+	}
+	if cfg.Daemon.Database != "" {
+		paths.Database = cfg.Daemon.Database
+	}
+	return cfg, paths, nil
+}
+
+// client returns a client of the configured daemon.
+func (e *env) client() (*client.Client, error) {
+	_, paths, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(paths.Socket), nil
+}
+
+// projectID resolves --project, or the git repository containing the current
+// directory, to the id the daemon knows.
+func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
+	want := e.project
+	if want == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		root, err := source.Root(wd)
+		if err != nil {
+			return "", usagef("no --project given and %s is not inside a git repository", wd)
+		}
+		want = root
+	} else if abs, err := filepath.Abs(want); err == nil && (filepath.IsAbs(want) || fileExists(want)) {
+		if root, err := source.Root(abs); err == nil {
+			want = root
+		}
+	}
+	var list struct {
+		Projects []daemon.ProjectInfo `json:"projects"`
+	}
+	if err := c.Do(ctx, "GET", "/v1/projects", nil, &list); err != nil {
+		return "", err
+	}
+	for _, p := range list.Projects {
+		if p.ID == want || p.Path == want {
+			return p.ID, nil
+		}
+	}
+	return "", fmt.Errorf("project %q is not registered: run `ragd add %s`", want, want)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func projectPath(id, rest string) string {
+	return "/v1/projects/" + url.PathEscape(id) + rest
+}
+
+// printJSON writes v indented.
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

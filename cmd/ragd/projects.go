@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ragd/ragd/daemon"
+)
+
+func cmdAdd(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("add")
+	name := fs.String("name", "", "short id (default: from the folder name)")
+	auto := fs.Bool("auto-reindex", false, "reindex by itself when HEAD moves")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("add takes one PATH, got %d", len(pos))
+	}
+	path := "."
+	if len(pos) == 1 {
+		path = pos[0]
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return fmt.Errorf("add %s: %w", path, err)
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	var p daemon.ProjectInfo
+	if err := c.Do(ctx, "POST", "/v1/projects", daemon.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto}, &p); err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(p)
+	}
+	fmt.Fprintf(e.stdout, "added project %s (%s); index it with: ragd reindex --project %s\n", p.ID, p.Path, p.ID)
+	return nil
+}
+
+func cmdProjects(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("projects")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	var list struct {
+		Projects []daemon.ProjectInfo `json:"projects"`
+	}
+	if err := c.Do(ctx, "GET", "/v1/projects", nil, &list); err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(list)
+	}
+	if len(list.Projects) == 0 {
+		fmt.Fprintln(e.stdout, "no projects: register one with `ragd add PATH`")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROJECT\tPATH\tAUTO-REINDEX\tSTALE")
+	for _, p := range list.Projects {
+		stale := strings.Join(p.Stale, ",")
+		if stale == "" {
+			stale = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", p.ID, p.Path, p.AutoReindex, stale)
+	}
+	return tw.Flush()
+}
+
+func cmdRemove(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("remove")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("remove takes one PROJECT")
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	e.project = pos[0]
+	id, err := e.projectID(ctx, c)
+	if err != nil {
+		return err
+	}
+	var out map[string]any
+	if err := c.Do(ctx, "DELETE", projectPath(id, ""), nil, &out); err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(out)
+	}
+	fmt.Fprintf(e.stdout, "removed project %s and its index\n", id)
+	return nil
+}

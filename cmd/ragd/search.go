@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/search"
+	"github.com/ragd/ragd/source"
+)
+
+// stringList is a repeatable or comma-separated flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			*s = append(*s, part)
+		}
+	}
+	return nil
+}
+
+func cmdSearch(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("search")
+	e.projectFlag(fs)
+	var scopes stringList
+	fs.Var(&scopes, "scope", "docs, adr or session (repeatable; default all)")
+	limit := fs.Int("limit", 0, "hits, 1..20 (default: the configured 6)")
+	fusion := fs.String("fusion", "", "weighted or rrf (default: configured)")
+	explain := fs.Bool("explain", false, "show each signal's rank and raw score")
+	session := fs.String("session", "", "the session this search belongs to")
+	actor := fs.String("actor", "person", "person or agent")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef(`search needs a query: ragd search "how are weights chosen"`)
+	}
+	query := strings.Join(pos, " ")
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	id, err := e.projectID(ctx, c)
+	if err != nil {
+		return err
+	}
+	req := daemon.SearchRequest{Query: query, Scopes: scopes, Fusion: *fusion, Explain: *explain, SessionID: *session, Actor: *actor}
+	if *limit != 0 {
+		req.Limit = limit
+	}
+	var resp daemon.SearchResponse
+	if err := c.Do(ctx, "POST", projectPath(id, "/search"), req, &resp); err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(resp)
+	}
+	printHits(e.stdout, &resp)
+	return nil
+}
+
+func printHits(w io.Writer, r *daemon.SearchResponse) {
+	if r.Degraded {
+		fmt.Fprintf(w, "! lexical only (vector half unavailable): %s\n", r.Reason)
+	}
+	if len(r.Stale) > 0 {
+		fmt.Fprintf(w, "! stale since last reindex: %s (ragd reindex)\n", strings.Join(r.Stale, ", "))
+	}
+	if len(r.Hits) == 0 {
+		reason := "no hit above the threshold"
+		if r.Reason != "" && !r.Degraded {
+			reason = r.Reason
+		}
+		fmt.Fprintf(w, "no hits: %s\n", reason)
+	}
+	for _, h := range r.Hits {
+		fmt.Fprintf(w, "[%d] %.3f  %s  (%s)\n", h.Rank, h.Score, citation(h.Origin), signals(h))
+		if h.Origin.Title != "" {
+			fmt.Fprintf(w, "    %s\n", h.Origin.Title)
+		}
+		for _, line := range snippet(h.Content, 320, 100) {
+			fmt.Fprintf(w, "    │ %s\n", line)
+		}
+		if h.Explain != nil {
+			fmt.Fprintf(w, "    explain: vector rank %s distance %s · lexical rank %s bm25 %s\n",
+				optInt(h.Explain.VectorRank), optFloat(h.Explain.Distance), optInt(h.Explain.LexicalRank), optFloat(h.Explain.BM25))
+		}
+		fmt.Fprintf(w, "    chunk %s\n", h.ChunkID)
+	}
+	how := string(r.Fusion)
+	if r.Weights.Vector != nil && r.Weights.Lexical != nil && r.Weights.Threshold != nil {
+		how += fmt.Sprintf(" %.2g/%.2g threshold %.2g", *r.Weights.Vector, *r.Weights.Lexical, *r.Weights.Threshold)
+	}
+	id := "none (telemetry not recorded: votes impossible)"
+	if r.SearchID != nil {
+		id = strconv.FormatInt(*r.SearchID, 10)
+	}
+	fmt.Fprintf(w, "search %s · %s · %s · %.1f ms\n", id, how, r.Normalization, r.LatencyMs)
+	if r.SearchID != nil && len(r.Hits) > 0 {
+		fmt.Fprintf(w, "vote: ragd feedback %d %s useful|irrelevant\n", *r.SearchID, r.Hits[0].ChunkID)
+	}
+}
+
+// citation renders an origin as "path § heading › heading" or "session S,
+// message E".
+func citation(o search.Origin) string {
+	if o.Kind == search.OriginSession {
+		return fmt.Sprintf("session %s, message %s", o.SessionID, o.EventID)
+	}
+	s := o.SourcePath
+	if len(o.HeadingPath) > 0 {
+		s += " § " + strings.Join(o.HeadingPath, " › ")
+	}
+	return s
+}
+
+func signals(h search.Hit) string {
+	return "vector " + optFloat(h.VectorScore) + " · lexical " + optFloat(h.LexicalScore)
+}
+
+// optFloat prints a nullable score: "—" for null, never 0.
+func optFloat(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*v, 'f', 3, 64)
+}
+
+func optInt(v *int) string {
+	if v == nil {
+		return "—"
+	}
+	return strconv.Itoa(*v)
+}
+
+// snippet returns the first max runes of s as lines of at most width runes,
+// whitespace collapsed.
+func snippet(s string, max, width int) []string {
+	words := strings.Fields(s)
+	var lines []string
+	var line strings.Builder
+	total := 0
+	for _, w := range words {
+		if total+utf8.RuneCountInString(w) > max {
+			line.WriteString(" …")
+			break
+		}
+		if line.Len() > 0 && utf8.RuneCountInString(line.String())+1+utf8.RuneCountInString(w) > width {
+			lines = append(lines, line.String())
+			line.Reset()
+		}
+		if line.Len() > 0 {
+			line.WriteByte(' ')
+		}
+		line.WriteString(w)
+		total += utf8.RuneCountInString(w) + 1
+	}
+	if line.Len() > 0 {
+		lines = append(lines, line.String())
+	}
+	return lines
+}
+
+func cmdFeedback(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("feedback")
+	session := fs.String("session", "", "the session this vote belongs to")
+	actor := fs.String("actor", "person", "person or agent")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 3 {
+		return usagef("feedback takes SEARCH_ID CHUNK_ID useful|irrelevant")
+	}
+	searchID, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || searchID <= 0 {
+		return usagef("search id %q: want the number a search printed", pos[0])
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	var vote search.Vote
+	if err := c.Do(ctx, "POST", "/v1/feedback", daemon.FeedbackRequest{SearchID: searchID, ChunkID: pos[1], Verdict: pos[2], Actor: *actor, SessionID: *session}, &vote); err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(vote)
+	}
+	fmt.Fprintf(e.stdout, "recorded: %s for the hit at rank %d of search %d", vote.Verdict, vote.Rank, vote.SearchID)
+	if vote.Replaced != "" {
+		fmt.Fprintf(e.stdout, " (was %s)", vote.Replaced)
+	}
+	fmt.Fprintln(e.stdout)
+	return nil
+}
+
+func cmdSessions(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("sessions")
+	e.projectFlag(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 || (pos[0] != "import" && pos[0] != "show") {
+		return usagef("sessions import FILE | sessions show EVENT_ID")
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	id, err := e.projectID(ctx, c)
+	if err != nil {
+		return err
+	}
+	if pos[0] == "show" {
+		var ev source.Event
+		if err := c.Do(ctx, "GET", projectPath(id, "/events/"+url.PathEscape(pos[1])), nil, &ev); err != nil {
+			return err
+		}
+		if e.json {
+			return e.printJSON(ev)
+		}
+		fmt.Fprintf(e.stdout, "%s  %s  %s (%s) in session %s\n\n%s\n", ev.Time.Local().Format("2006-01-02 15:04:05"), ev.ID, ev.Type, ev.Actor, ev.SessionID, ev.Text)
+		return nil
+	}
+	f, err := os.Open(pos[1])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var rep index.ImportReport
+	if err := c.Raw(ctx, "POST", projectPath(id, "/events/import"), "application/x-ndjson", f, &rep); err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(rep)
+	}
+	fmt.Fprintf(e.stdout, "%s: %d lines, %d events: %d stored (%d messages), %d duplicates, %d conflicts, %d malformed lines\n",
+		pos[1], rep.Lines, rep.Events, rep.Appended, rep.Messages, rep.Duplicates, len(rep.Conflicts), rep.Bad)
+	for _, le := range rep.LineErrors {
+		fmt.Fprintf(e.stdout, "  line %d: %s\n", le.Line, le.Reason)
+	}
+	for _, c := range rep.Conflicts {
+		fmt.Fprintf(e.stdout, "  conflict: %s\n", c.Error)
+	}
+	if rep.Messages > 0 {
+		fmt.Fprintln(e.stdout, "make them searchable: ragd reindex --scope session")
+	}
+	return nil
+}
+
+func cmdMeasure(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("measure")
+	project := fs.String("project", "", "one project (default: all)")
+	since := fs.String("since", "7d", "window start: RFC 3339 time or a duration back (7d, 12h)")
+	until := fs.String("until", "", "window end (default: now)")
+	k := fs.Int("k", 0, "the k of precision@k (default 6)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	q := url.Values{}
+	if *project != "" {
+		e.project = *project
+		id, err := e.projectID(ctx, c)
+		if err != nil {
+			return err
+		}
+		q.Set("project", id)
+	}
+	q.Set("since", *since)
+	if *until != "" {
+		q.Set("until", *until)
+	}
+	if *k != 0 {
+		q.Set("k", strconv.Itoa(*k))
+	}
+	var rep search.Report
+	if err := c.Do(ctx, "GET", "/v1/measure?"+q.Encode(), nil, &rep); err != nil {
+		return err
+	}
+	if e.json {
+		e.printJSON(rep)
+	} else if err := rep.WriteTable(e.stdout); err != nil {
+		return err
+	}
+	if rep.Failed {
+		if !e.json {
+			fmt.Fprintln(e.stderr, "ragd: measure failed:", rep.FailReason)
+		}
+		return errSilent
+	}
+	return nil
+}
