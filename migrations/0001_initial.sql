@@ -45,9 +45,12 @@ CREATE TABLE chunks (
 CREATE INDEX chunks_project_scope ON chunks (project_id, scope, source_path);
 CREATE INDEX chunks_session ON chunks (project_id, session_id);
 
--- chunks_fts: bm25 over the heading path and the text, kept in step with
--- chunks by the triggers below (external content: the text is stored once).
+-- chunks_fts: bm25 over the document title, the heading path and the text,
+-- kept in step with chunks by the triggers below (external content: the text
+-- is stored once). The title and headings name what every chunk of a section
+-- is about, though only the first chunk holds the heading line itself.
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    title,
     heading_path,
     content,
     content = 'chunks',
@@ -56,23 +59,23 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(
 );
 
 CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts (rowid, heading_path, content)
-    VALUES (new.seq, new.heading_path, new.content);
+    INSERT INTO chunks_fts (rowid, title, heading_path, content)
+    VALUES (new.seq, new.title, new.heading_path, new.content);
 END;
 
 CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts (chunks_fts, rowid, heading_path, content)
-    VALUES ('delete', old.seq, old.heading_path, old.content);
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, heading_path, content)
+    VALUES ('delete', old.seq, old.title, old.heading_path, old.content);
 END;
 
 -- Only when the indexed text really changed: a reindex updates kept rows with
 -- the same heading path, and re-indexing their text would be wasted work.
-CREATE TRIGGER chunks_fts_update AFTER UPDATE OF heading_path, content ON chunks
-WHEN old.heading_path IS NOT new.heading_path OR old.content IS NOT new.content BEGIN
-    INSERT INTO chunks_fts (chunks_fts, rowid, heading_path, content)
-    VALUES ('delete', old.seq, old.heading_path, old.content);
-    INSERT INTO chunks_fts (rowid, heading_path, content)
-    VALUES (new.seq, new.heading_path, new.content);
+CREATE TRIGGER chunks_fts_update AFTER UPDATE OF title, heading_path, content ON chunks
+WHEN old.title IS NOT new.title OR old.heading_path IS NOT new.heading_path OR old.content IS NOT new.content BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, heading_path, content)
+    VALUES ('delete', old.seq, old.title, old.heading_path, old.content);
+    INSERT INTO chunks_fts (rowid, title, heading_path, content)
+    VALUES (new.seq, new.title, new.heading_path, new.content);
 END;
 
 -- sessions and their events: the conversation log. Every event type is kept;
