@@ -98,6 +98,20 @@ func (e *env) client() (*client.Client, error) {
 	return client.New(paths.Socket), nil
 }
 
+// projectClient returns a client of the daemon and the id of the project
+// the command is about (see projectID).
+func (e *env) projectClient(ctx context.Context) (*client.Client, string, error) {
+	c, err := e.client()
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := e.projectID(ctx, c)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, id, nil
+}
+
 // projectID resolves --project, or the git repository containing the current
 // directory, to the id the daemon knows.
 func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {

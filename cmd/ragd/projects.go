@@ -91,12 +91,8 @@ func cmdRemove(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("remove takes one PROJECT")
 	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
 	e.project = pos[0]
-	id, err := e.projectID(ctx, c)
+	c, id, err := e.projectClient(ctx)
 	if err != nil {
 		return err
 	}

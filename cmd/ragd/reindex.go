@@ -26,11 +26,7 @@ func cmdReindex(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("reindex takes no arguments (use --project and --scope)")
 	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	id, err := e.projectID(ctx, c)
+	c, id, err := e.projectClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -146,11 +142,7 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	id, err := e.projectID(ctx, c)
+	c, id, err := e.projectClient(ctx)
 	if err != nil {
 		return err
 	}

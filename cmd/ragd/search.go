@@ -47,11 +47,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return usagef(`search needs a query: ragd search "how are weights chosen"`)
 	}
 	query := strings.Join(pos, " ")
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	id, err := e.projectID(ctx, c)
+	c, id, err := e.projectClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -216,11 +212,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 2 || (pos[0] != "import" && pos[0] != "show") {
 		return usagef("sessions import FILE | sessions show EVENT_ID")
 	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	id, err := e.projectID(ctx, c)
+	c, id, err := e.projectClient(ctx)
 	if err != nil {
 		return err
 	}
