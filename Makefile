@@ -33,7 +33,8 @@ setup:
 header: $(INCLUDE)/sqlite3.h
 $(INCLUDE)/sqlite3.h: go.mod
 	@mkdir -p $(INCLUDE)
-	@dir=$$($(GO) list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3) && \
+	@$(GO) mod download github.com/mattn/go-sqlite3
+	@dir=$$($(GO) list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3) && test -n "$$dir" && \
 		cp "$$dir/sqlite3-binding.h" $@.tmp && mv $@.tmp $@
 
 build: header

@@ -7,13 +7,14 @@ cd "$(dirname "$0")/.."
 
 # Debian packages:
 #   gcc, libc6-dev, make    cgo build of SQLite and sqlite-vec
+#   g++                     the test kit's Ollama build (llama.cpp)
 #   git                     a newcomer's clone (ragd itself reads git with go-git)
 #   curl                    the test kit's health checks, curl --unix-socket examples
 #   nodejs, npm             the test kit's use-lite embedding server
 #   nlohmann-json3-dev, libstb-dev  headers the test kit's Ollama build needs
 #   util-linux              flock, setsid, setpriv (the kit; the socket permission test)
 #   procps                  ps/pkill in scripts
-packages=(gcc libc6-dev make git curl nlohmann-json3-dev libstb-dev util-linux procps)
+packages=(gcc g++ libc6-dev make git curl nlohmann-json3-dev libstb-dev util-linux procps)
 # node and npm may come from outside Debian's packages: take them as they are.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	packages+=(nodejs npm)
