@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
 )
@@ -49,18 +50,7 @@ func replace(tb testing.TB, st *store.Store, project int64, scope string, in []s
 	}
 }
 
-func randomUnit(r *rand.Rand) []float32 {
-	v := make([]float32, testDims)
-	var sum float64
-	for i := range v {
-		v[i] = float32(r.NormFloat64())
-		sum += float64(v[i]) * float64(v[i])
-	}
-	for i := range v {
-		v[i] /= float32(math.Sqrt(sum))
-	}
-	return v
-}
+func randomUnit(r *rand.Rand) []float32 { return vectest.RandomUnit(r, testDims) }
 
 // vocabulary for random documents and queries.
 var vocabulary = strings.Fields(`alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi

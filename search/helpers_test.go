@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/store"
 )
 
@@ -139,18 +140,7 @@ func unit(sim float64) []float32 {
 	return []float32{float32(sim), float32(math.Sqrt(1 - sim*sim)), 0, 0}
 }
 
-func randomUnit(r *rand.Rand, dims int) []float32 {
-	v := make([]float32, dims)
-	var sum float64
-	for i := range v {
-		v[i] = float32(r.NormFloat64())
-		sum += float64(v[i]) * float64(v[i])
-	}
-	for i := range v {
-		v[i] /= float32(math.Sqrt(sum))
-	}
-	return v
-}
+func randomUnit(r *rand.Rand, dims int) []float32 { return vectest.RandomUnit(r, dims) }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 

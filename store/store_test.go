@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/ragd/ragd/internal/vectest"
 )
 
 // mustOpen opens a fresh store of dims in a temp dir.
@@ -39,18 +41,7 @@ func mustProject(tb testing.TB, s *Store, name string) Project {
 	return p
 }
 
-func randomUnit(r *rand.Rand, dims int) []float32 {
-	v := make([]float32, dims)
-	var sum float64
-	for i := range v {
-		v[i] = float32(r.NormFloat64())
-		sum += float64(v[i]) * float64(v[i])
-	}
-	for i := range v {
-		v[i] /= float32(math.Sqrt(sum))
-	}
-	return v
-}
+func randomUnit(r *rand.Rand, dims int) []float32 { return vectest.RandomUnit(r, dims) }
 
 func docChunk(path string, pos int, content string, vec []float32) ChunkInput {
 	return ChunkInput{
