@@ -30,7 +30,9 @@ func SpaceOf(model string, dims int) Space {
 		if !ok || tag != "latest" {
 			break
 		}
-		m = base
+		// "m :latest" is "m ": trim what the tag's removal bared, or the
+		// space would not survive its own String and ParseSpace.
+		m = strings.TrimSpace(base)
 	}
 	return Space{Model: m, Dims: dims}
 }
