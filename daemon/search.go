@@ -163,10 +163,10 @@ func (d *Daemon) handleMeasure(w http.ResponseWriter, r *http.Request) error {
 	}
 	now := time.Now()
 	var err error
-	if req.Since, err = parseWhen(q.Get("since"), now); err != nil {
+	if req.Since, err = ParseWhen(q.Get("since"), now); err != nil {
 		return badRequest("since: %v", err)
 	}
-	if req.Until, err = parseWhen(q.Get("until"), now); err != nil {
+	if req.Until, err = ParseWhen(q.Get("until"), now); err != nil {
 		return badRequest("until: %v", err)
 	}
 	if k := q.Get("k"); k != "" {
@@ -182,9 +182,10 @@ func (d *Daemon) handleMeasure(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// parseWhen reads "" (zero: the default), an RFC 3339 time, or a duration
-// back from now with a d suffix for days ("7d", "12h").
-func parseWhen(s string, now time.Time) (time.Time, error) {
+// ParseWhen reads a window bound as the measure route and `ragd eval
+// --telemetry` take it: "" (zero: the default), an RFC 3339 time, or a
+// duration back from now, with a d suffix for days ("7d", "12h").
+func ParseWhen(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}

@@ -171,11 +171,11 @@ func (e *env) prepareEval(ctx context.Context, src evalSource, golden string, ex
 		}
 		if src.telemetry {
 			now := time.Now()
-			since, err := parseWhen(src.since, now)
+			since, err := daemon.ParseWhen(src.since, now)
 			if err != nil {
 				return nil, usagef("--since: %v", err)
 			}
-			until, err := parseWhen(src.until, now)
+			until, err := daemon.ParseWhen(src.until, now)
 			if err != nil {
 				return nil, usagef("--until: %v", err)
 			}
@@ -266,28 +266,6 @@ func (e *env) storeProject(ctx context.Context, st *store.Store) (store.Project,
 		return p, fmt.Errorf("project %q is not registered: run `ragd add %s`", want, want)
 	}
 	return p, err
-}
-
-// parseWhen reads "" (zero), an RFC 3339 time, or a duration back from now
-// with a d suffix for days ("90d", "12h").
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		var n int
-		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == days {
-			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return time.Time{}, fmt.Errorf("%q: want an RFC 3339 time or a duration like 90d or 12h", s)
-	}
-	return now.Add(-d), nil
 }
 
 // jsonList is a repeatable flag of JSON values.
