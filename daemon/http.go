@@ -56,10 +56,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // writeError answers err: its own status for an httpError, 500 otherwise.
 // 500s are logged here, once, with the request; handlers never log.
 func (d *Daemon) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var he *httpError
-	if !errors.As(err, &he) {
-		he = d.classify(err)
-	}
+	he := d.asHTTPError(err)
 	if he.status >= 500 {
 		d.logger.Error("request failed", slog.Group("request", "method", r.Method, "path", r.URL.Path),
 			slog.Group("response", "status", he.status), "err", err)
@@ -68,7 +65,8 @@ func (d *Daemon) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // decodeJSON reads a JSON request body into v: the content type must be JSON,
-// the body at most the configured size, one object, no unknown fields.
+// the body at most the configured size, one value, and, when v is a struct,
+// no unknown fields.
 func (d *Daemon) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if err := requireJSON(r); err != nil {
 		return err
@@ -80,27 +78,10 @@ func (d *Daemon) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 		return describeDecodeError(err)
 	}
 	if dec.More() {
-		return badRequest("request body: more than one JSON value")
+		return badRequest("request body: more than one JSON value (a JSON-lines event file goes to POST /v1/projects/{project}/events/import)")
 	}
 	if _, err := io.Copy(io.Discard, body); err != nil {
 		return describeDecodeError(err)
-	}
-	return nil
-}
-
-// decodeJSONLoose is decodeJSON without the unknown-field check, for bodies
-// whose shape the handler inspects itself.
-func (d *Daemon) decodeJSONLoose(w http.ResponseWriter, r *http.Request, v *json.RawMessage) error {
-	if err := requireJSON(r); err != nil {
-		return err
-	}
-	body := http.MaxBytesReader(w, r.Body, d.cfg.Daemon.MaxBodyBytes)
-	dec := json.NewDecoder(body)
-	if err := dec.Decode(v); err != nil {
-		return describeDecodeError(err)
-	}
-	if dec.More() {
-		return badRequest("request body: more than one JSON value (for a JSON-lines file use /events/import)")
 	}
 	return nil
 }

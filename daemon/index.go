@@ -149,7 +149,7 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	var raw json.RawMessage
-	if err := d.decodeJSONLoose(w, r, &raw); err != nil {
+	if err := d.decodeJSON(w, r, &raw); err != nil {
 		return err
 	}
 	var events []source.Event
