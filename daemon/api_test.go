@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
@@ -17,7 +18,6 @@ import (
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/source"
 )
 
 // newServer is the fake Ollama the tests embed with.
@@ -291,7 +291,7 @@ func TestAPI_Sessions(t *testing.T) {
 		(hit.Origin.EventID != "e1" && hit.Origin.EventID != "e3") || hit.Origin.Title != "Storage talk" {
 		t.Fatalf("session hit: %+v", hit.Origin)
 	}
-	var ev source.Event
+	var ev ragd.Event
 	if err := c.Do(ctx, "GET", daemontest.ProjectPath("demo", "/events/"+hit.Origin.EventID), nil, &ev); err != nil {
 		daemontest.Fatal(t, "get event", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/daemontest"
@@ -222,7 +223,7 @@ func TestAPI_ClientGoesAwayMidReindex(t *testing.T) {
 func chunkIDs(tb testing.TB, s *store.Store, projectID int64) []string {
 	tb.Helper()
 	var ids []string
-	for _, scope := range store.Scopes {
+	for _, scope := range ragd.Scopes {
 		cs, err := s.ScopeChunks(context.Background(), projectID, scope)
 		if err != nil {
 			tb.Fatal(err)

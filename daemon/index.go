@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // ReindexRequest is the body of POST /v1/projects/{project}/reindex.
@@ -31,7 +31,7 @@ type ReindexEvent struct {
 
 // staleScopes lists the scopes of p whose sources moved since they were
 // last indexed (or that never were).
-func (d *Daemon) staleScopes(ctx context.Context, p store.Project) ([]string, error) {
+func (d *Daemon) staleScopes(ctx context.Context, p ragd.Project) ([]string, error) {
 	cov, err := d.indexer.Coverage(ctx, p)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func (d *Daemon) handleCoverage(w http.ResponseWriter, r *http.Request) error {
 // AppendEventsRequest is the body of POST /v1/projects/{project}/events: one
 // event, or many under "events".
 type AppendEventsRequest struct {
-	Events []source.Event `json:"events"`
+	Events []ragd.Event `json:"events"`
 }
 
 func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) error {
@@ -152,7 +152,7 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 	if err := d.decodeJSON(w, r, &raw); err != nil {
 		return err
 	}
-	var events []source.Event
+	var events []ragd.Event
 	var many struct {
 		Events []json.RawMessage `json:"events"`
 	}
@@ -169,7 +169,7 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 		if err != nil {
 			return badRequest("event: %v", err)
 		}
-		events = []source.Event{ev}
+		events = []ragd.Event{ev}
 	}
 	if len(events) == 0 {
 		return badRequest("no events: send one event object, or {\"events\": [...]}")
@@ -222,7 +222,7 @@ func (d *Daemon) handleGetEvent(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("event")
 	ev, err := d.indexer.Event(r.Context(), p, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, ragd.ErrNotFound) {
 		return notFound("project %s has no event %q", p.Name, id)
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
@@ -36,7 +37,7 @@ type PatchProjectRequest struct {
 	AutoReindex *bool `json:"autoReindex"`
 }
 
-func (d *Daemon) projectInfo(p store.Project) ProjectInfo {
+func (d *Daemon) projectInfo(p ragd.Project) ProjectInfo {
 	stale := d.watcher.staleScopes(p)
 	if stale == nil {
 		stale = []string{}
@@ -45,10 +46,10 @@ func (d *Daemon) projectInfo(p store.Project) ProjectInfo {
 }
 
 // project resolves the {project} path value: a name, or a URL-escaped path.
-func (d *Daemon) project(r *http.Request) (store.Project, error) {
+func (d *Daemon) project(r *http.Request) (ragd.Project, error) {
 	id := r.PathValue("project")
 	p, err := d.store.Project(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, ragd.ErrNotFound) {
 		return p, notFound("unknown project %q: register it with `ragd add PATH` (GET /v1/projects lists them)", id)
 	}
 	return p, err
@@ -98,7 +99,7 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 	if existing, err := d.store.Project(r.Context(), root); err == nil {
 		return conflict("exists", "%s is already registered as project %q", root, existing.Name)
 	}
-	var p store.Project
+	var p ragd.Project
 	if name != "" {
 		p, err = d.store.AddProject(r.Context(), name, root)
 	} else {
@@ -110,7 +111,7 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 				name = base + "-" + strconv.Itoa(i)
 			}
 			p, err = d.store.AddProject(r.Context(), name, root)
-			if !errors.Is(err, store.ErrExists) || i >= 100 {
+			if !errors.Is(err, ragd.ErrExists) || i >= 100 {
 				break
 			}
 		}

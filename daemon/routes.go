@@ -6,10 +6,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
-	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // Handler returns the daemon's HTTP API. Every route is under /v1; the
@@ -91,15 +90,15 @@ func (m *methodWriter) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 // classify maps domain errors to statuses, in one place.
 func (d *Daemon) classify(err error) *httpError {
 	switch {
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, search.ErrNotFound):
+	case errors.Is(err, ragd.ErrNotFound), errors.Is(err, ragd.ErrNotFound):
 		return &httpError{http.StatusNotFound, "not_found", err.Error()}
-	case errors.Is(err, search.ErrInvalid):
+	case errors.Is(err, ragd.ErrInvalid):
 		return &httpError{http.StatusBadRequest, "bad_request", err.Error()}
 	case errors.Is(err, index.ErrAlreadyRunning):
 		return &httpError{http.StatusConflict, "already_running", err.Error()}
 	case errors.Is(err, source.ErrNotRepository), errors.Is(err, source.ErrNoCommits), errors.Is(err, source.ErrNoWorkTree):
 		return &httpError{http.StatusBadRequest, "bad_repository", err.Error()}
-	case errors.Is(err, store.ErrExists):
+	case errors.Is(err, ragd.ErrExists):
 		return &httpError{http.StatusConflict, "exists", err.Error()}
 	case errors.Is(err, context.Canceled) && d.ctx.Err() != nil:
 		return &httpError{http.StatusServiceUnavailable, "shutting_down", "ragd is shutting down: " + err.Error()}

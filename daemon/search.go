@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // searchConfig turns the [search] section into the search package's
@@ -90,14 +89,14 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 
 // narrate appends a rag.* event to a session's log. It never fails the
 // request: the telemetry row is the record, the event only tells the story.
-func (d *Daemon) narrate(ctx context.Context, p store.Project, sessionID, typ, actor string, payload map[string]any) {
+func (d *Daemon) narrate(ctx context.Context, p ragd.Project, sessionID, typ, actor string, payload map[string]any) {
 	raw, _ := json.Marshal(payload)
 	now := time.Now().UTC()
-	ev := source.Event{
+	ev := ragd.Event{
 		ID: fmt.Sprintf("%s-%d-%d", typ, d.narrated.Add(1), now.UnixNano()), SessionID: sessionID, Type: typ,
 		Actor: actor, Time: now, Payload: raw,
 	}
-	if _, err := d.indexer.AppendEvents(ctx, p, []source.Event{ev}); err != nil {
+	if _, err := d.indexer.AppendEvents(ctx, p, []ragd.Event{ev}); err != nil {
 		d.logger.Warn("narrate in session log", "session", sessionID, "type", typ, "err", err)
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // refreshDelay gathers the burst of file events one git command makes (a
@@ -37,7 +37,7 @@ type watcher struct {
 }
 
 type watched struct {
-	p     store.Project
+	p     ragd.Project
 	stale []string
 	timer *time.Timer // pending refresh
 	auto  *time.Timer // pending auto-reindex
@@ -66,7 +66,7 @@ func newWatcher(d *Daemon) (*watcher, error) {
 }
 
 // add starts watching a project (again, after a settings change).
-func (w *watcher) add(p store.Project) {
+func (w *watcher) add(p ragd.Project) {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -112,7 +112,7 @@ func (w *watcher) watchDir(dir string, projectID int64) {
 }
 
 // remove stops watching a project.
-func (w *watcher) remove(p store.Project) {
+func (w *watcher) remove(p ragd.Project) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if wp, ok := w.projects[p.ID]; ok {
@@ -221,7 +221,7 @@ func (w *watcher) refresh(id int64) {
 	}
 }
 
-func (w *watcher) autoReindex(p store.Project, scopes []string) {
+func (w *watcher) autoReindex(p ragd.Project, scopes []string) {
 	// Counted under the lock that close takes, so that Close never waits on
 	// d.wg while a timer adds to it. A project removed, or switched to
 	// manual, since the timer was set is left alone.
@@ -247,7 +247,7 @@ func (w *watcher) autoReindex(p store.Project, scopes []string) {
 }
 
 // staleScopes returns the project's stale scopes as last computed.
-func (w *watcher) staleScopes(p store.Project) []string {
+func (w *watcher) staleScopes(p ragd.Project) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if wp, ok := w.projects[p.ID]; ok {

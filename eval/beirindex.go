@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/index"
@@ -40,7 +41,7 @@ type BEIRIndexOptions struct {
 // BEIRIndex is a BEIR corpus indexed as a project of its own store.
 type BEIRIndex struct {
 	Store   *store.Store
-	Project store.Project
+	Project ragd.Project
 	// Embedder is the documents' embedder; it caches in Store.
 	Embedder *embedding.Service
 	Repo     index.BEIRRepo
@@ -110,7 +111,7 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 		}
 	}()
 	x.Project, err = x.Store.Project(ctx, BEIRProject)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, ragd.ErrNotFound) {
 		x.Project, err = x.Store.AddProject(ctx, BEIRProject, x.Repo.Dir)
 	}
 	if err != nil {
@@ -121,7 +122,7 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 	}
 	ix := &index.Indexer{Store: x.Store, Embedder: x.Embedder, Chunking: opt.Chunking, Logger: opt.Logger}
 	start = time.Now()
-	x.Report, err = ix.Reindex(ctx, x.Project, []string{store.ScopeDocs}, opt.Progress)
+	x.Report, err = ix.Reindex(ctx, x.Project, []string{ragd.ScopeDocs}, opt.Progress)
 	x.IndexTime = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("BEIR index of %s: %w", b.Corpus, err)

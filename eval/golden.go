@@ -11,8 +11,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/store"
 )
 
 // Set is a set of judged queries and what was noticed reading them.
@@ -259,8 +259,8 @@ func parseGoldenLine(line []byte, n int, name string, le *lineErrors) *Query {
 		}
 	}
 	for _, sc := range g.Scopes {
-		if !store.ValidScope(sc) {
-			le.add(n, "unknown scope %q, want %s", sc, strings.Join(store.Scopes, ", "))
+		if !ragd.ValidScope(sc) {
+			le.add(n, "unknown scope %q, want %s", sc, strings.Join(ragd.Scopes, ", "))
 		}
 	}
 	q.Scopes = g.Scopes

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
@@ -85,7 +86,7 @@ func (v *vecEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, b
 
 // randomCorpus fills a project with files of a few sections, random words
 // and random vectors, some without a vector; it returns the project.
-func randomCorpus(tb testing.TB, st *store.Store, seed int64, files int) store.Project {
+func randomCorpus(tb testing.TB, st *store.Store, seed int64, files int) ragd.Project {
 	tb.Helper()
 	p, err := st.AddProject(context.Background(), "p", "/repos/p")
 	if err != nil {
@@ -109,8 +110,8 @@ func randomCorpus(tb testing.TB, st *store.Store, seed int64, files int) store.P
 			*scope = append(*scope, fileChunk(path, pos, fmt.Sprintf("File %d", f), heading, randomText(r, 5+r.Intn(30)), vec))
 		}
 	}
-	replace(tb, st, p.ID, store.ScopeDocs, docs)
-	replace(tb, st, p.ID, store.ScopeADR, adrs)
+	replace(tb, st, p.ID, ragd.ScopeDocs, docs)
+	replace(tb, st, p.ID, ragd.ScopeADR, adrs)
 	return p
 }
 

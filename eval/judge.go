@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/store"
 )
 
 // Citation is what a hit must cite to be relevant to a query. Exactly one
@@ -34,7 +34,7 @@ type Citation struct {
 }
 
 // Matches reports whether chunk ch satisfies c.
-func (c Citation) Matches(ch store.Chunk) bool {
+func (c Citation) Matches(ch ragd.Chunk) bool {
 	switch {
 	case c.ChunkID != "":
 		return ch.ID == c.ChunkID
@@ -90,17 +90,17 @@ const (
 )
 
 // unitKey returns the unit of ch.
-func unitKey(u Unit, ch store.Chunk) string {
+func unitKey(u Unit, ch ragd.Chunk) string {
 	switch u {
 	case UnitChunk:
 		return ch.ID
 	case UnitDocument:
-		if ch.Scope == store.ScopeSession {
+		if ch.Scope == ragd.ScopeSession {
 			return "s\x00" + ch.SessionID
 		}
 		return "f\x00" + ch.SourcePath
 	}
-	if ch.Scope == store.ScopeSession {
+	if ch.Scope == ragd.ScopeSession {
 		return "s\x00" + ch.SessionID + "\x00" + ch.EventID
 	}
 	return "f\x00" + ch.SourcePath + "\x00" + strings.Join(ch.HeadingPath, "\x00")
@@ -154,7 +154,7 @@ type judgeEntry struct {
 }
 
 // newJudge prepares the judgment of rankings over chunks for q.
-func newJudge(q *Query, chunks map[string]store.Chunk) *judge {
+func newJudge(q *Query, chunks map[string]ragd.Chunk) *judge {
 	j := &judge{entries: make(map[string]judgeEntry, len(chunks)), condensed: q.Judged != nil}
 	for _, c := range q.Relevant {
 		j.ideal = append(j.ideal, c.Grade)

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/store"
 )
 
 func ranking(ids ...string) []search.Fused {
@@ -17,16 +17,16 @@ func ranking(ids ...string) []search.Fused {
 	return out
 }
 
-func chunkMap(cs ...store.Chunk) map[string]store.Chunk {
-	m := map[string]store.Chunk{}
+func chunkMap(cs ...ragd.Chunk) map[string]ragd.Chunk {
+	m := map[string]ragd.Chunk{}
 	for _, c := range cs {
 		m[c.ID] = c
 	}
 	return m
 }
 
-func beirChunk(id, doc string, pos int) store.Chunk {
-	return store.Chunk{ID: id, Scope: store.ScopeDocs, SourcePath: index.BEIRPath(doc), Position: pos}
+func beirChunk(id, doc string, pos int) ragd.Chunk {
+	return ragd.Chunk{ID: id, Scope: ragd.ScopeDocs, SourcePath: index.BEIRPath(doc), Position: pos}
 }
 
 func TestJudgeDedupesDocuments(t *testing.T) {
@@ -51,19 +51,19 @@ func TestJudgeDedupesDocuments(t *testing.T) {
 }
 
 func TestJudgeSectionsAndSessions(t *testing.T) {
-	decision1 := store.Chunk{ID: "d1", Scope: store.ScopeADR, SourcePath: "docs/adr/0002-x.md", Title: "ADR 2", HeadingPath: []string{"Decision"}}
-	decision2 := store.Chunk{ID: "d2", Scope: store.ScopeADR, SourcePath: "docs/adr/0002-x.md", Title: "ADR 2", HeadingPath: []string{"Decision"}, Position: 1}
-	weights := store.Chunk{ID: "w", Scope: store.ScopeADR, SourcePath: "docs/adr/0002-x.md", Title: "ADR 2", HeadingPath: []string{"Decision", "Weights"}, Position: 2}
-	context := store.Chunk{ID: "c", Scope: store.ScopeADR, SourcePath: "docs/adr/0002-x.md", Title: "ADR 2", HeadingPath: []string{"Context"}, Position: 3}
-	other := store.Chunk{ID: "o", Scope: store.ScopeDocs, SourcePath: "docs/guide.md", HeadingPath: []string{"Decision"}}
-	msg5 := store.Chunk{ID: "m5", Scope: store.ScopeSession, SessionID: "s1", EventID: "e5"}
-	msg6 := store.Chunk{ID: "m6", Scope: store.ScopeSession, SessionID: "s1", EventID: "e6"}
-	msg7 := store.Chunk{ID: "m7", Scope: store.ScopeSession, SessionID: "s2", EventID: "e7"}
+	decision1 := ragd.Chunk{ID: "d1", Scope: ragd.ScopeADR, SourcePath: "docs/adr/0002-x.md", Title: "ADR 2", HeadingPath: []string{"Decision"}}
+	decision2 := ragd.Chunk{ID: "d2", Scope: ragd.ScopeADR, SourcePath: "docs/adr/0002-x.md", Title: "ADR 2", HeadingPath: []string{"Decision"}, Position: 1}
+	weights := ragd.Chunk{ID: "w", Scope: ragd.ScopeADR, SourcePath: "docs/adr/0002-x.md", Title: "ADR 2", HeadingPath: []string{"Decision", "Weights"}, Position: 2}
+	context := ragd.Chunk{ID: "c", Scope: ragd.ScopeADR, SourcePath: "docs/adr/0002-x.md", Title: "ADR 2", HeadingPath: []string{"Context"}, Position: 3}
+	other := ragd.Chunk{ID: "o", Scope: ragd.ScopeDocs, SourcePath: "docs/guide.md", HeadingPath: []string{"Decision"}}
+	msg5 := ragd.Chunk{ID: "m5", Scope: ragd.ScopeSession, SessionID: "s1", EventID: "e5"}
+	msg6 := ragd.Chunk{ID: "m6", Scope: ragd.ScopeSession, SessionID: "s1", EventID: "e6"}
+	msg7 := ragd.Chunk{ID: "m7", Scope: ragd.ScopeSession, SessionID: "s2", EventID: "e7"}
 	chunks := chunkMap(decision1, decision2, weights, context, other, msg5, msg6, msg7)
 
 	cite := Citation{SourcePath: "docs/adr/0002-x.md", HeadingPath: []string{"Decision"}, Grade: 2}
 	for _, c := range []struct {
-		ch   store.Chunk
+		ch   ragd.Chunk
 		want bool
 	}{{decision1, true}, {weights, true}, {context, false}, {other, false}, {msg5, false}} {
 		if got := cite.Matches(c.ch); got != c.want {
@@ -90,7 +90,7 @@ func TestJudgeSectionsAndSessions(t *testing.T) {
 }
 
 func TestJudgeCondensed(t *testing.T) {
-	chunks := chunkMap(store.Chunk{ID: "a"}, store.Chunk{ID: "b"}, store.Chunk{ID: "c"}, store.Chunk{ID: "d"})
+	chunks := chunkMap(ragd.Chunk{ID: "a"}, ragd.Chunk{ID: "b"}, ragd.Chunk{ID: "c"}, ragd.Chunk{ID: "d"})
 	q := &Query{Unit: UnitChunk, Relevant: []Citation{{ChunkID: "c", Grade: 1}}, Judged: map[string]bool{"b": true}}
 	j := newJudge(q, chunks)
 	// a and d were never voted on: left out; b was voted irrelevant.
@@ -100,11 +100,11 @@ func TestJudgeCondensed(t *testing.T) {
 }
 
 func TestJudgeCutsAtMaxUnits(t *testing.T) {
-	var cs []store.Chunk
+	var cs []ragd.Chunk
 	var ids []string
 	for i := range 150 {
 		id := string(rune(0x4e00 + i))
-		cs = append(cs, store.Chunk{ID: id})
+		cs = append(cs, ragd.Chunk{ID: id})
 		ids = append(ids, id)
 	}
 	q := &Query{Unit: UnitChunk, Relevant: []Citation{{ChunkID: ids[120], Grade: 1}}}

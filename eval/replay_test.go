@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
 )
@@ -104,7 +105,7 @@ func TestRetrieveModeMatchesSearch(t *testing.T) {
 	}
 }
 
-func ids(cs []store.Chunk) []string {
+func ids(cs []ragd.Chunk) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.ID
@@ -122,7 +123,7 @@ func TestCandidatesRecordNothing(t *testing.T) {
 	if _, err := s.Candidates(ctx, search.CandidatesRequest{ProjectID: p.ID, Query: "alpha beta", Depth: 50, Fill: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.LoadSearch(ctx, 1); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.LoadSearch(ctx, 1); !errors.Is(err, ragd.ErrNotFound) {
 		t.Fatalf("after Candidates, search 1: %v, want not found (nothing recorded)", err)
 	}
 	if _, err := s.Search(ctx, search.Request{ProjectID: p.ID, Query: "alpha", Limit: 6, Purpose: search.PurposeEval}); err != nil {
@@ -147,7 +148,7 @@ func TestCandidatesBadInput(t *testing.T) {
 		{ProjectID: p.ID, Query: "alpha", Depth: search.MaxCandidates + 1},
 		{ProjectID: p.ID, Query: "alpha", Depth: 10, Scopes: []string{"nope"}},
 	} {
-		if _, err := s.Candidates(context.Background(), req); !errors.Is(err, search.ErrInvalid) {
+		if _, err := s.Candidates(context.Background(), req); !errors.Is(err, ragd.ErrInvalid) {
 			t.Errorf("%+v: %v, want ErrInvalid", req, err)
 		}
 	}

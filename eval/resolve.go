@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
@@ -61,7 +62,7 @@ type ProjectResolver struct {
 
 // NewProjectResolver reads what p's citations can name: the file paths at
 // HEAD of p's repository, its session messages and its indexed chunks.
-func NewProjectResolver(ctx context.Context, st *store.Store, p store.Project) (*ProjectResolver, error) {
+func NewProjectResolver(ctx context.Context, st *store.Store, p ragd.Project) (*ProjectResolver, error) {
 	r := &ProjectResolver{files: map[string]bool{}, headings: map[string][][]string{}, sessions: map[string]bool{},
 		events: map[string]string{}, indexed: map[string]map[string]bool{}}
 	head, err := source.Head(ctx, p.Path)
@@ -74,7 +75,7 @@ func NewProjectResolver(ctx context.Context, st *store.Store, p store.Project) (
 			return nil, fmt.Errorf("resolve citations of project %s: %w", p.Name, err)
 		}
 	}
-	msgs, err := st.Messages(ctx, p.ID, []string{source.TypeChatMessage, source.TypeAgentResponse})
+	msgs, err := st.Messages(ctx, p.ID, []string{ragd.TypeChatMessage, ragd.TypeAgentResponse})
 	if err != nil {
 		return nil, fmt.Errorf("resolve citations of project %s: %w", p.Name, err)
 	}
@@ -82,13 +83,13 @@ func NewProjectResolver(ctx context.Context, st *store.Store, p store.Project) (
 		r.sessions[m.SessionID] = true
 		r.events[m.EventID] = m.SessionID
 	}
-	for _, scope := range store.Scopes {
+	for _, scope := range ragd.Scopes {
 		chunks, err := st.ScopeChunks(ctx, p.ID, scope)
 		if err != nil {
 			return nil, fmt.Errorf("resolve citations of project %s: %w", p.Name, err)
 		}
 		for _, c := range chunks {
-			if scope == store.ScopeSession {
+			if scope == ragd.ScopeSession {
 				if r.indexed[c.SessionID] == nil {
 					r.indexed[c.SessionID] = map[string]bool{}
 				}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/store"
 )
@@ -24,18 +25,18 @@ func TestResolveAgainstProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replace(t, st, p.ID, store.ScopeADR, []store.ChunkInput{
+	replace(t, st, p.ID, ragd.ScopeADR, []store.ChunkInput{
 		fileChunk("docs/adr/0002-x.md", 0, "ADR 2", []string{"Decision"}, "We weigh.", nil),
 	})
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if _, err := st.AppendEvents(ctx, p.ID, []store.Event{
+	if _, err := st.AppendEvents(ctx, p.ID, []ragd.Event{
 		{ID: "e5", SessionID: "s1", Type: "chat.message", Actor: "person", Text: "why weights?", Time: at},
 		{ID: "e6", SessionID: "s1", Type: "agent.response", Actor: "agent", Text: "because", Time: at.Add(time.Second)},
 		{ID: "e7", SessionID: "s2", Type: "chat.message", Actor: "person", Text: "other", Time: at},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	replace(t, st, p.ID, store.ScopeSession, []store.ChunkInput{
+	replace(t, st, p.ID, ragd.ScopeSession, []store.ChunkInput{
 		{SessionID: "s1", EventID: "e5", Position: 0, Content: "why weights?", ContentHash: hashOf("why weights?")},
 	})
 

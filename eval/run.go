@@ -8,8 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/store"
 )
 
 // Retrieval is one judged query's candidates, retrieved once and replayed
@@ -172,9 +172,9 @@ func (r *Retrieval) Score(m Mode) Scores {
 }
 
 // Ranking replays m over r and returns the chunks it ranks, best first.
-func (r *Retrieval) Ranking(m Mode) []store.Chunk {
+func (r *Retrieval) Ranking(m Mode) []ragd.Chunk {
 	ranked := r.rank(m)
-	out := make([]store.Chunk, len(ranked))
+	out := make([]ragd.Chunk, len(ranked))
 	for i, f := range ranked {
 		out[i] = r.R.Chunks[f.ChunkID]
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/store"
@@ -96,7 +97,7 @@ func TestReindex_CancelledBeforeWriteWritesNothing(t *testing.T) {
 				t.Fatalf("report: %+v", rep)
 			}
 			// Recorded as failed; the last ok run is still the old one.
-			for _, scope := range store.Scopes {
+			for _, scope := range ragd.Scopes {
 				run, err := s.LastRun(ctx, p.ID, scope, "")
 				if err != nil || run.Status != store.RunFailed {
 					t.Errorf("%s run: %+v, %v", scope, run, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
@@ -74,7 +75,7 @@ type ScopeCoverage struct {
 // under docs/ at HEAD (or in the working tree, with Indexer.Source.WorkTree)
 // and the sessions of its log. A repository that cannot be read is a note,
 // not an error: the session coverage still holds. The error is the store's.
-func (ix *Indexer) Coverage(ctx context.Context, p store.Project) (*Coverage, error) {
+func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*Coverage, error) {
 	cov := &Coverage{Project: p.Name, Notes: []string{}}
 	_, cov.Running = ix.Running(p.ID)
 
@@ -89,7 +90,7 @@ func (ix *Indexer) Coverage(ctx context.Context, p store.Project) (*Coverage, er
 		cov.Head = &Head{Commit: tree.Commit, Branch: tree.Branch, Detached: tree.Detached, WorkTree: tree.WorkTree}
 		cov.Notes = append(cov.Notes, tree.Notes...)
 	}
-	for _, scope := range []string{store.ScopeDocs, store.ScopeADR} {
+	for _, scope := range []string{ragd.ScopeDocs, ragd.ScopeADR} {
 		sc, err := ix.docCoverage(ctx, p, scope, tree)
 		if err != nil {
 			return nil, err
@@ -105,9 +106,9 @@ func (ix *Indexer) Coverage(ctx context.Context, p store.Project) (*Coverage, er
 }
 
 // lastOK returns the last successful run of a scope, or nil.
-func (ix *Indexer) lastOK(ctx context.Context, p store.Project, scope string) (*store.Run, error) {
+func (ix *Indexer) lastOK(ctx context.Context, p ragd.Project, scope string) (*store.Run, error) {
 	run, err := ix.Store.LastRun(ctx, p.ID, scope, store.RunOK)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, ragd.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -116,7 +117,7 @@ func (ix *Indexer) lastOK(ctx context.Context, p store.Project, scope string) (*
 	return &run, nil
 }
 
-func (ix *Indexer) docCoverage(ctx context.Context, p store.Project, scope string, tree *source.Tree) (*ScopeCoverage, error) {
+func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string, tree *source.Tree) (*ScopeCoverage, error) {
 	sc := &ScopeCoverage{Scope: scope, Unit: "files", Unindexed: []string{}}
 	stats, err := ix.Store.ScopeStats(ctx, p.ID, scope)
 	if err != nil {
@@ -184,14 +185,14 @@ func short(commit string) string {
 	return commit[:min(len(commit), 12)]
 }
 
-func (ix *Indexer) sessionCoverage(ctx context.Context, p store.Project) (*ScopeCoverage, error) {
-	sc := &ScopeCoverage{Scope: store.ScopeSession, Unit: "sessions", Unindexed: []string{}}
-	chunks, err := ix.Store.ScopeStats(ctx, p.ID, store.ScopeSession)
+func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*ScopeCoverage, error) {
+	sc := &ScopeCoverage{Scope: ragd.ScopeSession, Unit: "sessions", Unindexed: []string{}}
+	chunks, err := ix.Store.ScopeStats(ctx, p.ID, ragd.ScopeSession)
 	if err != nil {
 		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
 	}
 	sc.Chunks, sc.LexicalOnly = chunks.Chunks, chunks.LexicalOnly
-	run, err := ix.lastOK(ctx, p, store.ScopeSession)
+	run, err := ix.lastOK(ctx, p, ragd.ScopeSession)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func (ix *Indexer) sessionCoverage(ctx context.Context, p store.Project) (*Scope
 			since = *last.EventsThrough
 		}
 	}
-	stats, err := ix.Store.SessionStats(ctx, p.ID, indexedTypes, since)
+	stats, err := ix.Store.SessionStats(ctx, p.ID, ragd.IndexedTypes, since)
 	if err != nil {
 		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
 	}
@@ -229,8 +230,8 @@ func (ix *Indexer) sessionCoverage(ctx context.Context, p store.Project) (*Scope
 }
 
 // unindexedSessions lists the first sessions with messages but no chunk.
-func (ix *Indexer) unindexedSessions(ctx context.Context, p store.Project, indexed map[string]int) ([]string, error) {
-	msgs, err := ix.Store.Messages(ctx, p.ID, indexedTypes)
+func (ix *Indexer) unindexedSessions(ctx context.Context, p ragd.Project, indexed map[string]int) ([]string, error) {
+	msgs, err := ix.Store.Messages(ctx, p.ID, ragd.IndexedTypes)
 	if err != nil {
 		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
 	}

@@ -7,13 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
-	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
-func coverage(tb testing.TB, ix *index.Indexer, p store.Project) (*index.Coverage, map[string]*index.ScopeCoverage) {
+func coverage(tb testing.TB, ix *index.Indexer, p ragd.Project) (*index.Coverage, map[string]*index.ScopeCoverage) {
 	tb.Helper()
 	cov, err := ix.Coverage(context.Background(), p)
 	if err != nil {
@@ -104,11 +103,11 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 	}
 
 	// One more message: session stale again.
-	if _, err := ix.AppendEvents(ctx, p, []source.Event{event("n1", "s1", "chat.message", "one more", 60)}); err != nil {
+	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{event("n1", "s1", "chat.message", "one more", 60)}); err != nil {
 		t.Fatal(err)
 	}
 	// A tool event is no message: it does not make the index stale.
-	if _, err := ix.AppendEvents(ctx, p, []source.Event{event("n2", "s1", "tool.call", "", 61)}); err != nil {
+	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{event("n2", "s1", "tool.call", "", 61)}); err != nil {
 		t.Fatal(err)
 	}
 	_, by = coverage(t, ix, p)
@@ -129,7 +128,7 @@ func TestCoverage_UnreadableRepository(t *testing.T) {
 	s := openStore(t)
 	p := addProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
-	if _, err := ix.AppendEvents(ctx, p, []source.Event{event("e1", "s1", "chat.message", "hi", 0)}); err != nil {
+	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{event("e1", "s1", "chat.message", "hi", 0)}); err != nil {
 		t.Fatal(err)
 	}
 	reindex(t, ix, p, "session")

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
@@ -37,9 +38,9 @@ const adrPrefix = "docs/adr/"
 // too (a submodule, a linked directory).
 func scopeOfPath(p string) string {
 	if strings.HasPrefix(p, adrPrefix) {
-		return store.ScopeADR
+		return ragd.ScopeADR
 	}
-	return store.ScopeDocs
+	return ragd.ScopeDocs
 }
 
 // digest identifies the documents of a scope in tree: the SHA-256 of their

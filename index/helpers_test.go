@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
@@ -41,7 +42,7 @@ func openStoreAt(tb testing.TB, path string, dims int) *store.Store {
 	return s
 }
 
-func addProject(tb testing.TB, s *store.Store, name, path string) store.Project {
+func addProject(tb testing.TB, s *store.Store, name, path string) ragd.Project {
 	tb.Helper()
 	p, err := s.AddProject(context.Background(), name, path)
 	if err != nil {
@@ -81,7 +82,7 @@ func newIndexer(s *store.Store, e index.Embedder) *index.Indexer {
 var quiet = slog.New(slog.DiscardHandler)
 
 // chunks lists a scope's chunks, ordered by source and position.
-func chunks(tb testing.TB, s *store.Store, p store.Project, scope string) []store.Chunk {
+func chunks(tb testing.TB, s *store.Store, p ragd.Project, scope string) []ragd.Chunk {
 	tb.Helper()
 	cs, err := s.ScopeChunks(context.Background(), p.ID, scope)
 	if err != nil {
@@ -90,7 +91,7 @@ func chunks(tb testing.TB, s *store.Store, p store.Project, scope string) []stor
 	return cs
 }
 
-func ids(cs []store.Chunk) []string {
+func ids(cs []ragd.Chunk) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.ID
@@ -99,7 +100,7 @@ func ids(cs []store.Chunk) []string {
 }
 
 // sources lists the distinct source paths of chunks, sorted.
-func sources(cs []store.Chunk) []string {
+func sources(cs []ragd.Chunk) []string {
 	var out []string
 	for _, c := range cs {
 		if !slices.Contains(out, c.SourcePath) {
@@ -125,7 +126,7 @@ func doc(title string, n int) string {
 	return b.String()
 }
 
-func reindex(tb testing.TB, ix *index.Indexer, p store.Project, scopes ...string) *index.Report {
+func reindex(tb testing.TB, ix *index.Indexer, p ragd.Project, scopes ...string) *index.Report {
 	tb.Helper()
 	rep, err := ix.Reindex(context.Background(), p, scopes, nil)
 	if err != nil {

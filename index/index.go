@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/source"
@@ -55,10 +56,10 @@ var (
 	// ErrNoCommits means the project's repository has nothing committed.
 	ErrNoCommits = source.ErrNoCommits
 	// ErrInvalidEvent means an event breaks the rules of the event format.
-	ErrInvalidEvent = source.ErrInvalidEvent
+	ErrInvalidEvent = ragd.ErrInvalidEvent
 	// ErrEventConflict means an event id is already stored with other
 	// content.
-	ErrEventConflict = store.ErrEventConflict
+	ErrEventConflict = ragd.ErrEventConflict
 )
 
 // RunningError is the error of a reindex refused because another reindex of
@@ -130,7 +131,7 @@ func (ix *Indexer) chunkOptions() (chunking.Options, error) {
 }
 
 // acquire marks a reindex of p as running, or returns a *RunningError.
-func (ix *Indexer) acquire(p store.Project) (release func(), err error) {
+func (ix *Indexer) acquire(p ragd.Project) (release func(), err error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if since, ok := ix.running[p.ID]; ok {
@@ -164,17 +165,17 @@ func ParseScopes(names []string) ([]string, error) {
 	for _, n := range names {
 		switch {
 		case n == AllScopes:
-			for _, s := range store.Scopes {
+			for _, s := range ragd.Scopes {
 				want[s] = true
 			}
-		case store.ValidScope(n):
+		case ragd.ValidScope(n):
 			want[n] = true
 		default:
 			return nil, fmt.Errorf("%w %q: want docs, adr, session or all", ErrUnknownScope, n)
 		}
 	}
 	var out []string
-	for _, s := range store.Scopes {
+	for _, s := range ragd.Scopes {
 		if want[s] || len(names) == 0 {
 			out = append(out, s)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
@@ -154,7 +155,7 @@ func TestReindex_KilledMidWriteLeavesOldIndexWhole(t *testing.T) {
 
 // assertSearchable checks that the FTS and vector indexes agree with the
 // chunks: every chunk's own text finds it, and KNN sees one vector per chunk.
-func assertSearchable(t *testing.T, s *store.Store, p store.Project, cs []store.Chunk) {
+func assertSearchable(t *testing.T, s *store.Store, p ragd.Project, cs []ragd.Chunk) {
 	t.Helper()
 	ctx := context.Background()
 	sn, err := s.Snapshot(ctx)

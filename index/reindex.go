@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/source"
@@ -60,7 +61,7 @@ const embedSlice = 256
 // store failures. With an error, the returned report, when not nil, tells
 // what was done before it. Without one, the report may still say that
 // vectors are missing: see Report.Complete.
-func (ix *Indexer) Reindex(ctx context.Context, p store.Project, scopes []string, progress func(Progress)) (*Report, error) {
+func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string, progress func(Progress)) (*Report, error) {
 	want, err := ParseScopes(scopes)
 	if err != nil {
 		return nil, fmt.Errorf("reindex %s: %w", p.Name, err)
@@ -133,7 +134,7 @@ func (ix *Indexer) Reindex(ctx context.Context, p store.Project, scopes []string
 // reindex is the state of one Reindex call.
 type reindex struct {
 	ix       *Indexer
-	p        store.Project
+	p        ragd.Project
 	opt      chunking.Options
 	progress func(Progress)
 
@@ -165,7 +166,7 @@ func (r *reindex) record(ctx context.Context, sr *ScopeReport) error {
 func (r *reindex) scope(ctx context.Context, sr *ScopeReport) error {
 	var inputs []store.ChunkInput
 	var err error
-	if sr.Scope == store.ScopeSession {
+	if sr.Scope == ragd.ScopeSession {
 		inputs, err = r.sessionChunks(ctx, sr)
 	} else {
 		inputs, err = r.docChunks(ctx, sr)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
@@ -43,7 +44,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, adr := chunks(t, s, p, store.ScopeDocs), chunks(t, s, p, store.ScopeADR)
+	docs, adr := chunks(t, s, p, ragd.ScopeDocs), chunks(t, s, p, ragd.ScopeADR)
 	if got, want := sources(docs), []string{"docs/ADR/upper.md", "docs/adrx.md", "docs/guide/setup.markdown", "docs/intro.md"}; !slices.Equal(got, want) {
 		t.Errorf("docs sources %v, want %v", got, want)
 	}
@@ -71,7 +72,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 	}
 	for _, sr := range rep.Scopes {
 		want := map[string]int{"docs": 4, "adr": 2}[sr.Scope]
-		all := map[string][]store.Chunk{"docs": docs, "adr": adr}[sr.Scope]
+		all := map[string][]ragd.Chunk{"docs": docs, "adr": adr}[sr.Scope]
 		if sr.Status != index.StatusOK || sr.Files != want || sr.Commit != head || sr.Branch != gittest.Branch || sr.WorkTree {
 			t.Errorf("%s report: %+v", sr.Scope, sr)
 		}
@@ -139,7 +140,7 @@ func TestReindex_TwiceIsIdempotentWithoutProviderCalls(t *testing.T) {
 		t.Errorf("unchanged reindex made %d provider calls, want 0", got-calls)
 	}
 	for _, sr := range rep.Scopes {
-		if sr.Scope == store.ScopeSession {
+		if sr.Scope == ragd.ScopeSession {
 			continue
 		}
 		if sr.Chunks.Inserted != 0 || sr.Chunks.Deleted != 0 || sr.Chunks.Kept != sr.Chunks.Total || !sr.Unchanged ||
@@ -168,8 +169,8 @@ func TestReindex_FollowsCommits(t *testing.T) {
 	p := addProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, svc)
 	reindex(t, ix, p)
-	byPath := func(scope string) map[string][]store.Chunk {
-		m := map[string][]store.Chunk{}
+	byPath := func(scope string) map[string][]ragd.Chunk {
+		m := map[string][]ragd.Chunk{}
 		for _, c := range chunks(t, s, p, scope) {
 			m[c.SourcePath] = append(m[c.SourcePath], c)
 		}
@@ -392,7 +393,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openStore(t)
 			p := addProject(t, s, "p", tc.path)
-			if _, err := s.AppendEvents(ctx, p.ID, []store.Event{{ID: "e1", SessionID: "s", Type: "chat.message", Actor: "a", Text: "hi", Time: gittest.Epoch}}); err != nil {
+			if _, err := s.AppendEvents(ctx, p.ID, []ragd.Event{{ID: "e1", SessionID: "s", Type: "chat.message", Actor: "a", Text: "hi", Time: gittest.Epoch}}); err != nil {
 				t.Fatal(err)
 			}
 			rep, err := newIndexer(s, nil).Reindex(ctx, p, nil, nil)
@@ -402,7 +403,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.path) {
 				t.Errorf("error does not name the path: %v", err)
 			}
-			for _, scope := range store.Scopes {
+			for _, scope := range ragd.Scopes {
 				if n := len(chunks(t, s, p, scope)); n != 0 {
 					t.Errorf("%s: %d chunks written", scope, n)
 				}
@@ -448,10 +449,10 @@ func TestParseScopes(t *testing.T) {
 		in   []string
 		want []string
 	}{
-		{nil, store.Scopes},
-		{[]string{"all"}, store.Scopes},
+		{nil, ragd.Scopes},
+		{[]string{"all"}, ragd.Scopes},
 		{[]string{"session", "docs", "docs"}, []string{"docs", "session"}},
-		{[]string{"adr", "all"}, store.Scopes},
+		{[]string{"adr", "all"}, ragd.Scopes},
 	} {
 		got, err := index.ParseScopes(tc.in)
 		if err != nil || !slices.Equal(got, tc.want) {

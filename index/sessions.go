@@ -2,20 +2,19 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
 
-// indexedTypes are the event types that become chunks: the conversation.
+// ragd.IndexedTypes are the event types that become chunks: the conversation.
 // Everything else is mechanism and stays in the log only.
-var indexedTypes = []string{source.TypeChatMessage, source.TypeAgentResponse}
 
 // importBatch is how many events ImportEvents stores per transaction: large
 // enough to amortise the commit, small enough not to hold the writer long.
@@ -49,7 +48,7 @@ type AppendResult struct {
 func (r AppendResult) Err() error {
 	var errs []error
 	for _, c := range r.Conflicts {
-		errs = append(errs, store.EventConflict{EventID: c.EventID, Fields: c.Fields})
+		errs = append(errs, ragd.EventConflict{EventID: c.EventID, Fields: c.Fields})
 	}
 	return errors.Join(errs...)
 }
@@ -65,22 +64,20 @@ func (r AppendResult) Err() error {
 // Every event is first checked by source's rules (Event.Validate): if one
 // fails, nothing is stored and the error wraps ErrInvalidEvent, naming the
 // event. Other errors are the store's.
-func (ix *Indexer) AppendEvents(ctx context.Context, p store.Project, events []source.Event) (AppendResult, error) {
+func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ragd.Event) (AppendResult, error) {
 	res := AppendResult{Conflicts: []Conflict{}}
-	rows := make([]store.Event, len(events))
 	for i, e := range events {
 		if err := e.Validate(); err != nil {
 			return res, fmt.Errorf("append events to %s: event %d (id %q): %w", p.Name, i, e.ID, err)
 		}
-		rows[i] = toStore(e)
 	}
-	if err := ix.append(ctx, p, rows, &res); err != nil {
+	if err := ix.append(ctx, p, events, &res); err != nil {
 		return res, err
 	}
 	return res, nil
 }
 
-func (ix *Indexer) append(ctx context.Context, p store.Project, rows []store.Event, res *AppendResult) error {
+func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, res *AppendResult) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -94,23 +91,10 @@ func (ix *Indexer) append(ctx context.Context, p store.Project, rows []store.Eve
 	for _, c := range sres.Conflicts {
 		res.Conflicts = append(res.Conflicts, Conflict{EventID: c.EventID, Fields: c.Fields, Error: c.Error()})
 	}
-	for _, t := range indexedTypes {
+	for _, t := range ragd.IndexedTypes {
 		res.Messages += sres.ByType[t]
 	}
 	return nil
-}
-
-func toStore(e source.Event) store.Event {
-	return store.Event{
-		ID: e.ID, SessionID: e.SessionID, Type: e.Type, Actor: e.Actor,
-		Text: e.Text, Title: e.Title, Time: e.Time, Payload: []byte(e.Payload),
-	}
-}
-
-// LineError is a malformed line of an imported file, left out.
-type LineError struct {
-	Line   int    `json:"line"`
-	Reason string `json:"reason"`
 }
 
 // ImportReport counts what ImportEvents did.
@@ -122,8 +106,8 @@ type ImportReport struct {
 	AppendResult
 	// Bad counts malformed lines; LineErrors lists the first
 	// source.MaxLineErrors of them with their line numbers.
-	Bad        int         `json:"bad"`
-	LineErrors []LineError `json:"lineErrors"`
+	Bad        int              `json:"bad"`
+	LineErrors []ragd.LineError `json:"lineErrors"`
 }
 
 // ImportEvents reads a session event file (JSON lines, see
@@ -132,9 +116,9 @@ type ImportReport struct {
 // on; a conflict is reported and the import goes on. The error is for a
 // failure to read r (the events read before it are stored), for ctx, and for
 // the store; the report then counts what was stored.
-func (ix *Indexer) ImportEvents(ctx context.Context, p store.Project, r io.Reader) (ImportReport, error) {
-	rep := ImportReport{AppendResult: AppendResult{Conflicts: []Conflict{}}, LineErrors: []LineError{}}
-	batch := make([]store.Event, 0, importBatch)
+func (ix *Indexer) ImportEvents(ctx context.Context, p ragd.Project, r io.Reader) (ImportReport, error) {
+	rep := ImportReport{AppendResult: AppendResult{Conflicts: []Conflict{}}, LineErrors: []ragd.LineError{}}
+	batch := make([]ragd.Event, 0, importBatch)
 	var stopped error // why storing stopped: ctx or the store
 	flush := func() error {
 		if stopped = ctx.Err(); stopped == nil {
@@ -143,8 +127,8 @@ func (ix *Indexer) ImportEvents(ctx context.Context, p store.Project, r io.Reade
 		batch = batch[:0]
 		return stopped
 	}
-	st, err := source.ReadEvents(r, func(e source.Event) error {
-		batch = append(batch, toStore(e))
+	st, err := source.ReadEvents(r, func(e ragd.Event) error {
+		batch = append(batch, e)
 		if len(batch) < importBatch {
 			return nil
 		}
@@ -155,7 +139,7 @@ func (ix *Indexer) ImportEvents(ctx context.Context, p store.Project, r io.Reade
 	}
 	rep.Lines, rep.Events, rep.Bad = st.Lines, st.OK, st.Bad
 	for _, le := range st.Errors {
-		rep.LineErrors = append(rep.LineErrors, LineError{Line: le.Line, Reason: le.Reason})
+		rep.LineErrors = append(rep.LineErrors, le)
 	}
 	if err != nil {
 		return rep, fmt.Errorf("import events into %s: %w", p.Name, err)
@@ -165,27 +149,16 @@ func (ix *Indexer) ImportEvents(ctx context.Context, p store.Project, r io.Reade
 
 // Event returns event id of project p's log, with its session's current
 // title as Title, so that a session citation resolves. It returns an error
-// wrapping store.ErrNotFound when p has no such event.
-func (ix *Indexer) Event(ctx context.Context, p store.Project, id string) (source.Event, error) {
-	e, err := ix.Store.Event(ctx, p.ID, id)
-	if err != nil {
-		return source.Event{}, err
-	}
-	var payload json.RawMessage
-	if e.Payload != nil {
-		payload = json.RawMessage(e.Payload)
-	}
-	return source.Event{
-		ID: e.ID, SessionID: e.SessionID, Type: e.Type, Actor: e.Actor,
-		Text: e.Text, Time: e.Time, Title: e.Title, Payload: payload,
-	}, nil
+// wrapping ragd.ErrNotFound when p has no such event.
+func (ix *Indexer) Event(ctx context.Context, p ragd.Project, id string) (ragd.Event, error) {
+	return ix.Store.Event(ctx, p.ID, id)
 }
 
 // sessionChunks reads and chunks the project's indexed messages.
 func (r *reindex) sessionChunks(ctx context.Context, sr *ScopeReport) ([]store.ChunkInput, error) {
 	r.progress(Progress{Phase: PhaseRead, Scope: sr.Scope})
 	start := time.Now()
-	msgs, err := r.ix.Store.Messages(ctx, r.p.ID, indexedTypes)
+	msgs, err := r.ix.Store.Messages(ctx, r.p.ID, ragd.IndexedTypes)
 	sr.Durations.ReadMs = ms(time.Since(start))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sr.Scope, err)

@@ -11,19 +11,18 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
-	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 var at = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-func event(id, session, typ, text string, sec int) source.Event {
+func event(id, session, typ, text string, sec int) ragd.Event {
 	actor := map[string]string{"chat.message": "person", "agent.response": "agent"}[typ]
 	if actor == "" {
 		actor = "tool"
 	}
-	return source.Event{ID: id, SessionID: session, Type: typ, Actor: actor, Text: text, Time: at.Add(time.Duration(sec) * time.Second)}
+	return ragd.Event{ID: id, SessionID: session, Type: typ, Actor: actor, Text: text, Time: at.Add(time.Duration(sec) * time.Second)}
 }
 
 func TestAppendEvents_IdempotentAndConflicts(t *testing.T) {
@@ -35,7 +34,7 @@ func TestAppendEvents_IdempotentAndConflicts(t *testing.T) {
 	first.Title = "Storage"
 	tool := event("e2", "s1", "tool.call", "", 1)
 	tool.Payload = json.RawMessage(`{"name":"grep"}`)
-	batch := []source.Event{first, tool, event("e3", "s1", "agent.response", "One file, no server.", 2)}
+	batch := []ragd.Event{first, tool, event("e3", "s1", "agent.response", "One file, no server.", 2)}
 
 	res, err := ix.AppendEvents(ctx, p, batch)
 	if err != nil {
@@ -50,7 +49,7 @@ func TestAppendEvents_IdempotentAndConflicts(t *testing.T) {
 	}
 
 	changed := event("e3", "s1", "agent.response", "Another answer.", 2)
-	res, err = ix.AppendEvents(ctx, p, []source.Event{changed, event("e4", "s1", "chat.message", "Thanks", 3)})
+	res, err = ix.AppendEvents(ctx, p, []ragd.Event{changed, event("e4", "s1", "chat.message", "Thanks", 3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +71,11 @@ func TestAppendEvents_InvalidStoresNothing(t *testing.T) {
 	p := addProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 	noText := event("e2", "s1", "chat.message", "  ", 1)
-	_, err := ix.AppendEvents(ctx, p, []source.Event{event("e1", "s1", "chat.message", "ok", 0), noText})
+	_, err := ix.AppendEvents(ctx, p, []ragd.Event{event("e1", "s1", "chat.message", "ok", 0), noText})
 	if !errors.Is(err, index.ErrInvalidEvent) || !strings.Contains(err.Error(), `"e2"`) {
 		t.Fatalf("err = %v, want ErrInvalidEvent naming e2", err)
 	}
-	if _, err := ix.Event(ctx, p, "e1"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := ix.Event(ctx, p, "e1"); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("e1 stored from a refused batch: %v", err)
 	}
 }
@@ -91,7 +90,7 @@ func TestEvent_FetchByID(t *testing.T) {
 	e.Time = e.Time.In(time.FixedZone("BRT", -3*3600))
 	e.Payload = json.RawMessage(`{"exit": 0, "out": ["a"]}`)
 	e.Title = "Tools"
-	if _, err := ix.AppendEvents(ctx, p, []source.Event{e}); err != nil {
+	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{e}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ix.Event(ctx, p, "e1")
@@ -106,11 +105,11 @@ func TestEvent_FetchByID(t *testing.T) {
 		t.Errorf("fetched event is not valid: %v", err)
 	}
 	for _, tc := range []struct {
-		p  store.Project
+		p  ragd.Project
 		id string
 	}{{p, "nope"}, {other, "e1"}} {
-		if _, err := ix.Event(ctx, tc.p, tc.id); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("Event(%s, %s): err = %v, want store.ErrNotFound", tc.p.Name, tc.id, err)
+		if _, err := ix.Event(ctx, tc.p, tc.id); !errors.Is(err, ragd.ErrNotFound) {
+			t.Errorf("Event(%s, %s): err = %v, want ragd.ErrNotFound", tc.p.Name, tc.id, err)
 		}
 	}
 }
@@ -134,7 +133,7 @@ func TestImportEvents_ReportsBadLinesAndGoesOn(t *testing.T) {
 	p := addProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 	// c1 is already stored with other text: a conflict at import.
-	if _, err := ix.AppendEvents(ctx, p, []source.Event{event("c1", "s3", "chat.message", "the original", 0)}); err != nil {
+	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{event("c1", "s3", "chat.message", "the original", 0)}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -196,13 +195,13 @@ func TestReindex_SessionChunksCiteEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := event("e9", "s2", "agent.response", strings.Repeat("A long answer goes on and on. ", 100), 9)
-	if _, err := ix.AppendEvents(ctx, p, []source.Event{long}); err != nil {
+	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{long}); err != nil {
 		t.Fatal(err)
 	}
 
 	rep := reindex(t, ix, p, "session")
-	cs := chunks(t, s, p, store.ScopeSession)
-	byEvent := map[string][]store.Chunk{}
+	cs := chunks(t, s, p, ragd.ScopeSession)
+	byEvent := map[string][]ragd.Chunk{}
 	for _, c := range cs {
 		byEvent[c.EventID] = append(byEvent[c.EventID], c)
 		if c.SourcePath != "" || len(c.HeadingPath) != 0 || c.EmbeddingSpace != testSpace {
@@ -246,11 +245,11 @@ func TestReindex_SessionChunksCiteEvents(t *testing.T) {
 	calls := srv.Calls()
 	renamed := event("e10", "s2", "chat.message", "Renaming this session", 20)
 	renamed.Title = "Named later"
-	if _, err := ix.AppendEvents(ctx, p, []source.Event{renamed}); err != nil {
+	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{renamed}); err != nil {
 		t.Fatal(err)
 	}
 	reindex(t, ix, p, "session")
-	after := chunks(t, s, p, store.ScopeSession)
+	after := chunks(t, s, p, ragd.ScopeSession)
 	kept := 0
 	for _, c := range after {
 		if slices.Contains(ids(cs), c.ID) {
@@ -291,7 +290,7 @@ func TestImportEvents_ReadFailureKeepsWhatWasRead(t *testing.T) {
 	if _, err := ix.ImportEvents(cancelled, p, strings.NewReader(eventFile)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled import: err = %v", err)
 	}
-	if _, err := ix.Event(ctx, p, "e5"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := ix.Event(ctx, p, "e5"); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("a cancelled import stored events: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 )
 
@@ -77,12 +78,12 @@ func corpusOf(b *testing.B, n int) *benchCorpus {
 	r := rand.New(rand.NewSource(42))
 	z := rand.NewZipf(r, 1.07, 2, 50_000)
 	start := time.Now()
-	for i, scope := range store.Scopes {
+	for i, scope := range ragd.Scopes {
 		var in []store.ChunkInput
 		for j := i * n / 3; j < (i+1)*n/3; j++ {
 			content := benchContent(z)
 			c := store.ChunkInput{Position: j, Content: content, ContentHash: strconv.Itoa(j), Vector: randomUnit(r, 768)}
-			if scope == store.ScopeSession {
+			if scope == ragd.ScopeSession {
 				c.SessionID, c.EventID = fmt.Sprintf("s%04d", j/100), fmt.Sprintf("e%06d", j)
 			} else {
 				c.SourcePath = fmt.Sprintf("docs/%s/f%04d.md", scope, j/100)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 )
 
@@ -44,7 +45,7 @@ type Retrieved struct {
 	// of their union.
 	Candidates Candidates
 	// Chunks holds every candidate's chunk, by id.
-	Chunks map[string]store.Chunk
+	Chunks map[string]ragd.Chunk
 
 	// distances and bm25 hold every score known for a candidate, listed or
 	// filled: the fill maps of a replay at any depth.
@@ -55,7 +56,7 @@ type Retrieved struct {
 // with Config.Candidates = req.Depth and Config.Fill = req.Fill: the query
 // is embedded first (by the Searcher's Embedder), then both lists, the fill
 // scores and the candidates' chunks are read on one snapshot. Nothing is
-// fused, cut or recorded. Bad input gives an error wrapping ErrInvalid.
+// fused, cut or recorded. Bad input gives an error wrapping ragd.ErrInvalid.
 func (s *Searcher) Candidates(ctx context.Context, req CandidatesRequest) (*Retrieved, error) {
 	if s.Store == nil {
 		return nil, errors.New("search candidates: no store")
@@ -69,7 +70,7 @@ func (s *Searcher) Candidates(ctx context.Context, req CandidatesRequest) (*Retr
 	vec, available, reason := s.embed(ctx, r.query)
 	out := &Retrieved{
 		Query: r.query, VectorAvailable: available, Reason: reason, Depth: req.Depth, Fill: req.Fill,
-		Chunks: map[string]store.Chunk{},
+		Chunks: map[string]ragd.Chunk{},
 	}
 	if !r.query.Empty() {
 		if err := s.candidates(ctx, r, vec, out); err != nil {

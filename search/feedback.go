@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 )
 
@@ -39,10 +40,10 @@ type Vote struct {
 }
 
 // Feedback records a vote. The search must exist (else an error wrapping
-// ErrNotFound) and the chunk must have been among its hits (else ErrInvalid):
+// ragd.ErrNotFound) and the chunk must have been among its hits (else ragd.ErrInvalid):
 // the rank of the judged chunk is what tells "the index is poor" from "the
 // weights are wrong", and a vote without one means nothing. A vote on a chunk
-// a reindex has since changed or removed wraps ErrNotFound. Voting again on
+// a reindex has since changed or removed wraps ragd.ErrNotFound. Voting again on
 // the same chunk of the same search replaces the vote.
 func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*Vote, error) {
 	if s.Store == nil {
@@ -52,16 +53,16 @@ func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*Vote, er
 		return nil, fmt.Errorf("vote %q on chunk %q of search %d: %w", req.Verdict, req.ChunkID, req.SearchID, err)
 	}
 	if req.SearchID <= 0 {
-		return fail(fmt.Errorf("%w: search id %d", ErrInvalid, req.SearchID))
+		return fail(fmt.Errorf("%w: search id %d", ragd.ErrInvalid, req.SearchID))
 	}
 	if req.ChunkID == "" {
-		return fail(fmt.Errorf("%w: chunk id required", ErrInvalid))
+		return fail(fmt.Errorf("%w: chunk id required", ragd.ErrInvalid))
 	}
 	if err := validID("chunk id", req.ChunkID); err != nil {
 		return fail(err)
 	}
 	if req.Verdict != VerdictUseful && req.Verdict != VerdictIrrelevant {
-		return fail(fmt.Errorf("%w: unknown verdict %q, want %q or %q", ErrInvalid, req.Verdict, VerdictUseful, VerdictIrrelevant))
+		return fail(fmt.Errorf("%w: unknown verdict %q, want %q or %q", ragd.ErrInvalid, req.Verdict, VerdictUseful, VerdictIrrelevant))
 	}
 	actor, err := validActor(req.Actor)
 	if err != nil {
@@ -75,12 +76,12 @@ func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*Vote, er
 		Actor: string(actor), SessionID: req.SessionID, CreatedAt: s.now(),
 	})
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return fail(fmt.Errorf("%w: no search has id %d", ErrNotFound, req.SearchID))
+	case errors.Is(err, ragd.ErrNotFound):
+		return fail(fmt.Errorf("%w: no search has id %d", ragd.ErrNotFound, req.SearchID))
 	case errors.Is(err, store.ErrNotInHits):
-		return fail(fmt.Errorf("%w: chunk %q was not among the hits of search %d", ErrInvalid, req.ChunkID, req.SearchID))
+		return fail(fmt.Errorf("%w: chunk %q was not among the hits of search %d", ragd.ErrInvalid, req.ChunkID, req.SearchID))
 	case errors.Is(err, store.ErrChunkGone):
-		return fail(fmt.Errorf("%w: chunk %q no longer exists: a reindex changed or removed it (%w)", ErrNotFound, req.ChunkID, err))
+		return fail(fmt.Errorf("%w: chunk %q no longer exists: a reindex changed or removed it (%w)", ragd.ErrNotFound, req.ChunkID, err))
 	case err != nil:
 		return fail(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 )
 
@@ -43,15 +44,15 @@ func TestFeedback(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"unknown search", FeedbackRequest{SearchID: id + 100, ChunkID: second.ChunkID, Verdict: VerdictUseful}, ErrNotFound, "no search"},
-		{"chunk not in hits", FeedbackRequest{SearchID: id, ChunkID: notHit, Verdict: VerdictUseful}, ErrInvalid, "not among the hits"},
-		{"unknown chunk", FeedbackRequest{SearchID: id, ChunkID: "nope", Verdict: VerdictUseful}, ErrInvalid, "not among the hits"},
-		{"bad verdict", FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: "meh"}, ErrInvalid, "unknown verdict"},
-		{"no verdict", FeedbackRequest{SearchID: id, ChunkID: second.ChunkID}, ErrInvalid, "unknown verdict"},
-		{"no chunk", FeedbackRequest{SearchID: id, Verdict: VerdictUseful}, ErrInvalid, "chunk id required"},
-		{"no search", FeedbackRequest{ChunkID: second.ChunkID, Verdict: VerdictUseful}, ErrInvalid, "search id 0"},
-		{"bad actor", FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: VerdictUseful, Actor: "bot"}, ErrInvalid, "unknown actor"},
-		{"bad session", FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: VerdictUseful, SessionID: "\x00"}, ErrInvalid, "session id"},
+		{"unknown search", FeedbackRequest{SearchID: id + 100, ChunkID: second.ChunkID, Verdict: VerdictUseful}, ragd.ErrNotFound, "no search"},
+		{"chunk not in hits", FeedbackRequest{SearchID: id, ChunkID: notHit, Verdict: VerdictUseful}, ragd.ErrInvalid, "not among the hits"},
+		{"unknown chunk", FeedbackRequest{SearchID: id, ChunkID: "nope", Verdict: VerdictUseful}, ragd.ErrInvalid, "not among the hits"},
+		{"bad verdict", FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: "meh"}, ragd.ErrInvalid, "unknown verdict"},
+		{"no verdict", FeedbackRequest{SearchID: id, ChunkID: second.ChunkID}, ragd.ErrInvalid, "unknown verdict"},
+		{"no chunk", FeedbackRequest{SearchID: id, Verdict: VerdictUseful}, ragd.ErrInvalid, "chunk id required"},
+		{"no search", FeedbackRequest{ChunkID: second.ChunkID, Verdict: VerdictUseful}, ragd.ErrInvalid, "search id 0"},
+		{"bad actor", FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: VerdictUseful, Actor: "bot"}, ragd.ErrInvalid, "unknown actor"},
+		{"bad session", FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: VerdictUseful, SessionID: "\x00"}, ragd.ErrInvalid, "session id"},
 	} {
 		_, err := s.Feedback(ctx, tc.req)
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
@@ -63,7 +64,7 @@ func TestFeedback(t *testing.T) {
 	// ones with a clear reason.
 	replace(t, c.st, c.project, second.Scope, nil)
 	_, err = s.Feedback(ctx, FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: VerdictUseful})
-	if !errors.Is(err, ErrNotFound) || !errors.Is(err, store.ErrChunkGone) || !strings.Contains(err.Error(), "reindex") {
+	if !errors.Is(err, ragd.ErrNotFound) || !errors.Is(err, store.ErrChunkGone) || !strings.Contains(err.Error(), "reindex") {
 		t.Errorf("vote on a removed chunk: %v", err)
 	}
 }

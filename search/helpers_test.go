@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/store"
 )
@@ -122,7 +123,7 @@ func message(session, event string, pos int, content string, vec []float32) stor
 func chunkIDs(tb testing.TB, st *store.Store, project int64) map[string]string {
 	tb.Helper()
 	out := map[string]string{}
-	for _, scope := range store.Scopes {
+	for _, scope := range ragd.Scopes {
 		chunks, err := st.ScopeChunks(context.Background(), project, scope)
 		if err != nil {
 			tb.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 )
 
@@ -98,7 +99,7 @@ type RankCount struct {
 }
 
 // Measure reports on the searches of a window. It returns an error wrapping
-// ErrInvalid for a bad window or k; a window whose searches all ran without
+// ragd.ErrInvalid for a bad window or k; a window whose searches all ran without
 // vectors is not an error but Report.Failed.
 func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*Report, error) {
 	if s.Store == nil {
@@ -114,14 +115,14 @@ func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*Report, er
 		req.K = DefaultMeasureK
 	}
 	if req.K < 1 || req.K > MaxLimit {
-		return nil, fmt.Errorf("measure: %w: k %d, want 1..%d", ErrInvalid, req.K, MaxLimit)
+		return nil, fmt.Errorf("measure: %w: k %d, want 1..%d", ragd.ErrInvalid, req.K, MaxLimit)
 	}
 	if !req.Since.Before(req.Until) {
-		return nil, fmt.Errorf("measure: %w: window from %s to %s is empty", ErrInvalid,
+		return nil, fmt.Errorf("measure: %w: window from %s to %s is empty", ragd.ErrInvalid,
 			req.Since.Format(time.RFC3339), req.Until.Format(time.RFC3339))
 	}
 	if req.ProjectID < 0 {
-		return nil, fmt.Errorf("measure: %w: project id %d", ErrInvalid, req.ProjectID)
+		return nil, fmt.Errorf("measure: %w: project id %d", ragd.ErrInvalid, req.ProjectID)
 	}
 	w, err := s.Store.SearchTelemetry(ctx, store.TelemetryFilter{ProjectID: req.ProjectID, Since: req.Since, Until: req.Until})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 )
 
@@ -29,8 +30,8 @@ func newWindow(t *testing.T) *window {
 	for i := range 10 {
 		in = append(in, doc("docs/m.md", i, nil, fmt.Sprintf("chunk %d", i), nil))
 	}
-	replace(t, st, project, store.ScopeDocs, in)
-	chunks, _ := st.ScopeChunks(context.Background(), project, store.ScopeDocs)
+	replace(t, st, project, ragd.ScopeDocs, in)
+	chunks, _ := st.ScopeChunks(context.Background(), project, ragd.ScopeDocs)
 	w := &window{st: st, project: project, base: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)}
 	for _, c := range chunks {
 		w.chunks = append(w.chunks, c.ID)
@@ -223,7 +224,7 @@ func TestMeasure_Window(t *testing.T) {
 	for _, req := range []MeasureRequest{
 		{K: -1}, {K: MaxLimit + 1}, {Since: now, Until: now}, {Since: now, Until: now.Add(-time.Hour)}, {ProjectID: -1},
 	} {
-		if _, err := s.Measure(context.Background(), req); !errors.Is(err, ErrInvalid) {
+		if _, err := s.Measure(context.Background(), req); !errors.Is(err, ragd.ErrInvalid) {
 			t.Errorf("%+v: %v", req, err)
 		}
 	}

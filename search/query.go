@@ -5,14 +5,16 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ragd/ragd"
 )
 
-// Errors ParseQuery returns. Each wraps ErrInvalid.
+// Errors ParseQuery returns. Each wraps ragd.ErrInvalid.
 var (
-	ErrQueryEmpty    = fmt.Errorf("%w: query is empty", ErrInvalid)
-	ErrQueryTooLong  = fmt.Errorf("%w: query is longer than %d characters", ErrInvalid, MaxQueryLength)
-	ErrQueryEncoding = fmt.Errorf("%w: query is not valid UTF-8", ErrInvalid)
-	ErrQueryNUL      = fmt.Errorf("%w: query contains a NUL byte", ErrInvalid)
+	ErrQueryEmpty    = fmt.Errorf("%w: query is empty", ragd.ErrInvalid)
+	ErrQueryTooLong  = fmt.Errorf("%w: query is longer than %d characters", ragd.ErrInvalid, MaxQueryLength)
+	ErrQueryEncoding = fmt.Errorf("%w: query is not valid UTF-8", ragd.ErrInvalid)
+	ErrQueryNUL      = fmt.Errorf("%w: query contains a NUL byte", ragd.ErrInvalid)
 )
 
 // Query is user text parsed for both signals.
@@ -58,7 +60,7 @@ func init() {
 }
 
 // ParseQuery turns user text into a Query. It fails, with an error wrapping
-// ErrInvalid, when the text is not valid UTF-8, contains a NUL byte, is empty
+// ragd.ErrInvalid, when the text is not valid UTF-8, contains a NUL byte, is empty
 // after trimming, or is longer than MaxQueryLength characters. Any other text
 // parses, and its Match never makes FTS5 report a syntax error.
 func ParseQuery(text string) (Query, error) {

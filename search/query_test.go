@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 )
 
@@ -95,8 +96,8 @@ func TestParseQuery_BadInput(t *testing.T) {
 		{"truncated UTF-8", "\xe2\x82", ErrQueryEncoding},
 	} {
 		_, err := ParseQuery(tc.in)
-		if !errors.Is(err, tc.want) || !errors.Is(err, ErrInvalid) {
-			t.Errorf("%s: err = %v, want %v wrapping ErrInvalid", tc.name, err, tc.want)
+		if !errors.Is(err, tc.want) || !errors.Is(err, ragd.ErrInvalid) {
+			t.Errorf("%s: err = %v, want %v wrapping ragd.ErrInvalid", tc.name, err, tc.want)
 		}
 	}
 	for _, ok := range []string{strings.Repeat("é", 1000), "  " + strings.Repeat("a", 1000) + "\n"} {
@@ -146,7 +147,7 @@ func fuzzSeeds() []string {
 func ftsStore(tb testing.TB) (*store.Store, int64) {
 	st := openStore(tb, 4)
 	project := addProject(tb, st, "fts")
-	replace(tb, st, project, store.ScopeDocs, []store.ChunkInput{
+	replace(tb, st, project, ragd.ScopeDocs, []store.ChunkInput{
 		doc("docs/a.md", 0, []string{"Search"}, "hybrid search: weighted fusion, threshold, rrf", unit(1)),
 		doc("docs/b.md", 0, []string{"Contenu"}, "поиск по документам, café naïve, content near secret", unit(0.5)),
 	})
@@ -157,8 +158,8 @@ func checkOnFTS5(tb testing.TB, st *store.Store, project int64, in string) {
 	tb.Helper()
 	q, err := ParseQuery(in)
 	if err != nil {
-		if !errors.Is(err, ErrInvalid) {
-			tb.Fatalf("%q: error %v does not wrap ErrInvalid", in, err)
+		if !errors.Is(err, ragd.ErrInvalid) {
+			tb.Fatalf("%q: error %v does not wrap ragd.ErrInvalid", in, err)
 		}
 		t := strings.TrimSpace(in)
 		if utf8.ValidString(in) && !strings.ContainsRune(in, 0) && t != "" && utf8.RuneCountInString(t) <= MaxQueryLength {

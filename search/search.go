@@ -20,15 +20,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
-)
-
-// Errors callers map to client errors: ErrInvalid to 400, ErrNotFound to 404.
-// Every error this package returns for bad input wraps one of them, with a
-// message saying what is wrong.
-var (
-	ErrInvalid  = errors.New("invalid request")
-	ErrNotFound = errors.New("not found")
 )
 
 // Embedder embeds a search query. It never fails: when the provider cannot
@@ -132,7 +125,7 @@ type request struct {
 func (s *Searcher) validate(req Request) (request, error) {
 	r := request{Request: req}
 	if req.ProjectID <= 0 {
-		return r, fmt.Errorf("%w: project id %d", ErrInvalid, req.ProjectID)
+		return r, fmt.Errorf("%w: project id %d", ragd.ErrInvalid, req.ProjectID)
 	}
 	q, err := ParseQuery(req.Query)
 	if err != nil {
@@ -140,7 +133,7 @@ func (s *Searcher) validate(req Request) (request, error) {
 	}
 	r.query = q
 	if req.Limit < 1 || req.Limit > MaxLimit {
-		return r, fmt.Errorf("%w: limit %d, want 1..%d", ErrInvalid, req.Limit, MaxLimit)
+		return r, fmt.Errorf("%w: limit %d, want 1..%d", ragd.ErrInvalid, req.Limit, MaxLimit)
 	}
 	if r.Scopes, err = normalizeScopes(req.Scopes); err != nil {
 		return r, err
@@ -149,18 +142,18 @@ func (s *Searcher) validate(req Request) (request, error) {
 	if req.Config != nil {
 		r.cfg = *req.Config
 		if err := r.cfg.Validate(); err != nil {
-			return r, fmt.Errorf("%w: %w", ErrInvalid, err)
+			return r, fmt.Errorf("%w: %w", ragd.ErrInvalid, err)
 		}
 	} else if err := r.cfg.Validate(); err != nil {
 		return r, fmt.Errorf("searcher configuration: %w", err) // the server's fault, not the client's
 	}
 	if req.Fusion != "" {
 		if !ValidFusion(req.Fusion) {
-			return r, fmt.Errorf("%w: unknown fusion %q, want %q or %q", ErrInvalid, req.Fusion, FusionWeighted, FusionRRF)
+			return r, fmt.Errorf("%w: unknown fusion %q, want %q or %q", ragd.ErrInvalid, req.Fusion, FusionWeighted, FusionRRF)
 		}
 		r.cfg.Fusion = req.Fusion
 		if err := r.cfg.Validate(); err != nil {
-			return r, fmt.Errorf("%w: fusion %q: %w", ErrInvalid, req.Fusion, err)
+			return r, fmt.Errorf("%w: fusion %q: %w", ragd.ErrInvalid, req.Fusion, err)
 		}
 	}
 	if r.Actor, err = validActor(req.Actor); err != nil {
@@ -174,23 +167,23 @@ func (s *Searcher) validate(req Request) (request, error) {
 		r.Purpose = PurposeSearch
 	case PurposeSearch, PurposeEval:
 	default:
-		return r, fmt.Errorf("%w: unknown purpose %q, want %q or %q", ErrInvalid, req.Purpose, PurposeSearch, PurposeEval)
+		return r, fmt.Errorf("%w: unknown purpose %q, want %q or %q", ragd.ErrInvalid, req.Purpose, PurposeSearch, PurposeEval)
 	}
 	return r, nil
 }
 
 // normalizeScopes checks scopes and returns them without duplicates, in
-// store.Scopes order.
+// ragd.Scopes order.
 func normalizeScopes(scopes []string) ([]string, error) {
 	asked := map[string]bool{}
 	for _, sc := range scopes {
-		if !store.ValidScope(sc) {
-			return nil, fmt.Errorf("%w: unknown scope %q, want %s", ErrInvalid, sc, strings.Join(store.Scopes, ", "))
+		if !ragd.ValidScope(sc) {
+			return nil, fmt.Errorf("%w: unknown scope %q, want %s", ragd.ErrInvalid, sc, strings.Join(ragd.Scopes, ", "))
 		}
 		asked[sc] = true
 	}
 	var out []string
-	for _, sc := range store.Scopes {
+	for _, sc := range ragd.Scopes {
 		if asked[sc] {
 			out = append(out, sc)
 		}
@@ -205,7 +198,7 @@ func validActor(a Actor) (Actor, error) {
 	case ActorPerson, ActorAgent:
 		return a, nil
 	}
-	return "", fmt.Errorf("%w: unknown actor %q, want %q or %q", ErrInvalid, a, ActorPerson, ActorAgent)
+	return "", fmt.Errorf("%w: unknown actor %q, want %q or %q", ragd.ErrInvalid, a, ActorPerson, ActorAgent)
 }
 
 // clip shortens text quoted in an error message.
@@ -220,12 +213,12 @@ func clip(text string) string {
 // validID accepts "" and any valid UTF-8 without NUL bytes.
 func validID(what, id string) error {
 	if !utf8.ValidString(id) || strings.IndexByte(id, 0) >= 0 {
-		return fmt.Errorf("%w: %s %q is not valid UTF-8 text", ErrInvalid, what, id)
+		return fmt.Errorf("%w: %s %q is not valid UTF-8 text", ragd.ErrInvalid, what, id)
 	}
 	return nil
 }
 
-// Search runs one hybrid search. It returns an error wrapping ErrInvalid for
+// Search runs one hybrid search. It returns an error wrapping ragd.ErrInvalid for
 // bad input, and an error for a store failure; a provider failure is not an
 // error (the answer is degraded), nor is a telemetry failure (SearchID is
 // nil and the cause is logged).
@@ -248,7 +241,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	vec, vectorAvailable, reason := s.embed(ctx, r.query)
 
 	var fused []Fused
-	var chunks map[string]store.Chunk
+	var chunks map[string]ragd.Chunk
 	var cands Candidates
 	if !r.query.Empty() {
 		fused, chunks, cands, err = s.retrieve(ctx, r, vec)
@@ -331,7 +324,7 @@ func (s *Searcher) checkVector(vec []float32) error {
 
 // retrieve runs both candidate queries (and fill) on one snapshot, fuses
 // them, and returns the ordered, cut hits with their chunks.
-func (s *Searcher) retrieve(ctx context.Context, r request, vec []float32) ([]Fused, map[string]store.Chunk, Candidates, error) {
+func (s *Searcher) retrieve(ctx context.Context, r request, vec []float32) ([]Fused, map[string]ragd.Chunk, Candidates, error) {
 	var c Candidates
 	sn, err := s.Store.Snapshot(ctx)
 	if err != nil {
@@ -367,7 +360,7 @@ func (s *Searcher) retrieve(ctx context.Context, r request, vec []float32) ([]Fu
 	if err != nil {
 		return nil, nil, c, err
 	}
-	chunks := make(map[string]store.Chunk, len(loaded))
+	chunks := make(map[string]ragd.Chunk, len(loaded))
 	for _, ch := range loaded {
 		chunks[ch.ID] = ch
 	}
@@ -420,7 +413,7 @@ func fill(ctx context.Context, sn *store.Snapshot, c *Candidates, vec []float32,
 
 // compareCitations orders chunks of equal score: docs and adr by source path
 // and position, sessions by session, event and position; the chunk id last.
-func compareCitations(a, b store.Chunk) int {
+func compareCitations(a, b ragd.Chunk) int {
 	return cmp.Or(
 		cmp.Compare(a.SourcePath+a.SessionID, b.SourcePath+b.SessionID),
 		cmp.Compare(a.EventID, b.EventID),
@@ -429,12 +422,12 @@ func compareCitations(a, b store.Chunk) int {
 	)
 }
 
-func makeHit(rank int, f Fused, c store.Chunk, explain bool) Hit {
+func makeHit(rank int, f Fused, c ragd.Chunk, explain bool) Hit {
 	h := Hit{
 		ChunkID: f.ChunkID, Rank: rank, Content: c.Content, Score: f.Score,
 		VectorScore: f.VectorScore, LexicalScore: f.LexicalScore, Scope: c.Scope,
 	}
-	if c.Scope == store.ScopeSession {
+	if c.Scope == ragd.ScopeSession {
 		h.Origin = Origin{Kind: OriginSession, SessionID: c.SessionID, EventID: c.EventID, Title: c.Title}
 	} else {
 		h.Origin = Origin{Kind: OriginFile, SourcePath: c.SourcePath, HeadingPath: c.HeadingPath, Title: c.Title, Commit: c.SourceCommit}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 )
 
@@ -40,21 +41,21 @@ func newCorpus(t *testing.T) corpus {
 	t.Helper()
 	st := openStore(t, 4)
 	project := addProject(t, st, "p")
-	replace(t, st, project, store.ScopeDocs, []store.ChunkInput{
+	replace(t, st, project, ragd.ScopeDocs, []store.ChunkInput{
 		doc("docs/guide.md", 0, []string{"Guide", "Fusion"}, cFusion, unit(sims[cFusion])),
 		doc("docs/guide.md", 1, []string{"Guide", "Threshold"}, cThreshold, unit(sims[cThreshold])),
 		doc("docs/etag.md", 0, []string{"Caching"}, cETag, nil),
 	})
-	replace(t, st, project, store.ScopeADR, []store.ChunkInput{
+	replace(t, st, project, ragd.ScopeADR, []store.ChunkInput{
 		doc("docs/adr/0001-fusion.md", 0, []string{"ADR 0001", "Decision"}, cADR, unit(sims[cADR])),
 	})
-	replace(t, st, project, store.ScopeSession, []store.ChunkInput{
+	replace(t, st, project, ragd.ScopeSession, []store.ChunkInput{
 		message("s1", "e1", 0, cAsk, unit(sims[cAsk])),
 		message("s1", "e2", 0, cAnswer, unit(sims[cAnswer])),
 	})
 	// Another project's chunks must never show up.
 	other := addProject(t, st, "other")
-	replace(t, st, other, store.ScopeDocs, []store.ChunkInput{doc("docs/guide.md", 0, nil, cFusion+" elsewhere", unit(1))})
+	replace(t, st, other, ragd.ScopeDocs, []store.ChunkInput{doc("docs/guide.md", 0, nil, cFusion+" elsewhere", unit(1))})
 	return corpus{st: st, project: project, ids: chunkIDs(t, st, project)}
 }
 
@@ -122,14 +123,14 @@ func TestSearch_Hybrid(t *testing.T) {
 			t.Errorf("%s: score %v, want 0.6·vector + 0.4·lexical = %v", h.Content, h.Score, score)
 		}
 	}
-	if got := resp.Hits[0].Origin; got.Kind != OriginSession || got.SessionID != "s1" || got.EventID != "e1" || resp.Hits[0].Scope != store.ScopeSession {
+	if got := resp.Hits[0].Origin; got.Kind != OriginSession || got.SessionID != "s1" || got.EventID != "e1" || resp.Hits[0].Scope != ragd.ScopeSession {
 		t.Errorf("session origin %+v", got)
 	}
 	if got := resp.Hits[1].Origin; got.Kind != OriginFile || got.SourcePath != "docs/guide.md" ||
-		!slices.Equal(got.HeadingPath, []string{"Guide", "Fusion"}) || got.Title != "Guide" || resp.Hits[1].Scope != store.ScopeDocs {
+		!slices.Equal(got.HeadingPath, []string{"Guide", "Fusion"}) || got.Title != "Guide" || resp.Hits[1].Scope != ragd.ScopeDocs {
 		t.Errorf("file origin %+v", got)
 	}
-	if resp.Hits[2].Scope != store.ScopeADR || resp.Hits[2].Origin.SourcePath != "docs/adr/0001-fusion.md" {
+	if resp.Hits[2].Scope != ragd.ScopeADR || resp.Hits[2].Origin.SourcePath != "docs/adr/0001-fusion.md" {
 		t.Errorf("adr hit %+v", resp.Hits[2])
 	}
 	if resp.Fusion != FusionWeighted || resp.Normalization != NormSaturate || resp.Fill ||
@@ -203,7 +204,7 @@ func TestSearch_JSON(t *testing.T) {
 	}
 
 	// A session origin has exactly its own fields.
-	resp = c.search(t, s, Request{Query: "tune", Scopes: []string{store.ScopeSession}, Limit: 1})
+	resp = c.search(t, s, Request{Query: "tune", Scopes: []string{ragd.ScopeSession}, Limit: 1})
 	b, _ = json.Marshal(resp.Hits[0].Origin)
 	if string(b) != `{"kind":"session","sessionId":"s1","eventId":"e1","title":"Session s1"}` {
 		t.Errorf("session origin %s", b)
@@ -285,10 +286,10 @@ func TestSearch_Scopes(t *testing.T) {
 		scopes []string
 		want   []string
 	}{
-		{[]string{store.ScopeADR}, []string{cADR}},
-		{[]string{store.ScopeSession}, []string{cAsk, cAnswer}},
-		{[]string{store.ScopeDocs, store.ScopeDocs}, []string{cFusion, cThreshold}},
-		{[]string{store.ScopeSession, store.ScopeADR}, []string{cAsk, cADR, cAnswer}},
+		{[]string{ragd.ScopeADR}, []string{cADR}},
+		{[]string{ragd.ScopeSession}, []string{cAsk, cAnswer}},
+		{[]string{ragd.ScopeDocs, ragd.ScopeDocs}, []string{cFusion, cThreshold}},
+		{[]string{ragd.ScopeSession, ragd.ScopeADR}, []string{cAsk, cADR, cAnswer}},
 	} {
 		resp := c.search(t, s, Request{Query: "fusion weights", Scopes: tc.scopes, Config: &cfg})
 		if got := contents(resp); !slices.Equal(got, tc.want) {
@@ -307,7 +308,7 @@ func TestSearch_TiesAreDeterministic(t *testing.T) {
 	const text = "identical tie text"
 	v := unit(0.8)
 	// Written in an order that is neither the citation order nor the ids'.
-	replace(t, st, project, store.ScopeSession, []store.ChunkInput{
+	replace(t, st, project, ragd.ScopeSession, []store.ChunkInput{
 		message("s1", "e2", 0, text, v), message("s1", "e1", 0, text, v),
 	})
 	docs := []store.ChunkInput{
@@ -318,7 +319,7 @@ func TestSearch_TiesAreDeterministic(t *testing.T) {
 	for i := range docs {
 		docs[i].Title = "Session s1"
 	}
-	replace(t, st, project, store.ScopeDocs, docs)
+	replace(t, st, project, ragd.ScopeDocs, docs)
 	s := searcher(st, upEmbedder(e1))
 	for _, fusion := range []Fusion{FusionWeighted, FusionRRF} {
 		resp, err := s.Search(context.Background(), Request{ProjectID: project, Query: "tie", Limit: MaxLimit, Fusion: fusion})
@@ -394,14 +395,14 @@ func TestSearch_SnapshotDuringReindex(t *testing.T) {
 	for _, fill := range []bool{false, true} {
 		st := openStore(t, 4)
 		project := addProject(t, st, "p")
-		replace(t, st, project, store.ScopeDocs, []store.ChunkInput{doc("docs/a.md", 0, nil, "snapshot old words", unit(0.9))})
+		replace(t, st, project, ragd.ScopeDocs, []store.ChunkInput{doc("docs/a.md", 0, nil, "snapshot old words", unit(0.9))})
 		s := searcher(st, upEmbedder(e1))
 		s.Config.Fill = fill
 		reindexed := 0
 		// Between the vector query and the lexical one, a reindex replaces
 		// the scope and commits.
 		s.betweenQueries = func() {
-			replace(t, st, project, store.ScopeDocs, []store.ChunkInput{
+			replace(t, st, project, ragd.ScopeDocs, []store.ChunkInput{
 				doc("docs/a.md", 0, nil, "snapshot new words", unit(0.95)),
 				doc("docs/b.md", 0, nil, "snapshot more words", unit(0.99)),
 			})
@@ -462,8 +463,8 @@ func TestSearch_BadInput(t *testing.T) {
 		r := ok
 		tc.mut(&r)
 		resp, err := s.Search(context.Background(), r)
-		if !errors.Is(err, ErrInvalid) || resp != nil {
-			t.Errorf("%s: resp %v err %v, want ErrInvalid", tc.name, resp, err)
+		if !errors.Is(err, ragd.ErrInvalid) || resp != nil {
+			t.Errorf("%s: resp %v err %v, want ragd.ErrInvalid", tc.name, resp, err)
 		}
 	}
 	if len(emb.texts) != 0 {
@@ -491,7 +492,7 @@ func TestSearch_BadInput(t *testing.T) {
 	}
 	// A broken server-side configuration is not the client's fault.
 	s.Config = Config{}
-	if _, err := s.Search(context.Background(), ok); err == nil || errors.Is(err, ErrInvalid) {
+	if _, err := s.Search(context.Background(), ok); err == nil || errors.Is(err, ragd.ErrInvalid) {
 		t.Errorf("invalid searcher config: %v", err)
 	}
 }
@@ -501,7 +502,7 @@ func TestSearch_Telemetry(t *testing.T) {
 	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	s := searcher(c.st, upEmbedder(e1))
 	s.Now = func() time.Time { return at }
-	resp := c.search(t, s, Request{Query: " fusion weights ", Scopes: []string{store.ScopeSession, store.ScopeDocs},
+	resp := c.search(t, s, Request{Query: " fusion weights ", Scopes: []string{ragd.ScopeSession, ragd.ScopeDocs},
 		Actor: ActorAgent, SessionID: "s1", Purpose: PurposeEval})
 	// Changing the configuration afterwards changes nothing in the row.
 	s.Config.VectorWeight, s.Config.Threshold = 0.1, 0.5
@@ -512,7 +513,7 @@ func TestSearch_Telemetry(t *testing.T) {
 	}
 	if rec.Query != "fusion weights" || rec.Actor != "agent" || rec.SessionID != "s1" || rec.Purpose != "eval" ||
 		!rec.CreatedAt.Equal(at) || rec.LatencyMs != resp.LatencyMs || rec.Degraded || !rec.VectorAvailable ||
-		!slices.Equal(rec.Scopes, []string{store.ScopeDocs, store.ScopeSession}) || rec.ProjectID != c.project {
+		!slices.Equal(rec.Scopes, []string{ragd.ScopeDocs, ragd.ScopeSession}) || rec.ProjectID != c.project {
 		t.Errorf("row %+v", rec)
 	}
 	const frozen = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"saturate","rrfK":60,"candidates":12,"fill":false}`
@@ -591,7 +592,7 @@ func TestSearch_Concurrent(t *testing.T) {
 		r := rand.New(rand.NewSource(1))
 		for i := range 5 {
 			in := []store.ChunkInput{message("s1", "e1", 0, cAsk, unit(sims[cAsk])), message("s1", "e9", i, "fusion churn", randomUnit(r, 4))}
-			if _, err := c.st.ReplaceScope(context.Background(), c.project, store.ScopeSession, in); err != nil {
+			if _, err := c.st.ReplaceScope(context.Background(), c.project, ragd.ScopeSession, in); err != nil {
 				errs <- err
 				return
 			}

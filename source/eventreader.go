@@ -11,6 +11,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 // MaxLineBytes is the longest line ReadEvents accepts, line ending excluded.
@@ -19,16 +21,6 @@ const MaxLineBytes = 1 << 20
 // MaxLineErrors is how many LineErrors Stats keeps; Stats.Bad counts them
 // all. The cap keeps a file of garbage from costing memory in proportion.
 const MaxLineErrors = 1000
-
-// LineError is a malformed line: its 1-based number and why.
-type LineError struct {
-	Line   int
-	Reason string
-}
-
-func (e LineError) Error() string {
-	return "line " + strconv.Itoa(e.Line) + ": " + e.Reason
-}
 
 // Stats counts what ReadEvents saw. When it returns no error,
 // Lines == Blank + OK + Bad.
@@ -42,7 +34,7 @@ type Stats struct {
 	// is idempotent.
 	Duplicates int
 	// Errors are the first MaxLineErrors malformed lines, in order.
-	Errors []LineError
+	Errors []ragd.LineError
 }
 
 // ReadEvents reads a session event file from r, calling fn (if not nil)
@@ -84,7 +76,7 @@ type Stats struct {
 // harmless repeat; with different content (other than JSON whitespace in
 // payload, or another zone for the same instant) the later line is
 // malformed.
-func ReadEvents(r io.Reader, fn func(Event) error) (Stats, error) {
+func ReadEvents(r io.Reader, fn func(ragd.Event) error) (Stats, error) {
 	var st Stats
 	br := bufio.NewReaderSize(r, 64<<10)
 	seen := make(map[string]seenEvent)
@@ -138,7 +130,7 @@ func ReadEvents(r io.Reader, fn func(Event) error) (Stats, error) {
 func (st *Stats) bad(line int, reason string) {
 	st.Bad++
 	if len(st.Errors) < MaxLineErrors {
-		st.Errors = append(st.Errors, LineError{Line: line, Reason: reason})
+		st.Errors = append(st.Errors, ragd.LineError{Line: line, Reason: reason})
 	}
 }
 
@@ -184,7 +176,7 @@ type seenEvent struct {
 // fingerprint hashes the content of e, so that the duplicate check holds
 // 32 bytes per event rather than the event. Time is compared as an
 // instant and payload as compacted JSON.
-func fingerprint(e Event) [sha256.Size]byte {
+func fingerprint(e ragd.Event) [sha256.Size]byte {
 	h := sha256.New()
 	field := func(b []byte) {
 		// Length-prefixed, so no content can imitate a field boundary.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 const good = `{"id":"e1","sessionId":"s1","type":"chat.message","actor":"person","text":"hello","time":"2026-11-29T12:00:00Z"}`
@@ -34,10 +36,10 @@ func line(fields map[string]any) string {
 }
 
 // readAll runs ReadEvents on input and returns the events handed to fn.
-func readAll(t *testing.T, input string) ([]Event, Stats) {
+func readAll(t *testing.T, input string) ([]ragd.Event, Stats) {
 	t.Helper()
-	var got []Event
-	st, err := ReadEvents(strings.NewReader(input), func(e Event) error {
+	var got []ragd.Event
+	st, err := ReadEvents(strings.NewReader(input), func(e ragd.Event) error {
 		got = append(got, e)
 		return nil
 	})
@@ -58,7 +60,7 @@ func TestReadEventsGoodLines(t *testing.T) {
 	if st.Lines != 3 || st.OK != 3 || st.Bad != 0 || st.Blank != 0 || st.Duplicates != 0 || st.Errors != nil {
 		t.Errorf("stats %+v", st)
 	}
-	want := []Event{
+	want := []ragd.Event{
 		{ID: "e1", SessionID: "s1", Type: "chat.message", Actor: "person", Text: "hello",
 			Time: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)},
 		{ID: "e2", SessionID: "s1", Type: "agent.response", Actor: "agent", Text: "hi there",
@@ -81,7 +83,7 @@ func TestReadEventsGoodLines(t *testing.T) {
 	}
 }
 
-func eventsEqual(a, b Event) bool {
+func eventsEqual(a, b ragd.Event) bool {
 	return a.ID == b.ID && a.SessionID == b.SessionID && a.Type == b.Type && a.Actor == b.Actor &&
 		a.Text == b.Text && a.Time.Equal(b.Time) && a.Title == b.Title && bytes.Equal(a.Payload, b.Payload)
 }
@@ -122,8 +124,8 @@ func TestReadEventsMalformedLines(t *testing.T) {
 			if len(st.Errors) != 1 || st.Errors[0].Line != 2 || !strings.Contains(st.Errors[0].Reason, tc.reason) {
 				t.Errorf("errors %+v, want line 2: %q", st.Errors, tc.reason)
 			}
-			if _, err := ParseEvent([]byte(tc.line)); !errors.Is(err, ErrInvalidEvent) {
-				t.Errorf("ParseEvent error %v, want ErrInvalidEvent", err)
+			if _, err := ParseEvent([]byte(tc.line)); !errors.Is(err, ragd.ErrInvalidEvent) {
+				t.Errorf("ParseEvent error %v, want ragd.ErrInvalidEvent", err)
 			}
 		})
 	}
@@ -213,11 +215,11 @@ func TestReadEventsUnknownType(t *testing.T) {
 		t.Errorf("stats %+v events %+v", st, got)
 	}
 	for typ, want := range map[string]bool{
-		TypeChatMessage: true, TypeAgentResponse: true, "session.renamed": false,
+		ragd.TypeChatMessage: true, ragd.TypeAgentResponse: true, "session.renamed": false,
 		"tool.call": false, "": false, "Chat.Message": false,
 	} {
-		if Indexed(typ) != want {
-			t.Errorf("Indexed(%q) = %v", typ, !want)
+		if ragd.Indexed(typ) != want {
+			t.Errorf("ragd.Indexed(%q) = %v", typ, !want)
 		}
 	}
 }
@@ -226,7 +228,7 @@ func TestReadEventsErrors(t *testing.T) {
 	input := good + "\n" + strings.Replace(good, "e1", "e2", 1) + "\n"
 
 	stop := errors.New("storage full")
-	st, err := ReadEvents(strings.NewReader(input), func(e Event) error {
+	st, err := ReadEvents(strings.NewReader(input), func(e ragd.Event) error {
 		if e.ID == "e2" {
 			return stop
 		}
@@ -259,30 +261,30 @@ func TestReadEventsCapsErrors(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	ok := Event{ID: "e1", SessionID: "s1", Type: TypeChatMessage, Actor: "person", Text: "hi",
+	ok := ragd.Event{ID: "e1", SessionID: "s1", Type: ragd.TypeChatMessage, Actor: "person", Text: "hi",
 		Time: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid event: %v", err)
 	}
 	for _, tc := range []struct {
 		name   string
-		change func(*Event)
+		change func(*ragd.Event)
 		reason string
 	}{
-		{"no id", func(e *Event) { e.ID = "" }, "missing id"},
-		{"no session", func(e *Event) { e.SessionID = " " }, "missing sessionId"},
-		{"no type", func(e *Event) { e.Type = "" }, "missing type"},
-		{"no actor", func(e *Event) { e.Actor = "" }, "missing actor"},
-		{"no time", func(e *Event) { e.Time = time.Time{} }, "missing time"},
-		{"no text", func(e *Event) { e.Text = "" }, "missing text"},
-		{"bad UTF-8 text", func(e *Event) { e.Text = "caf\xe9" }, "invalid UTF-8 in text"},
-		{"bad UTF-8 title", func(e *Event) { e.Title = "\xff" }, "invalid UTF-8 in title"},
-		{"bad payload", func(e *Event) { e.Payload = json.RawMessage(`{`) }, "payload is not valid JSON"},
+		{"no id", func(e *ragd.Event) { e.ID = "" }, "missing id"},
+		{"no session", func(e *ragd.Event) { e.SessionID = " " }, "missing sessionId"},
+		{"no type", func(e *ragd.Event) { e.Type = "" }, "missing type"},
+		{"no actor", func(e *ragd.Event) { e.Actor = "" }, "missing actor"},
+		{"no time", func(e *ragd.Event) { e.Time = time.Time{} }, "missing time"},
+		{"no text", func(e *ragd.Event) { e.Text = "" }, "missing text"},
+		{"bad UTF-8 text", func(e *ragd.Event) { e.Text = "caf\xe9" }, "invalid UTF-8 in text"},
+		{"bad UTF-8 title", func(e *ragd.Event) { e.Title = "\xff" }, "invalid UTF-8 in title"},
+		{"bad payload", func(e *ragd.Event) { e.Payload = json.RawMessage(`{`) }, "payload is not valid JSON"},
 	} {
 		e := ok
 		tc.change(&e)
 		err := e.Validate()
-		if !errors.Is(err, ErrInvalidEvent) || !strings.Contains(err.Error(), tc.reason) {
+		if !errors.Is(err, ragd.ErrInvalidEvent) || !strings.Contains(err.Error(), tc.reason) {
 			t.Errorf("%s: Validate() = %v, want %q", tc.name, err, tc.reason)
 		}
 	}
@@ -293,10 +295,10 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestEventRoundTrip checks that encoding/json's rendering of Event is the
+// TestEventRoundTrip checks that encoding/json's rendering of ragd.Event is the
 // file format.
 func TestEventRoundTrip(t *testing.T) {
-	in := Event{ID: "e1", SessionID: "s1", Type: TypeAgentResponse, Actor: "agent", Text: "a\nb \"q\"",
+	in := ragd.Event{ID: "e1", SessionID: "s1", Type: ragd.TypeAgentResponse, Actor: "agent", Text: "a\nb \"q\"",
 		Time:    time.Date(2026, 11, 29, 12, 0, 0, 123456789, time.FixedZone("", -5*3600)),
 		Title:   "T",
 		Payload: json.RawMessage(`{"k":[1,2]}`)}
@@ -317,7 +319,7 @@ func TestEventRoundTrip(t *testing.T) {
 }
 
 func TestLineError(t *testing.T) {
-	if got := (LineError{Line: 7, Reason: "missing id"}).Error(); got != "line 7: missing id" {
+	if got := (ragd.LineError{Line: 7, Reason: "missing id"}).Error(); got != "line 7: missing id" {
 		t.Errorf("Error() = %q", got)
 	}
 }
@@ -338,7 +340,7 @@ func FuzzReadEvents(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := 0
-		st, err := ReadEvents(bytes.NewReader(data), func(e Event) error {
+		st, err := ReadEvents(bytes.NewReader(data), func(e ragd.Event) error {
 			n++
 			if err := e.Validate(); err != nil {
 				t.Errorf("handed an invalid event: %v", err)

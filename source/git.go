@@ -49,7 +49,7 @@ type File struct {
 	// Path is the git path, relative to the repository root. It is carried
 	// as found, even if it is not valid UTF-8.
 	Path string
-	// Scope is ScopeADR or ScopeDocs.
+	// Scope is ragd.ScopeADR or ragd.ScopeDocs.
 	Scope string
 	// Content is the file's bytes as stored, not checked for UTF-8.
 	Content []byte

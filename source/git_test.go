@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/gittest"
 )
 
@@ -88,15 +89,15 @@ func TestScopeOf(t *testing.T) {
 	for _, tc := range []struct {
 		path, scope string
 	}{
-		{"docs/a.md", ScopeDocs},
-		{"docs/adr/0001.md", ScopeADR},
-		{"docs/adr/sub/0002-x.markdown", ScopeADR},
-		{"docs/adrx.md", ScopeDocs},
-		{"docs/adr.md", ScopeDocs},
-		{"docs/ADR/0001.md", ScopeDocs}, // git paths are case-sensitive
-		{"docs/guide/deep/x.MD", ScopeDocs},
-		{"docs/x.Markdown", ScopeDocs},
-		{"docs/caf\xe9.md", ScopeDocs},
+		{"docs/a.md", ragd.ScopeDocs},
+		{"docs/adr/0001.md", ragd.ScopeADR},
+		{"docs/adr/sub/0002-x.markdown", ragd.ScopeADR},
+		{"docs/adrx.md", ragd.ScopeDocs},
+		{"docs/adr.md", ragd.ScopeDocs},
+		{"docs/ADR/0001.md", ragd.ScopeDocs}, // git paths are case-sensitive
+		{"docs/guide/deep/x.MD", ragd.ScopeDocs},
+		{"docs/x.Markdown", ragd.ScopeDocs},
+		{"docs/caf\xe9.md", ragd.ScopeDocs},
 		{"docs/x.txt", ""},
 		{"docs/md", ""},
 		{"docs/x.md.bak", ""},

@@ -3,12 +3,8 @@ package source
 import (
 	"path"
 	"strings"
-)
 
-// Scopes of a document, as ScopeOf reports them.
-const (
-	ScopeDocs = "docs"
-	ScopeADR  = "adr"
+	"github.com/ragd/ragd"
 )
 
 const (
@@ -29,9 +25,9 @@ func ScopeOf(path string) (scope string, ok bool) {
 		return "", false
 	}
 	if strings.HasPrefix(path, adrDir+"/") {
-		return ScopeADR, true
+		return ragd.ScopeADR, true
 	}
-	return ScopeDocs, true
+	return ragd.ScopeDocs, true
 }
 
 // isMarkdown reports whether name has a markdown extension, in any case.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/ragd/ragd"
 )
 
 // benchStores caches one populated store per size: building 100k chunks takes
@@ -64,7 +66,7 @@ func populated(b *testing.B, n, dims int) (*Store, int64) {
 			}
 			// One scope per 1000 chunks would replace the previous file:
 			// write the rows directly instead, through the same statements.
-			if err := s.appendChunks(context.Background(), p.ID, ScopeDocs, in); err != nil {
+			if err := s.appendChunks(context.Background(), p.ID, ragd.ScopeDocs, in); err != nil {
 				bs.err = err
 				return
 			}
@@ -141,7 +143,7 @@ func BenchmarkReplaceScope(b *testing.B) {
 		for i := range in {
 			in[i].Position = i + flip*n
 		}
-		if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, in); err != nil {
+		if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in); err != nil {
 			b.Fatal(err)
 		}
 	}

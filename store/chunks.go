@@ -10,50 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/ragd/ragd"
 )
-
-// Scopes of chunks. A path under docs/adr/ is ScopeADR, any other under docs/
-// is ScopeDocs; ScopeSession holds conversation messages.
-const (
-	ScopeDocs    = "docs"
-	ScopeADR     = "adr"
-	ScopeSession = "session"
-)
-
-// Scopes lists every scope, in display order.
-var Scopes = []string{ScopeDocs, ScopeADR, ScopeSession}
-
-// ValidScope reports whether s names a scope.
-func ValidScope(s string) bool {
-	return s == ScopeDocs || s == ScopeADR || s == ScopeSession
-}
-
-// Chunk is one stored, citable piece of a document or a session message.
-type Chunk struct {
-	// ID is stable across reindexes: the same source, position and content
-	// keep it, so votes on unchanged chunks survive a reindex.
-	ID        string
-	ProjectID int64
-	Scope     string
-	// SourcePath and SourceCommit locate docs and adr chunks.
-	SourcePath   string
-	SourceCommit string
-	// SessionID and EventID locate session chunks.
-	SessionID string
-	EventID   string
-
-	HeadingPath []string
-	Title       string
-	Position    int
-	Start, End  int // byte offsets of Content in the source
-	Content     string
-	ContentHash string
-	// EmbeddingSpace is the space of the chunk's vector, "" when it has none
-	// (lexical only).
-	EmbeddingSpace string
-	IndexedAt      time.Time
-}
 
 // ChunkInput is one chunk to write with ReplaceScope.
 type ChunkInput struct {
@@ -83,14 +42,14 @@ func ChunkID(projectID int64, scope, source string, position int, contentHash st
 }
 
 func (c *ChunkInput) source(scope string) string {
-	if scope == ScopeSession {
+	if scope == ragd.ScopeSession {
 		return c.SessionID + "\x00" + c.EventID
 	}
 	return c.SourcePath
 }
 
 func (c *ChunkInput) validate(scope string) error {
-	if scope == ScopeSession {
+	if scope == ragd.ScopeSession {
 		if c.SessionID == "" || c.EventID == "" {
 			return fmt.Errorf("session chunk %d: session and event id required", c.Position)
 		}
@@ -124,7 +83,7 @@ type ReplaceResult struct {
 // inside the write transaction.
 func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ChunkInput) (ReplaceResult, error) {
 	var res ReplaceResult
-	if !ValidScope(scope) {
+	if !ragd.ValidScope(scope) {
 		return res, fmt.Errorf("replace scope: unknown scope %q", scope)
 	}
 	type prepared struct {
@@ -339,8 +298,8 @@ const chunkColumns = `id, project_id, scope, coalesce(source_path, ''), coalesce
 	coalesce(session_id, ''), coalesce(event_id, ''), heading_path, title, position, start_offset, end_offset,
 	content, content_hash, coalesce(embedding_space, ''), indexed_at`
 
-func scanChunk(r scanner) (Chunk, error) {
-	var c Chunk
+func scanChunk(r scanner) (ragd.Chunk, error) {
+	var c ragd.Chunk
 	var heading, indexed string
 	err := r.Scan(&c.ID, &c.ProjectID, &c.Scope, &c.SourcePath, &c.SourceCommit, &c.SessionID, &c.EventID,
 		&heading, &c.Title, &c.Position, &c.Start, &c.End, &c.Content, &c.ContentHash, &c.EmbeddingSpace, &indexed)
@@ -356,8 +315,8 @@ func scanChunk(r scanner) (Chunk, error) {
 
 // chunksByID loads the chunks with the given ids, in the order of ids; ids
 // that do not exist are left out.
-func chunksByID(ctx context.Context, q queryer, ids []string) ([]Chunk, error) {
-	byID := make(map[string]Chunk, len(ids))
+func chunksByID(ctx context.Context, q queryer, ids []string) ([]ragd.Chunk, error) {
+	byID := make(map[string]ragd.Chunk, len(ids))
 	const batch = 500
 	for start := 0; start < len(ids); start += batch {
 		part := ids[start:min(start+batch, len(ids))]
@@ -382,7 +341,7 @@ func chunksByID(ctx context.Context, q queryer, ids []string) ([]Chunk, error) {
 			return nil, fmt.Errorf("load chunks: %w", err)
 		}
 	}
-	out := make([]Chunk, 0, len(byID))
+	out := make([]ragd.Chunk, 0, len(byID))
 	for _, id := range ids {
 		if c, ok := byID[id]; ok {
 			out = append(out, c)
@@ -392,20 +351,20 @@ func chunksByID(ctx context.Context, q queryer, ids []string) ([]Chunk, error) {
 }
 
 // Chunks loads chunks by id, in the order given; unknown ids are left out.
-func (s *Store) Chunks(ctx context.Context, ids []string) ([]Chunk, error) {
+func (s *Store) Chunks(ctx context.Context, ids []string) ([]ragd.Chunk, error) {
 	return chunksByID(ctx, s.rdb, ids)
 }
 
 // ScopeChunks lists one scope's chunks of a project, ordered by source and
 // position.
-func (s *Store) ScopeChunks(ctx context.Context, projectID int64, scope string) ([]Chunk, error) {
+func (s *Store) ScopeChunks(ctx context.Context, projectID int64, scope string) ([]ragd.Chunk, error) {
 	rows, err := s.rdb.QueryContext(ctx, "SELECT "+chunkColumns+` FROM chunks WHERE project_id = ? AND scope = ?
 		ORDER BY coalesce(source_path, ''), coalesce(session_id, ''), coalesce(event_id, ''), position`, projectID, scope)
 	if err != nil {
 		return nil, fmt.Errorf("list %s chunks: %w", scope, err)
 	}
 	defer rows.Close()
-	var out []Chunk
+	var out []ragd.Chunk
 	for rows.Next() {
 		c, err := scanChunk(rows)
 		if err != nil {

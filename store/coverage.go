@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 // ScopeStats describes the chunks of one scope of a project.
@@ -21,7 +23,7 @@ type ScopeStats struct {
 // ScopeStats counts the chunks of a project's scope by source.
 func (s *Store) ScopeStats(ctx context.Context, projectID int64, scope string) (ScopeStats, error) {
 	st := ScopeStats{Sources: map[string]int{}}
-	if !ValidScope(scope) {
+	if !ragd.ValidScope(scope) {
 		return st, fmt.Errorf("scope stats: unknown scope %q", scope)
 	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT coalesce(source_path, session_id, ''), count(*), count(*) - count(embedding_space)

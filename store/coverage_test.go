@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"testing"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 func TestScopeStatsAndChunkStates(t *testing.T) {
@@ -17,22 +19,22 @@ func TestScopeStatsAndChunkStates(t *testing.T) {
 		docChunk("docs/a.md", 1, "beta", nil),
 		docChunk("docs/b.md", 0, "gamma", randomUnit(r, 4)),
 	}
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, in); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in); err != nil {
 		t.Fatal(err)
 	}
-	st, err := s.ScopeStats(ctx, p.ID, ScopeDocs)
+	st, err := s.ScopeStats(ctx, p.ID, ragd.ScopeDocs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Chunks != 3 || st.LexicalOnly != 1 || st.Sources["docs/a.md"] != 2 || st.Sources["docs/b.md"] != 1 || len(st.Sources) != 2 {
 		t.Errorf("stats: %+v", st)
 	}
-	states, err := s.ChunkStates(ctx, p.ID, ScopeDocs)
+	states, err := s.ChunkStates(ctx, p.ID, ragd.ScopeDocs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range in {
-		id := ChunkID(p.ID, ScopeDocs, c.SourcePath, c.Position, c.ContentHash)
+		id := ChunkID(p.ID, ragd.ScopeDocs, c.SourcePath, c.Position, c.ContentHash)
 		st, ok := states[id]
 		if !ok || st.Vector != (c.Vector != nil) || st.SourceCommit != "c0ffee" || st.Title != "Title" {
 			t.Errorf("%s#%d: state %+v (listed %v)", c.SourcePath, c.Position, st, ok)
@@ -69,7 +71,7 @@ func TestSessionStats(t *testing.T) {
 	if st, err := s.SessionStats(ctx, p.ID, types, time.Time{}); err != nil || st != (SessionStats{}) {
 		t.Fatalf("empty log: %+v, %v", st, err)
 	}
-	events := []Event{
+	events := []ragd.Event{
 		ev("a1", "s1", "chat.message", "one", 0),
 		ev("a2", "s1", "agent.response", "two", time.Second),
 		ev("b1", "s2", "chat.message", "three", 0),
@@ -79,7 +81,7 @@ func TestSessionStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	chunk := ChunkInput{SessionID: "s1", EventID: "a1", Content: "one", ContentHash: "h1"}
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeSession, []ChunkInput{chunk}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeSession, []ChunkInput{chunk}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := s.SessionStats(ctx, p.ID, types, time.Time{})
@@ -101,7 +103,7 @@ func TestChunkInputID_MatchesStoredIDs(t *testing.T) {
 	p := mustProject(t, s, "p")
 	docs := []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}
 	sessions := []ChunkInput{{SessionID: "s1", EventID: "e1", Position: 2, Content: "hi", ContentHash: "h"}}
-	for scope, in := range map[string][]ChunkInput{ScopeDocs: docs, ScopeSession: sessions} {
+	for scope, in := range map[string][]ChunkInput{ragd.ScopeDocs: docs, ragd.ScopeSession: sessions} {
 		if _, err := s.ReplaceScope(ctx, p.ID, scope, in); err != nil {
 			t.Fatal(err)
 		}

@@ -9,29 +9,17 @@ import (
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
+	"github.com/ragd/ragd"
 )
 
-// Project is one registered git repository.
-type Project struct {
-	ID int64
-	// Name is the project's short public id.
-	Name        string
-	Path        string
-	AutoReindex bool
-	CreatedAt   time.Time
-}
-
-// ErrExists means a project with that name or path is already registered.
-var ErrExists = errors.New("already exists")
-
 // AddProject registers a repository under a short name.
-func (s *Store) AddProject(ctx context.Context, name, path string) (Project, error) {
-	p := Project{Name: name, Path: path, CreatedAt: time.Now().UTC()}
+func (s *Store) AddProject(ctx context.Context, name, path string) (ragd.Project, error) {
+	p := ragd.Project{Name: name, Path: path, CreatedAt: time.Now().UTC()}
 	r, err := s.db.ExecContext(ctx, "INSERT INTO projects (name, path, created_at) VALUES (?, ?, ?)", name, path, formatTime(p.CreatedAt))
 	if err != nil {
 		var se sqlite3.Error
 		if errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique {
-			return p, fmt.Errorf("add project %s (%s): %w", name, path, ErrExists)
+			return p, fmt.Errorf("add project %s (%s): %w", name, path, ragd.ErrExists)
 		}
 		return p, fmt.Errorf("add project %s (%s): %w", name, path, err)
 	}
@@ -43,8 +31,8 @@ func (s *Store) AddProject(ctx context.Context, name, path string) (Project, err
 
 const projectColumns = "id, name, path, auto_reindex, created_at"
 
-func scanProject(r scanner) (Project, error) {
-	var p Project
+func scanProject(r scanner) (ragd.Project, error) {
+	var p ragd.Project
 	var created string
 	if err := r.Scan(&p.ID, &p.Name, &p.Path, &p.AutoReindex, &created); err != nil {
 		return p, err
@@ -54,13 +42,13 @@ func scanProject(r scanner) (Project, error) {
 }
 
 // Projects lists the registered projects by name.
-func (s *Store) Projects(ctx context.Context) ([]Project, error) {
+func (s *Store) Projects(ctx context.Context) ([]ragd.Project, error) {
 	rows, err := s.rdb.QueryContext(ctx, "SELECT "+projectColumns+" FROM projects ORDER BY name")
 	if err != nil {
 		return nil, fmt.Errorf("list projects: %w", err)
 	}
 	defer rows.Close()
-	var out []Project
+	var out []ragd.Project
 	for rows.Next() {
 		p, err := scanProject(rows)
 		if err != nil {
@@ -71,12 +59,12 @@ func (s *Store) Projects(ctx context.Context) ([]Project, error) {
 	return out, rows.Err()
 }
 
-// Project finds a project by name or by path. It returns ErrNotFound when
+// ragd.Project finds a project by name or by path. It returns ragd.ErrNotFound when
 // neither matches.
-func (s *Store) Project(ctx context.Context, nameOrPath string) (Project, error) {
+func (s *Store) Project(ctx context.Context, nameOrPath string) (ragd.Project, error) {
 	p, err := scanProject(s.rdb.QueryRowContext(ctx, "SELECT "+projectColumns+" FROM projects WHERE name = ? OR path = ? ORDER BY name = ? DESC LIMIT 1", nameOrPath, nameOrPath, nameOrPath))
 	if errors.Is(err, sql.ErrNoRows) {
-		return p, fmt.Errorf("project %q: %w", nameOrPath, ErrNotFound)
+		return p, fmt.Errorf("project %q: %w", nameOrPath, ragd.ErrNotFound)
 	}
 	if err != nil {
 		return p, fmt.Errorf("project %q: %w", nameOrPath, err)
@@ -91,7 +79,7 @@ func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) er
 		return fmt.Errorf("set auto-reindex of project %d: %w", projectID, err)
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
-		return fmt.Errorf("set auto-reindex of project %d: %w", projectID, ErrNotFound)
+		return fmt.Errorf("set auto-reindex of project %d: %w", projectID, ragd.ErrNotFound)
 	}
 	return nil
 }
@@ -113,7 +101,7 @@ func (s *Store) RemoveProject(ctx context.Context, projectID int64) error {
 		return fmt.Errorf("remove project %d: %w", projectID, err)
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
-		return fmt.Errorf("remove project %d: %w", projectID, ErrNotFound)
+		return fmt.Errorf("remove project %d: %w", projectID, ragd.ErrNotFound)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("remove project %d: %w", projectID, err)

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 // Statuses of an index run. A run that never finishes (its process was
@@ -36,7 +38,7 @@ type Run struct {
 
 // StartRun records the start of a reindex of scope, with status RunRunning.
 func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (Run, error) {
-	if !ValidScope(scope) {
+	if !ragd.ValidScope(scope) {
 		return Run{}, fmt.Errorf("start index run: unknown scope %q", scope)
 	}
 	stamp := now()
@@ -54,7 +56,7 @@ func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (Ru
 
 // FinishRun records the end of a running run: status RunOK or RunFailed, the
 // commit it read ("" for none) and its JSON report (nil for "{}"). It returns
-// an error wrapping ErrNotFound when no running run has that id: a run is
+// an error wrapping ragd.ErrNotFound when no running run has that id: a run is
 // finished once.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status, commit string, report []byte) error {
 	if status != RunOK && status != RunFailed {
@@ -72,7 +74,7 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status, commit strin
 		return fmt.Errorf("finish index run %d: %w", runID, err)
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
-		return fmt.Errorf("finish index run %d: no such running run: %w", runID, ErrNotFound)
+		return fmt.Errorf("finish index run %d: no such running run: %w", runID, ragd.ErrNotFound)
 	}
 	return nil
 }
@@ -95,7 +97,7 @@ func scanRun(r scanner) (Run, error) {
 
 // LastRun returns the latest run of a project's scope with the given status,
 // or of any status when status is "". It returns an error wrapping
-// ErrNotFound when there is none.
+// ragd.ErrNotFound when there is none.
 func (s *Store) LastRun(ctx context.Context, projectID int64, scope, status string) (Run, error) {
 	q := "SELECT " + runColumns + " FROM index_runs WHERE project_id = ? AND scope = ?"
 	args := []any{projectID, scope}
@@ -105,7 +107,7 @@ func (s *Store) LastRun(ctx context.Context, projectID int64, scope, status stri
 	}
 	run, err := scanRun(s.rdb.QueryRowContext(ctx, q+" ORDER BY id DESC LIMIT 1", args...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return run, fmt.Errorf("last %s index run of project %d: %w", scope, projectID, ErrNotFound)
+		return run, fmt.Errorf("last %s index run of project %d: %w", scope, projectID, ragd.ErrNotFound)
 	}
 	if err != nil {
 		return run, fmt.Errorf("last %s index run of project %d: %w", scope, projectID, err)

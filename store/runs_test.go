@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ragd/ragd"
 )
 
 func TestRuns_Lifecycle(t *testing.T) {
@@ -12,10 +14,10 @@ func TestRuns_Lifecycle(t *testing.T) {
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
 
-	if _, err := s.LastRun(ctx, p.ID, ScopeDocs, ""); !errors.Is(err, ErrNotFound) {
+	if _, err := s.LastRun(ctx, p.ID, ragd.ScopeDocs, ""); !errors.Is(err, ragd.ErrNotFound) {
 		t.Fatalf("no runs yet: err = %v", err)
 	}
-	ok, err := s.StartRun(ctx, p.ID, ScopeDocs)
+	ok, err := s.StartRun(ctx, p.ID, ragd.ScopeDocs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,27 +25,27 @@ func TestRuns_Lifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A run is finished once.
-	if err := s.FinishRun(ctx, ok.ID, RunFailed, "", nil); !errors.Is(err, ErrNotFound) {
+	if err := s.FinishRun(ctx, ok.ID, RunFailed, "", nil); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("second finish: err = %v, want ErrNotFound", err)
 	}
-	failed, _ := s.StartRun(ctx, p.ID, ScopeDocs)
+	failed, _ := s.StartRun(ctx, p.ID, ragd.ScopeDocs)
 	if err := s.FinishRun(ctx, failed.ID, RunFailed, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	// A crashed run: started, never finished.
-	crashed, _ := s.StartRun(ctx, p.ID, ScopeDocs)
+	crashed, _ := s.StartRun(ctx, p.ID, ragd.ScopeDocs)
 
-	last, err := s.LastRun(ctx, p.ID, ScopeDocs, RunOK)
+	last, err := s.LastRun(ctx, p.ID, ragd.ScopeDocs, RunOK)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if last.ID != ok.ID || last.Commit != "c0ffee" || string(last.Report) != `{"chunks":3}` || last.FinishedAt.IsZero() {
 		t.Errorf("last ok run: %+v", last)
 	}
-	if any, _ := s.LastRun(ctx, p.ID, ScopeDocs, ""); any.ID != crashed.ID || any.Status != RunRunning || !any.FinishedAt.IsZero() {
+	if any, _ := s.LastRun(ctx, p.ID, ragd.ScopeDocs, ""); any.ID != crashed.ID || any.Status != RunRunning || !any.FinishedAt.IsZero() {
 		t.Errorf("last run of any status: %+v", any)
 	}
-	if _, err := s.LastRun(ctx, p.ID, ScopeADR, RunOK); !errors.Is(err, ErrNotFound) {
+	if _, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, RunOK); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("adr: err = %v", err)
 	}
 	runs, err := s.Runs(ctx, p.ID, 2)
@@ -62,7 +64,7 @@ func TestRuns_BadInput(t *testing.T) {
 	if _, err := s.StartRun(ctx, p.ID, "code"); err == nil {
 		t.Error("unknown scope: no error")
 	}
-	run, _ := s.StartRun(ctx, p.ID, ScopeSession)
+	run, _ := s.StartRun(ctx, p.ID, ragd.ScopeSession)
 	if err := s.FinishRun(ctx, run.ID, RunRunning, "", nil); err == nil {
 		t.Error("finish as running: no error")
 	}
@@ -75,28 +77,28 @@ func TestAbandonRuns(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	done, err := s.StartRun(ctx, p.ID, ScopeDocs)
+	done, err := s.StartRun(ctx, p.ID, ragd.ScopeDocs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.FinishRun(ctx, done.ID, RunOK, "c1", []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.StartRun(ctx, p.ID, ScopeADR); err != nil {
+	if _, err := s.StartRun(ctx, p.ID, ragd.ScopeADR); err != nil {
 		t.Fatal(err)
 	}
 	n, err := s.AbandonRuns(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("abandoned %d, err %v; want 1", n, err)
 	}
-	if _, err := s.LastRun(ctx, p.ID, ScopeADR, RunRunning); !errors.Is(err, ErrNotFound) {
+	if _, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, RunRunning); !errors.Is(err, ragd.ErrNotFound) {
 		t.Fatalf("a run is still running: %v", err)
 	}
-	last, err := s.LastRun(ctx, p.ID, ScopeADR, RunFailed)
+	last, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, RunFailed)
 	if err != nil || !strings.Contains(string(last.Report), "interrupted") {
 		t.Fatalf("failed run: %+v %v", last, err)
 	}
-	if ok, err := s.LastRun(ctx, p.ID, ScopeDocs, RunOK); err != nil || ok.ID != done.ID {
+	if ok, err := s.LastRun(ctx, p.ID, ragd.ScopeDocs, RunOK); err != nil || ok.ID != done.ID {
 		t.Fatalf("the finished run changed: %+v %v", ok, err)
 	}
 }

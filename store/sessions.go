@@ -7,51 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/ragd/ragd"
 )
-
-// Event is one event of a session's log as the store keeps it. The store
-// checks only that the identifying fields are present; the file format's
-// rules (source.Event.Validate) are the caller's to apply.
-type Event struct {
-	ID        string
-	SessionID string
-	Type      string
-	Actor     string
-	Text      string
-	// Title is a session title the event carries, "" if none. It is not
-	// kept per event (the schema has no column for it): it becomes the
-	// session's title (see AppendEvents), and Event returns the session's
-	// current title here.
-	Title string
-	// Time is when the event happened; it is kept in UTC, to the nanosecond.
-	Time time.Time
-	// Payload is raw JSON, kept verbatim; nil when absent.
-	Payload []byte
-	// CreatedAt is when the store first stored the event. AppendEvents
-	// ignores it.
-	CreatedAt time.Time
-}
-
-// EventConflict is an event whose id the project already has with other
-// content. It is not stored; the stored event stays as it was.
-type EventConflict struct {
-	EventID string
-	// Fields names what differs, by the event file's field names
-	// ("sessionId", "type", "actor", "text", "time", "payload").
-	Fields []string
-}
-
-// ErrEventConflict is what EventConflict errors match with errors.Is.
-var ErrEventConflict = errors.New("event id already stored with other content")
-
-func (c EventConflict) Error() string {
-	return fmt.Sprintf("event %q: %v (%s differ)", c.EventID, ErrEventConflict, strings.Join(c.Fields, ", "))
-}
-
-// Is makes errors.Is(c, ErrEventConflict) true.
-func (c EventConflict) Is(target error) bool { return target == ErrEventConflict }
 
 // AppendResult counts what AppendEvents did.
 type AppendResult struct {
@@ -65,7 +24,7 @@ type AppendResult struct {
 	SessionsCreated int
 	// Conflicts are the events refused because their id is stored with
 	// other content, in input order.
-	Conflicts []EventConflict
+	Conflicts []ragd.EventConflict
 }
 
 // AppendEvents stores events in the log of a project, in one transaction,
@@ -81,10 +40,10 @@ type AppendResult struct {
 //
 // The error is for invalid input (a missing id, session, type or actor, or a
 // zero time: nothing is stored) and for database failures.
-func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []Event) (AppendResult, error) {
+func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd.Event) (AppendResult, error) {
 	res := AppendResult{ByType: map[string]int{}}
 	for i := range events {
-		if err := events[i].check(); err != nil {
+		if err := checkEvent(&events[i]); err != nil {
 			return AppendResult{}, fmt.Errorf("append events to project %d: event %d: %w", projectID, i, err)
 		}
 	}
@@ -117,7 +76,7 @@ func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []Even
 
 	stamp := now()
 	for _, e := range events {
-		var old Event
+		var old ragd.Event
 		var oldTime string
 		var oldPayload sql.NullString
 		err := lookup.QueryRowContext(ctx, projectID, e.ID).Scan(&old.SessionID, &old.Type, &old.Actor, &old.Text, &oldTime, &oldPayload)
@@ -128,7 +87,7 @@ func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []Even
 				old.Payload = []byte(oldPayload.String)
 			}
 			if diff := eventDiff(old, e); len(diff) > 0 {
-				res.Conflicts = append(res.Conflicts, EventConflict{EventID: e.ID, Fields: diff})
+				res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: diff})
 			} else {
 				res.Duplicates++
 			}
@@ -165,7 +124,7 @@ func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []Even
 	return res, nil
 }
 
-func (e *Event) check() error {
+func checkEvent(e *ragd.Event) error {
 	switch {
 	case e.ID == "":
 		return errors.New("missing id")
@@ -185,7 +144,7 @@ func (e *Event) check() error {
 
 // eventDiff names the fields in which a and b differ, by the rules of
 // AppendEvents.
-func eventDiff(a, b Event) []string {
+func eventDiff(a, b ragd.Event) []string {
 	var diff []string
 	for _, f := range []struct {
 		name string
@@ -220,11 +179,11 @@ func compactJSON(b []byte) []byte {
 	return out.Bytes()
 }
 
-// Event returns the event id of a project's log, with its session's current
-// title as Title. It returns an error wrapping ErrNotFound when the project
+// ragd.Event returns the event id of a project's log, with its session's current
+// title as Title. It returns an error wrapping ragd.ErrNotFound when the project
 // has no such event.
-func (s *Store) Event(ctx context.Context, projectID int64, id string) (Event, error) {
-	e := Event{ID: id}
+func (s *Store) Event(ctx context.Context, projectID int64, id string) (ragd.Event, error) {
+	e := ragd.Event{ID: id}
 	var when, created string
 	var payload sql.NullString
 	err := s.rdb.QueryRowContext(ctx, `SELECT e.session_id, e.type, e.actor, e.text, s.title, e.time, e.payload, e.created_at
@@ -232,7 +191,7 @@ func (s *Store) Event(ctx context.Context, projectID int64, id string) (Event, e
 		WHERE e.project_id = ? AND e.id = ?`, projectID, id).
 		Scan(&e.SessionID, &e.Type, &e.Actor, &e.Text, &e.Title, &when, &payload, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return e, fmt.Errorf("event %q of project %d: %w", id, projectID, ErrNotFound)
+		return e, fmt.Errorf("event %q of project %d: %w", id, projectID, ragd.ErrNotFound)
 	}
 	if err != nil {
 		return e, fmt.Errorf("event %q of project %d: %w", id, projectID, err)

@@ -6,12 +6,14 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-func ev(id, session, typ, text string, at time.Duration) Event {
-	return Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: t0.Add(at)}
+func ev(id, session, typ, text string, at time.Duration) ragd.Event {
+	return ragd.Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: t0.Add(at)}
 }
 
 func TestAppendEvents_Idempotent(t *testing.T) {
@@ -24,7 +26,7 @@ func TestAppendEvents_Idempotent(t *testing.T) {
 	e3 := ev("e3", "s1", "tool.call", "", 2*time.Second)
 	e3.Payload = []byte(`{"name": "grep", "args": ["-r"]}`)
 
-	res, err := s.AppendEvents(ctx, p.ID, []Event{e1, e2, e3})
+	res, err := s.AppendEvents(ctx, p.ID, []ragd.Event{e1, e2, e3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestAppendEvents_Idempotent(t *testing.T) {
 	again := e3
 	again.Time = e3.Time.In(time.FixedZone("CET", 3600))
 	again.Payload = []byte(`{"name":"grep","args":["-r"]}`)
-	res, err = s.AppendEvents(ctx, p.ID, []Event{e1, e2, again})
+	res, err = s.AppendEvents(ctx, p.ID, []ragd.Event{e1, e2, again})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,11 +66,11 @@ func TestAppendEvents_ConflictKeepsOthers(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.AppendEvents(ctx, p.ID, []Event{ev("e1", "s1", "chat.message", "hello", 0)}); err != nil {
+	if _, err := s.AppendEvents(ctx, p.ID, []ragd.Event{ev("e1", "s1", "chat.message", "hello", 0)}); err != nil {
 		t.Fatal(err)
 	}
 	changed := ev("e1", "s2", "chat.message", "hello there", 0)
-	res, err := s.AppendEvents(ctx, p.ID, []Event{changed, ev("e2", "s1", "chat.message", "next", time.Second)})
+	res, err := s.AppendEvents(ctx, p.ID, []ragd.Event{changed, ev("e2", "s1", "chat.message", "next", time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestAppendEvents_ConflictKeepsOthers(t *testing.T) {
 	if c.EventID != "e1" || !slices.Equal(c.Fields, []string{"sessionId", "text"}) {
 		t.Errorf("conflict: %+v", c)
 	}
-	if !errors.Is(c, ErrEventConflict) {
+	if !errors.Is(c, ragd.ErrEventConflict) {
 		t.Error("conflict does not match ErrEventConflict")
 	}
 	if got, _ := s.Event(ctx, p.ID, "e1"); got.Text != "hello" || got.SessionID != "s1" {
@@ -95,14 +97,14 @@ func TestAppendEvents_PerProjectAndNotFound(t *testing.T) {
 	s := mustOpen(t, 4)
 	p, q := mustProject(t, s, "p"), mustProject(t, s, "q")
 	e := ev("e1", "s1", "chat.message", "hi", 0)
-	if _, err := s.AppendEvents(ctx, p.ID, []Event{e}); err != nil {
+	if _, err := s.AppendEvents(ctx, p.ID, []ragd.Event{e}); err != nil {
 		t.Fatal(err)
 	}
 	// Another project may use the same ids.
-	if res, err := s.AppendEvents(ctx, q.ID, []Event{e}); err != nil || res.Appended != 1 || res.SessionsCreated != 1 {
+	if res, err := s.AppendEvents(ctx, q.ID, []ragd.Event{e}); err != nil || res.Appended != 1 || res.SessionsCreated != 1 {
 		t.Fatalf("append to q: %+v, %v", res, err)
 	}
-	if _, err := s.Event(ctx, p.ID, "nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Event(ctx, p.ID, "nope"); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("unknown event: err = %v, want ErrNotFound", err)
 	}
 }
@@ -111,20 +113,20 @@ func TestAppendEvents_BadInputStoresNothing(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	for name, bad := range map[string]Event{
+	for name, bad := range map[string]ragd.Event{
 		"no id":      ev("", "s1", "chat.message", "x", 0),
 		"no session": ev("e9", "", "chat.message", "x", 0),
 		"no time":    {ID: "e9", SessionID: "s1", Type: "x", Actor: "a"},
 		"payload":    {ID: "e9", SessionID: "s1", Type: "x", Actor: "a", Time: t0, Payload: []byte("{")},
 	} {
-		if _, err := s.AppendEvents(ctx, p.ID, []Event{ev("ok", "s1", "chat.message", "x", 0), bad}); err == nil {
+		if _, err := s.AppendEvents(ctx, p.ID, []ragd.Event{ev("ok", "s1", "chat.message", "x", 0), bad}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := s.Event(ctx, p.ID, "ok"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Event(ctx, p.ID, "ok"); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("a batch with a bad event was partly stored: %v", err)
 	}
-	if _, err := s.AppendEvents(ctx, 999, []Event{ev("e1", "s1", "chat.message", "x", 0)}); err == nil {
+	if _, err := s.AppendEvents(ctx, 999, []ragd.Event{ev("e1", "s1", "chat.message", "x", 0)}); err == nil {
 		t.Error("append to an unknown project: no error")
 	}
 }
@@ -133,7 +135,7 @@ func TestAppendEvents_SessionTitle(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	titled := func(e Event, title string) Event { e.Title = title; return e }
+	titled := func(e ragd.Event, title string) ragd.Event { e.Title = title; return e }
 	title := func() string {
 		t.Helper()
 		ms, err := s.Messages(ctx, p.ID, []string{"chat.message"})
@@ -143,7 +145,7 @@ func TestAppendEvents_SessionTitle(t *testing.T) {
 		return ms[0].SessionTitle
 	}
 	steps := []struct {
-		event Event
+		event ragd.Event
 		want  string
 	}{
 		{ev("e1", "s1", "chat.message", "a", time.Minute), ""},
@@ -152,7 +154,7 @@ func TestAppendEvents_SessionTitle(t *testing.T) {
 		{titled(ev("e4", "s1", "chat.message", "d", 3*time.Minute), "Renamed"), "Renamed"},
 	}
 	for _, st := range steps {
-		if _, err := s.AppendEvents(ctx, p.ID, []Event{st.event}); err != nil {
+		if _, err := s.AppendEvents(ctx, p.ID, []ragd.Event{st.event}); err != nil {
 			t.Fatal(err)
 		}
 		if got := title(); got != st.want {
@@ -165,7 +167,7 @@ func TestMessages_OnlyTypesInOrder(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	events := []Event{
+	events := []ragd.Event{
 		ev("b2", "s2", "agent.response", "answer", 2*time.Second),
 		ev("b1", "s2", "chat.message", "question", time.Second),
 		ev("a1", "s1", "chat.message", "first", 5*time.Second),

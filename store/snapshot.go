@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+
+	"github.com/ragd/ragd"
 )
 
 // Snapshot is one read transaction: every query on it sees the database as it
@@ -45,7 +47,7 @@ func (sn *Snapshot) Close() error {
 // Filter selects the chunks a candidate query may return.
 type Filter struct {
 	ProjectID int64
-	// Scopes to search; empty means every scope.
+	// ragd.Scopes to search; empty means every scope.
 	Scopes []string
 }
 
@@ -53,7 +55,7 @@ func (f Filter) scopes() ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, sc := range f.Scopes {
-		if !ValidScope(sc) {
+		if !ragd.ValidScope(sc) {
 			return nil, fmt.Errorf("unknown scope %q", sc)
 		}
 		if !seen[sc] {
@@ -61,7 +63,7 @@ func (f Filter) scopes() ([]string, error) {
 			out = append(out, sc)
 		}
 	}
-	if len(out) == len(Scopes) {
+	if len(out) == len(ragd.Scopes) {
 		return nil, nil // every scope: no filter
 	}
 	sort.Strings(out)
@@ -238,6 +240,6 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, match string, chunkIDs []
 
 // Chunks loads chunks by id from the snapshot, in the order given; unknown
 // ids are left out.
-func (sn *Snapshot) Chunks(ctx context.Context, ids []string) ([]Chunk, error) {
+func (sn *Snapshot) Chunks(ctx context.Context, ids []string) ([]ragd.Chunk, error) {
 	return chunksByID(ctx, sn.tx, ids)
 }

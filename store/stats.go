@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/ragd/ragd"
 )
 
 // Stats are the sizes of the index, for the daemon's health route.
@@ -23,7 +25,7 @@ type Stats struct {
 // Stats counts what the store holds.
 func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{Chunks: map[string]int{}}
-	for _, sc := range Scopes {
+	for _, sc := range ragd.Scopes {
 		st.Chunks[sc] = 0
 	}
 	rows, err := s.rdb.QueryContext(ctx, "SELECT scope, count(*), count(embedding_space) FROM chunks GROUP BY scope")

@@ -71,8 +71,6 @@ var (
 	ErrSpaceMismatch = errors.New("database vectors belong to another embedding space")
 	// ErrNotDatabase means the file exists but is not a SQLite database.
 	ErrNotDatabase = errors.New("not a SQLite database")
-	// ErrNotFound means the named row does not exist.
-	ErrNotFound = errors.New("not found")
 )
 
 // Options configure Open.

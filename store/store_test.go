@@ -13,6 +13,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/vectest"
 )
 
@@ -32,7 +33,7 @@ func mustOpenAt(tb testing.TB, path string, dims int) *Store {
 	return s
 }
 
-func mustProject(tb testing.TB, s *Store, name string) Project {
+func mustProject(tb testing.TB, s *Store, name string) ragd.Project {
 	tb.Helper()
 	p, err := s.AddProject(context.Background(), name, "/repos/"+name)
 	if err != nil {
@@ -187,7 +188,7 @@ func TestOpen_SpaceMismatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ragd.db")
 	s := mustOpenAt(t, path, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -207,7 +208,7 @@ func TestOpen_SpaceMismatch(t *testing.T) {
 		t.Fatalf("reset: %v", err)
 	}
 	defer s2.Close()
-	chunks, err := s2.ScopeChunks(ctx, p.ID, ScopeDocs)
+	chunks, err := s2.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 	if err != nil || len(chunks) != 1 || chunks[0].EmbeddingSpace != "" {
 		t.Fatalf("after reset: chunks %+v, err %v; want the chunk kept without vector", chunks, err)
 	}
@@ -219,24 +220,24 @@ func TestReplaceScope_KeepsIDsAndVotes(t *testing.T) {
 	p := mustProject(t, s, "p")
 	v := []float32{1, 0, 0, 0}
 	first := []ChunkInput{docChunk("docs/a.md", 0, "alpha text", v), docChunk("docs/a.md", 1, "beta text", v), docChunk("docs/b.md", 0, "gamma", nil)}
-	res, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, first)
+	res, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, first)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Inserted != 3 || res.Vectors != 2 {
 		t.Fatalf("first replace: %+v", res)
 	}
-	before, _ := s.ScopeChunks(ctx, p.ID, ScopeDocs)
+	before, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 
 	// Twice in a row: same chunks, same ids.
-	res, err = s.ReplaceScope(ctx, p.ID, ScopeDocs, first)
+	res, err = s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, first)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Kept != 3 || res.Inserted != 0 || res.Deleted != 0 {
 		t.Fatalf("idempotent replace: %+v", res)
 	}
-	again, _ := s.ScopeChunks(ctx, p.ID, ScopeDocs)
+	again, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 	for i := range before {
 		if before[i].ID != again[i].ID || before[i].Content != again[i].Content {
 			t.Fatalf("chunk %d changed: %+v vs %+v", i, before[i], again[i])
@@ -258,7 +259,7 @@ func TestReplaceScope_KeepsIDsAndVotes(t *testing.T) {
 	vote(before[0].ID)
 	vote(before[1].ID)
 	second := []ChunkInput{first[0], docChunk("docs/a.md", 1, "beta text, edited", v)}
-	res, err = s.ReplaceScope(ctx, p.ID, ScopeDocs, second)
+	res, err = s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,22 +295,22 @@ func TestReplaceScope_NilVectorKeepsExisting(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{0, 1, 0, 0})}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{0, 1, 0, 0})}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)})
+	res, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)})
 	if err != nil || res.Vectors != 1 {
 		t.Fatalf("res %+v err %v, want the vector kept", res, err)
 	}
 	// And a null vector that gets filled later.
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeADR, []ChunkInput{docChunk("docs/adr/1.md", 0, "beta", nil)}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeADR, []ChunkInput{docChunk("docs/adr/1.md", 0, "beta", nil)}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = s.ReplaceScope(ctx, p.ID, ScopeADR, []ChunkInput{docChunk("docs/adr/1.md", 0, "beta", []float32{0, 0, 1, 0})})
+	res, err = s.ReplaceScope(ctx, p.ID, ragd.ScopeADR, []ChunkInput{docChunk("docs/adr/1.md", 0, "beta", []float32{0, 0, 1, 0})})
 	if err != nil || res.Vectors != 1 || res.Kept != 1 {
 		t.Fatalf("fill: res %+v err %v", res, err)
 	}
-	chunks, _ := s.ScopeChunks(ctx, p.ID, ScopeADR)
+	chunks, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeADR)
 	if chunks[0].EmbeddingSpace != "test/4" {
 		t.Fatalf("space after fill: %q", chunks[0].EmbeddingSpace)
 	}
@@ -325,7 +326,7 @@ func TestReplaceScope_RejectsBadVectors(t *testing.T) {
 		"inf":   {float32(math.Inf(1)), 0, 0, 0},
 		"zero":  {0, 0, 0, 0},
 	} {
-		_, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "x", v)})
+		_, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "x", v)})
 		if !errors.Is(err, ErrBadVector) {
 			t.Errorf("%s: err = %v, want ErrBadVector", name, err)
 		}
@@ -344,10 +345,10 @@ func TestReplaceScope_FailureMidwayKeepsOldScope(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		old = append(old, docChunk("docs/old.md", i, fmt.Sprintf("old chunk %d", i), randomUnit(r, 4)))
 	}
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, old); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, old); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := s.ScopeChunks(ctx, p.ID, ScopeDocs)
+	before, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 
 	var fresh []ChunkInput
 	for i := 0; i < 50; i++ {
@@ -360,12 +361,12 @@ func TestReplaceScope_FailureMidwayKeepsOldScope(t *testing.T) {
 		}
 		return nil
 	}
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, fresh); !errors.Is(err, injected) {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, fresh); !errors.Is(err, injected) {
 		t.Fatalf("err = %v, want the injected failure", err)
 	}
 	s.failAfterInsert = nil
 
-	after, _ := s.ScopeChunks(ctx, p.ID, ScopeDocs)
+	after, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 	if len(after) != len(before) {
 		t.Fatalf("%d chunks after failed replace, want %d", len(after), len(before))
 	}
@@ -411,7 +412,7 @@ func TestKNN_EqualsBruteForceCosine(t *testing.T) {
 	byContent := map[string]rec{}
 	inputs := map[string][]ChunkInput{}
 	for i := 0; i < n; i++ {
-		scope := Scopes[i%2] // docs, adr
+		scope := ragd.Scopes[i%2] // docs, adr
 		content := fmt.Sprintf("chunk %d", i)
 		// Unnormalised on purpose: the store normalises.
 		v := randomUnit(r, dims)
@@ -419,7 +420,7 @@ func TestKNN_EqualsBruteForceCosine(t *testing.T) {
 			v[j] *= float32(1 + r.Intn(5))
 		}
 		path := "docs/x.md"
-		if scope == ScopeADR {
+		if scope == ragd.ScopeADR {
 			path = "docs/adr/x.md"
 		}
 		inputs[scope] = append(inputs[scope], docChunk(path, i, content, v))
@@ -431,7 +432,7 @@ func TestKNN_EqualsBruteForceCosine(t *testing.T) {
 		}
 	}
 	// Another project's vectors must never show up.
-	if _, err := s.ReplaceScope(ctx, other.ID, ScopeDocs, []ChunkInput{docChunk("docs/x.md", 0, "other", randomUnit(r, dims))}); err != nil {
+	if _, err := s.ReplaceScope(ctx, other.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/x.md", 0, "other", randomUnit(r, dims))}); err != nil {
 		t.Fatal(err)
 	}
 	sn, err := s.Snapshot(ctx)
@@ -439,13 +440,13 @@ func TestKNN_EqualsBruteForceCosine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sn.Close()
-	all, _ := s.ScopeChunks(ctx, p.ID, ScopeDocs)
-	adr, _ := s.ScopeChunks(ctx, p.ID, ScopeADR)
+	all, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
+	adr, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeADR)
 	all = append(all, adr...)
 
 	for trial := 0; trial < 20; trial++ {
 		q := randomUnit(r, dims)
-		for _, scopes := range [][]string{nil, {ScopeADR}, {ScopeDocs, ScopeADR}, {ScopeDocs, ScopeSession}} {
+		for _, scopes := range [][]string{nil, {ragd.ScopeADR}, {ragd.ScopeDocs, ragd.ScopeADR}, {ragd.ScopeDocs, ragd.ScopeSession}} {
 			want := bruteForce(all, byContent, q, scopes)
 			got, err := sn.VectorCandidates(ctx, Filter{ProjectID: p.ID, Scopes: scopes}, q, 12)
 			if err != nil {
@@ -473,7 +474,7 @@ type rec struct {
 	vec   []float32
 }
 
-func bruteForce(chunks []Chunk, recs map[string]rec, q []float32, scopes []string) []ranked {
+func bruteForce(chunks []ragd.Chunk, recs map[string]rec, q []float32, scopes []string) []ranked {
 	ok := map[string]bool{}
 	for _, sc := range scopes {
 		ok[sc] = true
@@ -511,7 +512,7 @@ func TestLexical_BM25OrderingIsSane(t *testing.T) {
 		docChunk("docs/c.md", 0, "Nothing relevant here at all.", nil),
 		docChunk("docs/d.md", 0, "Résumé des décisions: café, naïve façade.", nil),
 	}
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, docs); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, docs); err != nil {
 		t.Fatal(err)
 	}
 	sn, _ := s.Snapshot(ctx)
@@ -544,7 +545,7 @@ func TestSnapshot_DoesNotSeeLaterReplace(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "old words", []float32{1, 0, 0, 0})}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "old words", []float32{1, 0, 0, 0})}); err != nil {
 		t.Fatal(err)
 	}
 	sn, err := s.Snapshot(ctx)
@@ -552,10 +553,10 @@ func TestSnapshot_DoesNotSeeLaterReplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sn.Close()
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/b.md", 0, "new words", []float32{0, 1, 0, 0})}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/b.md", 0, "new words", []float32{0, 1, 0, 0})}); err != nil {
 		t.Fatal(err)
 	}
-	f := Filter{ProjectID: p.ID, Scopes: []string{ScopeDocs}}
+	f := Filter{ProjectID: p.ID, Scopes: []string{ragd.ScopeDocs}}
 	lex, err := sn.LexicalCandidates(ctx, f, "words", 10)
 	if err != nil {
 		t.Fatal(err)
@@ -590,12 +591,12 @@ func TestVectorDistances_MatchKNN(t *testing.T) {
 		in = append(in, docChunk("docs/a.md", i, fmt.Sprintf("c%d", i), randomUnit(r, 8)))
 	}
 	in = append(in, docChunk("docs/a.md", 20, "no vector", nil))
-	s.ReplaceScope(ctx, p.ID, ScopeDocs, in)
+	s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in)
 	sn, _ := s.Snapshot(ctx)
 	defer sn.Close()
 	q := randomUnit(r, 8)
 	knn, _ := sn.VectorCandidates(ctx, Filter{ProjectID: p.ID}, q, 20)
-	all, _ := s.ScopeChunks(ctx, p.ID, ScopeDocs)
+	all, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 	var ids []string
 	for _, c := range all {
 		ids = append(ids, c.ID)
@@ -618,17 +619,17 @@ func TestProjects(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "ragd")
-	if _, err := s.AddProject(ctx, "ragd", "/elsewhere"); !errors.Is(err, ErrExists) {
+	if _, err := s.AddProject(ctx, "ragd", "/elsewhere"); !errors.Is(err, ragd.ErrExists) {
 		t.Fatalf("duplicate name: %v", err)
 	}
 	got, err := s.Project(ctx, "/repos/ragd")
 	if err != nil || got.ID != p.ID {
 		t.Fatalf("by path: %+v %v", got, err)
 	}
-	if _, err := s.Project(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Project(ctx, "nope"); !errors.Is(err, ragd.ErrNotFound) {
 		t.Fatalf("unknown: %v", err)
 	}
-	s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})})
+	s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})})
 	if err := s.RemoveProject(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -666,10 +667,10 @@ func TestOpen_DropsOrphanVotes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ragd.db")
 	s := mustOpenAt(t, path, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
 		t.Fatal(err)
 	}
-	kept, _ := s.ScopeChunks(ctx, p.ID, ScopeDocs)
+	kept, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 	r, err := s.tdb.Exec("INSERT INTO rag_searches (query, weights, degraded, vector_available, latency_ms, actor, created_at) VALUES ('q', '{}', 0, 1, 1, 'person', ?)", now())
 	if err != nil {
 		t.Fatal(err)

@@ -7,13 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 // Telemetry: one rag_searches row per search and one rag_feedback row per
 // judged (search, chunk). The search package decides what goes in a row; the
 // store only writes and reads it.
 
-// Errors RecordFeedback returns besides ErrNotFound (no such search).
+// Errors RecordFeedback returns besides ragd.ErrNotFound (no such search).
 var (
 	// ErrNotInHits means the voted chunk was not among the search's hits.
 	ErrNotInHits = errors.New("chunk was not among the search's hits")
@@ -109,7 +111,7 @@ func (s *Store) RecordSearch(ctx context.Context, rec SearchRecord) (int64, erro
 	return id, nil
 }
 
-// LoadSearch reads one rag_searches row. It returns ErrNotFound when no
+// LoadSearch reads one rag_searches row. It returns ragd.ErrNotFound when no
 // search has that id.
 func (s *Store) LoadSearch(ctx context.Context, id int64) (SearchRecord, error) {
 	rec, err := loadSearch(ctx, s.tdb, id)
@@ -129,7 +131,7 @@ func loadSearch(ctx context.Context, q queryer, id int64) (SearchRecord, error) 
 		&rec.ID, &project, &rec.Query, &scopes, &hits, &weights, &rec.Degraded, &rec.VectorAvailable,
 		&rec.LatencyMs, &rec.Actor, &session, &rec.Purpose, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return rec, ErrNotFound
+		return rec, ragd.ErrNotFound
 	}
 	if err != nil {
 		return rec, err
@@ -147,9 +149,9 @@ func loadSearch(ctx context.Context, q queryer, id int64) (SearchRecord, error) 
 	return rec, nil
 }
 
-// SearchProject returns the project a search ran in. It returns ErrNotFound
+// SearchProject returns the project a search ran in. It returns ragd.ErrNotFound
 // when no search has that id or the search belongs to no project.
-func (s *Store) SearchProject(ctx context.Context, searchID int64) (Project, error) {
+func (s *Store) SearchProject(ctx context.Context, searchID int64) (ragd.Project, error) {
 	var projectID sql.NullInt64
 	err := s.tdb.QueryRowContext(ctx, "SELECT project_id FROM rag_searches WHERE id = ?", searchID).Scan(&projectID)
 	if err == nil {
@@ -160,10 +162,10 @@ func (s *Store) SearchProject(ctx context.Context, searchID int64) (Project, err
 		err = perr
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		var p Project
-		return p, fmt.Errorf("project of search %d: %w", searchID, ErrNotFound)
+		var p ragd.Project
+		return p, fmt.Errorf("project of search %d: %w", searchID, ragd.ErrNotFound)
 	}
-	return Project{}, fmt.Errorf("project of search %d: %w", searchID, err)
+	return ragd.Project{}, fmt.Errorf("project of search %d: %w", searchID, err)
 }
 
 // FeedbackInput is one vote: a verdict on one chunk of one search.
@@ -188,7 +190,7 @@ type FeedbackResult struct {
 
 // RecordFeedback stores a vote, replacing an earlier vote on the same chunk
 // of the same search. In one transaction it checks that the search exists
-// (else ErrNotFound) and that the chunk was among its hits (else
+// (else ragd.ErrNotFound) and that the chunk was among its hits (else
 // ErrNotInHits) and still exists (else ErrChunkGone), and copies the chunk's
 // rank from the hits.
 func (s *Store) RecordFeedback(ctx context.Context, in FeedbackInput) (FeedbackResult, error) {

@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 func floatPtr(f float64) *float64 { return &f }
 
 // telemetryFixture is a store with one project and three docs chunks.
-func telemetryFixture(t *testing.T) (*Store, Project, []string) {
+func telemetryFixture(t *testing.T) (*Store, ragd.Project, []string) {
 	t.Helper()
 	ctx := context.Background()
 	s := mustOpen(t, 4)
@@ -23,10 +25,10 @@ func telemetryFixture(t *testing.T) (*Store, Project, []string) {
 		docChunk("docs/a.md", 1, "beta", nil),
 		docChunk("docs/b.md", 0, "gamma", []float32{0, 1, 0, 0}),
 	}
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, in); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in); err != nil {
 		t.Fatal(err)
 	}
-	chunks, err := s.ScopeChunks(ctx, p.ID, ScopeDocs)
+	chunks, err := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestRecordSearch_RoundTrip(t *testing.T) {
 	at := time.Date(2026, 11, 20, 10, 0, 0, 123, time.UTC)
 	weights := json.RawMessage(`{"vector":0.6,"lexical":0.4,"threshold":0.2}`)
 	rec := SearchRecord{
-		ProjectID: p.ID, Query: "alpha beta", Scopes: []string{ScopeDocs},
+		ProjectID: p.ID, Query: "alpha beta", Scopes: []string{ragd.ScopeDocs},
 		Hits: []TelemetryHit{
 			{ChunkID: ids[0], Rank: 1, Score: 0.7, VectorScore: floatPtr(1), LexicalScore: floatPtr(0.25)},
 			{ChunkID: ids[1], Rank: 2, Score: 0.3, LexicalScore: floatPtr(0.75)},
@@ -80,13 +82,13 @@ func TestRecordSearch_RoundTrip(t *testing.T) {
 		t.Errorf("session_id = %v, want NULL", session)
 	}
 
-	if _, err := s.LoadSearch(ctx, id+100); !errors.Is(err, ErrNotFound) {
+	if _, err := s.LoadSearch(ctx, id+100); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("unknown search: %v", err)
 	}
 	if got, err := s.SearchProject(ctx, id); err != nil || got.ID != p.ID || got.Name != "p" {
 		t.Errorf("project of the search: %+v %v", got, err)
 	}
-	if _, err := s.SearchProject(ctx, id+100); !errors.Is(err, ErrNotFound) {
+	if _, err := s.SearchProject(ctx, id+100); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("project of an unknown search: %v", err)
 	}
 }
@@ -143,7 +145,7 @@ func TestRecordFeedback(t *testing.T) {
 		in   FeedbackInput
 		want error
 	}{
-		"unknown search": {FeedbackInput{SearchID: id + 1, ChunkID: ids[0], Verdict: "useful", Actor: "person"}, ErrNotFound},
+		"unknown search": {FeedbackInput{SearchID: id + 1, ChunkID: ids[0], Verdict: "useful", Actor: "person"}, ragd.ErrNotFound},
 		"not in hits":    {FeedbackInput{SearchID: id, ChunkID: ids[1], Verdict: "useful", Actor: "person"}, ErrNotInHits},
 		"unknown chunk":  {FeedbackInput{SearchID: id, ChunkID: "nope", Verdict: "useful", Actor: "person"}, ErrNotInHits},
 	} {
@@ -156,7 +158,7 @@ func TestRecordFeedback(t *testing.T) {
 	}
 
 	// A reindex that changes the chunk takes its votes and refuses new ones.
-	if _, err := s.ReplaceScope(ctx, p.ID, ScopeDocs, []ChunkInput{docChunk("docs/b.md", 0, "gamma changed", nil)}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/b.md", 0, "gamma changed", nil)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.RecordFeedback(ctx, FeedbackInput{SearchID: id, ChunkID: ids[2], Verdict: "useful", Actor: "person"}); !errors.Is(err, ErrChunkGone) {

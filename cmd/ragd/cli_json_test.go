@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/source"
 )
 
 type projectList struct {
@@ -102,7 +102,7 @@ not json at all
 	if len(sresp.Hits) == 0 || sresp.Hits[0].Origin.Kind != search.OriginSession || sresp.Hits[0].Origin.SessionID != "cli" {
 		t.Fatalf("session search: %+v", sresp.Hits)
 	}
-	ev := decode[source.Event](t, ragd(t, "sessions", "show", sresp.Hits[0].Origin.EventID, "--project", "demo", "--json"))
+	ev := decode[domain.Event](t, ragd(t, "sessions", "show", sresp.Hits[0].Origin.EventID, "--project", "demo", "--json"))
 	if ev.ID != sresp.Hits[0].Origin.EventID || ev.SessionID != "cli" || !strings.Contains(ev.Text, "walrus") || ev.Title != "Walrus" {
 		t.Errorf("sessions show: %+v", ev)
 	}

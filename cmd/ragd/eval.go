@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding"
@@ -108,7 +109,7 @@ func (e *env) prepareEval(ctx context.Context, src evalSource, golden string, ex
 	run.report = rep
 
 	var st *store.Store
-	var project store.Project
+	var project domain.Project
 	var cache embedding.Cache
 	if src.beir != "" {
 		b, err := eval.LoadBEIR(src.beir, src.split)
@@ -244,16 +245,16 @@ func indexSummary(work string, idx *eval.BEIRIndex) *eval.IndexSummary {
 
 // storeProject resolves --project, or the git repository containing the
 // current directory, in st.
-func (e *env) storeProject(ctx context.Context, st *store.Store) (store.Project, error) {
+func (e *env) storeProject(ctx context.Context, st *store.Store) (domain.Project, error) {
 	want := e.project
 	if want == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return store.Project{}, err
+			return domain.Project{}, err
 		}
 		root, err := source.Root(wd)
 		if err != nil {
-			return store.Project{}, usagef("no --project given and %s is not inside a git repository", wd)
+			return domain.Project{}, usagef("no --project given and %s is not inside a git repository", wd)
 		}
 		want = root
 	} else if abs, err := filepath.Abs(want); err == nil && fileExists(want) {
@@ -262,7 +263,7 @@ func (e *env) storeProject(ctx context.Context, st *store.Store) (store.Project,
 		}
 	}
 	p, err := st.Project(ctx, want)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return p, fmt.Errorf("project %q is not registered: run `ragd add %s`", want, want)
 	}
 	return p, err

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/source"
 )
 
 // stringList is a repeatable or comma-separated flag.
@@ -217,7 +217,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if pos[0] == "show" {
-		var ev source.Event
+		var ev domain.Event
 		if err := c.Do(ctx, "GET", projectPath(id, "/events/"+url.PathEscape(pos[1])), nil, &ev); err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
@@ -117,7 +118,7 @@ func storeIDs(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, scope := range store.Scopes {
+	for _, scope := range domain.Scopes {
 		cs, err := s.ScopeChunks(ctx, p.ID, scope)
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,26 @@
+// Package ragd holds the domain every layer of ragd shares: scopes,
+// projects, chunks and their citations, session events, and the sentinel
+// errors callers branch on. It has no SQL, no HTTP and no flags; the
+// packages below it (source, store, index, search, daemon) speak these types
+// so that none of them imports another just for a type.
+package ragd
+
+import "errors"
+
+// Sentinel errors. Packages wrap them with what failed and with what input;
+// callers test them with errors.Is, and the daemon maps them to statuses in
+// one place.
+var (
+	// ErrNotFound means the thing asked for (a project, an event, a search,
+	// a chunk) does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrExists means a project with that name or path is already registered.
+	ErrExists = errors.New("already exists")
+	// ErrInvalid means a request broke an input rule.
+	ErrInvalid = errors.New("invalid request")
+	// ErrInvalidEvent is wrapped by the errors of Event.Validate and of the
+	// event file parsers.
+	ErrInvalidEvent = errors.New("invalid event")
+	// ErrEventConflict means an event id is already stored with other content.
+	ErrEventConflict = errors.New("event id already stored with other content")
+)
