@@ -11,10 +11,9 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
-	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
-	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/search"
@@ -53,7 +52,7 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 		t.Errorf("new project stale %v, want [docs adr] (never indexed)", p.Stale)
 	}
 
-	var h daemon.Health
+	var h api.Health
 	if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil {
 		daemontest.Fatal(t, "health", err)
 	}
@@ -67,7 +66,7 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 		t.Fatalf("reindex: %+v", rep)
 	}
 	for _, sr := range rep.Scopes {
-		if sr.Status != index.StatusOK {
+		if sr.Status != api.StatusOK {
 			t.Errorf("scope %s: status %s (%s)", sr.Scope, sr.Status, sr.Error)
 		}
 	}
@@ -87,9 +86,9 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 		t.Errorf("after reindex, GET /v1/projects says stale %v", p.Stale)
 	}
 
-	resp := daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: "sqlite-vec FTS5 telemetry", Explain: true})
+	resp := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "sqlite-vec FTS5 telemetry", Explain: true})
 	if resp.SearchID == nil || !resp.VectorAvailable || resp.Degraded || resp.Project != "demo" ||
-		resp.Fusion != search.FusionWeighted || len(resp.Stale) != 0 || resp.Explain == nil {
+		resp.Fusion != string(search.FusionWeighted) || len(resp.Stale) != 0 || resp.Explain == nil {
 		t.Fatalf("search answer: %+v", resp)
 	}
 	if w := resp.Weights; w.Vector == nil || *w.Vector != 0.6 || w.Lexical == nil || *w.Lexical != 0.4 ||
@@ -100,21 +99,21 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 		t.Fatal("no hits")
 	}
 	top := resp.Hits[0]
-	if top.Rank != 1 || top.Scope != "adr" || top.Origin.Kind != search.OriginFile ||
+	if top.Rank != 1 || top.Scope != "adr" || top.Origin.Kind != ragd.OriginFile ||
 		top.Origin.SourcePath != "docs/adr/0001-storage.md" || !slices.Equal(top.Origin.HeadingPath, []string{"Decision"}) || top.Origin.Title != "ADR 1: Storage" ||
 		top.Origin.Commit != head || top.LexicalScore == nil || top.Explain == nil || !strings.Contains(top.Content, "sqlite-vec") {
 		t.Errorf("top hit: %+v origin %+v", top, top.Origin)
 	}
 
 	// A vote, then another on the same hit replacing it.
-	var vote search.Vote
-	if err := c.Do(ctx, "POST", "/v1/feedback", daemon.FeedbackRequest{SearchID: *resp.SearchID, ChunkID: top.ChunkID, Verdict: "irrelevant"}, &vote); err != nil {
+	var vote api.Vote
+	if err := c.Do(ctx, "POST", "/v1/feedback", api.FeedbackRequest{SearchID: *resp.SearchID, ChunkID: top.ChunkID, Verdict: "irrelevant"}, &vote); err != nil {
 		daemontest.Fatal(t, "feedback", err)
 	}
 	if vote.Rank != 1 || vote.Verdict != "irrelevant" || vote.Replaced != "" {
 		t.Errorf("vote: %+v", vote)
 	}
-	if err := c.Do(ctx, "POST", "/v1/feedback", daemon.FeedbackRequest{SearchID: *resp.SearchID, ChunkID: top.ChunkID, Verdict: "useful"}, &vote); err != nil {
+	if err := c.Do(ctx, "POST", "/v1/feedback", api.FeedbackRequest{SearchID: *resp.SearchID, ChunkID: top.ChunkID, Verdict: "useful"}, &vote); err != nil {
 		daemontest.Fatal(t, "feedback again", err)
 	}
 	if vote.Verdict != "useful" || vote.Replaced != "irrelevant" {
@@ -122,7 +121,7 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 	}
 
 	// A scoped search, and one under RRF (no weights).
-	guide := daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: "Unix socket owner", Scopes: []string{"docs"}, Limit: ptr(2)})
+	guide := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "Unix socket owner", Scopes: []string{"docs"}, Limit: ptr(2)})
 	if len(guide.Hits) == 0 || len(guide.Hits) > 2 {
 		t.Fatalf("scoped search: %d hits", len(guide.Hits))
 	}
@@ -131,8 +130,8 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 			t.Errorf("scoped search hit %+v", hit.Origin)
 		}
 	}
-	rrf := daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: "hybrid search weights", Fusion: "rrf"})
-	if rrf.Fusion != search.FusionRRF || rrf.Weights.Vector != nil || rrf.Weights.Threshold != nil || len(rrf.Hits) == 0 {
+	rrf := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "hybrid search weights", Fusion: "rrf"})
+	if rrf.Fusion != string(search.FusionRRF) || rrf.Weights.Vector != nil || rrf.Weights.Threshold != nil || len(rrf.Hits) == 0 {
 		t.Errorf("rrf search: fusion %s weights %+v hits %d", rrf.Fusion, rrf.Weights, len(rrf.Hits))
 	}
 
@@ -177,7 +176,7 @@ func TestAPI_DegradedWhenProviderDown(t *testing.T) {
 	d, _ := startDocs(t, ollamatest.ClosedURL(t))
 	c := d.Client
 
-	var h daemon.Health
+	var h api.Health
 	if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil {
 		daemontest.Fatal(t, "health", err)
 	}
@@ -191,13 +190,13 @@ func TestAPI_DegradedWhenProviderDown(t *testing.T) {
 		t.Errorf("reindex without a provider claims complete: %s", rep.Summary)
 	}
 	for _, sr := range rep.Scopes[:2] {
-		if sr.Status != index.StatusOK || sr.Embedding.Available || sr.Embedding.Reason == "" || sr.LexicalOnly == 0 || sr.Chunks.Total != sr.LexicalOnly {
+		if sr.Status != api.StatusOK || sr.Embedding.Available || sr.Embedding.Reason == "" || sr.LexicalOnly == 0 || sr.Chunks.Total != sr.LexicalOnly {
 			t.Errorf("scope %s without a provider: status %s embedding %+v lexical-only %d of %d",
 				sr.Scope, sr.Status, sr.Embedding, sr.LexicalOnly, sr.Chunks.Total)
 		}
 	}
 
-	resp := daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: "sqlite-vec telemetry"})
+	resp := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "sqlite-vec telemetry"})
 	if !resp.Degraded || resp.VectorAvailable || resp.Reason == "" || resp.SearchID == nil {
 		t.Errorf("search with Ollama down: degraded %v vectorAvailable %v reason %q searchId %v",
 			resp.Degraded, resp.VectorAvailable, resp.Reason, resp.SearchID)
@@ -231,7 +230,7 @@ func TestAPI_Sessions(t *testing.T) {
 	const s1 = "s-2026-storage"
 
 	// One event, then many; a tool call is stored but never indexed.
-	var res index.AppendResult
+	var res api.AppendResult
 	one := map[string]any{"id": "e1", "sessionId": s1, "type": "chat.message", "actor": "person",
 		"text": "Why did we pick a write-ahead log for the zeppelin hangar?", "time": "2026-11-29T12:00:00Z", "title": "Storage talk"}
 	if err := c.Do(ctx, "POST", daemontest.ProjectPath("demo", "/events"), one, &res); err != nil {
@@ -259,7 +258,7 @@ func TestAPI_Sessions(t *testing.T) {
 		`{"id":"f3","sessionId":"s-import","type":"agent.error","actor":"agent","text":"quokka tool failed","time":"2026-11-30T09:00:01Z"}`,
 		`{"id":"f4","sessionId":"s-import","type":"agent.response","actor":"agent","text":"Eight quokka clients it is.","time":"2026-11-30T09:00:02Z"}`,
 	}, "\n") + "\n"
-	var imp index.ImportReport
+	var imp api.ImportReport
 	if err := c.Raw(ctx, "POST", daemontest.ProjectPath("demo", "/events/import"), "application/x-ndjson", strings.NewReader(file), &imp); err != nil {
 		daemontest.Fatal(t, "import", err)
 	}
@@ -273,7 +272,7 @@ func TestAPI_Sessions(t *testing.T) {
 		t.Errorf("session coverage before reindex: %+v", sc)
 	}
 	rep := daemontest.Reindex(t, c, "demo", "session")
-	if len(rep.Scopes) != 1 || rep.Scopes[0].Status != index.StatusOK || rep.Scopes[0].Chunks.Total < 4 {
+	if len(rep.Scopes) != 1 || rep.Scopes[0].Status != api.StatusOK || rep.Scopes[0].Chunks.Total < 4 {
 		t.Fatalf("session reindex: %+v", rep.Scopes)
 	}
 	sc = daemontest.ScopeCoverage(t, daemontest.Coverage(t, c, "demo"), "session")
@@ -282,12 +281,12 @@ func TestAPI_Sessions(t *testing.T) {
 	}
 
 	// A session hit cites its message, and the citation resolves.
-	resp := daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: "zeppelin hangar", Scopes: []string{"session"}})
+	resp := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "zeppelin hangar", Scopes: []string{"session"}})
 	if len(resp.Hits) == 0 {
 		t.Fatal("no session hit")
 	}
 	hit := resp.Hits[0]
-	if hit.Scope != "session" || hit.Origin.Kind != search.OriginSession || hit.Origin.SessionID != s1 ||
+	if hit.Scope != "session" || hit.Origin.Kind != ragd.OriginSession || hit.Origin.SessionID != s1 ||
 		(hit.Origin.EventID != "e1" && hit.Origin.EventID != "e3") || hit.Origin.Title != "Storage talk" {
 		t.Fatalf("session hit: %+v", hit.Origin)
 	}
@@ -300,7 +299,7 @@ func TestAPI_Sessions(t *testing.T) {
 	}
 	// Mechanism is not conversation: tool calls and errors never become chunks.
 	for _, q := range []string{"grep", "quokka tool failed"} {
-		for _, h := range daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: q, Scopes: []string{"session"}}).Hits {
+		for _, h := range daemontest.Search(t, c, "demo", api.SearchRequest{Query: q, Scopes: []string{"session"}}).Hits {
 			if h.Origin.EventID == "e2" || h.Origin.EventID == "f3" {
 				t.Errorf("search %q found event %s, which is not a message", q, h.Origin.EventID)
 			}
@@ -308,11 +307,11 @@ func TestAPI_Sessions(t *testing.T) {
 	}
 
 	// A search and a vote from inside a session are told in its log.
-	agent := daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: "quokka clients", SessionID: "s-agent", Actor: "agent"})
+	agent := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "quokka clients", SessionID: "s-agent", Actor: "agent"})
 	if agent.SearchID == nil || len(agent.Hits) == 0 {
 		t.Fatalf("agent search: %+v", agent)
 	}
-	if err := c.Do(ctx, "POST", "/v1/feedback", daemon.FeedbackRequest{SearchID: *agent.SearchID, ChunkID: agent.Hits[0].ChunkID,
+	if err := c.Do(ctx, "POST", "/v1/feedback", api.FeedbackRequest{SearchID: *agent.SearchID, ChunkID: agent.Hits[0].ChunkID,
 		Verdict: "useful", Actor: "agent", SessionID: "s-agent"}, nil); err != nil {
 		daemontest.Fatal(t, "agent vote", err)
 	}
@@ -343,7 +342,7 @@ func TestAPI_Sessions(t *testing.T) {
 	}
 	// The narrative is never indexed: a session reindex leaves it out.
 	daemontest.Reindex(t, c, "demo", "session")
-	if hits := daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: "quokka clients", Scopes: []string{"session"}}).Hits; slices.ContainsFunc(hits, func(h search.Hit) bool {
+	if hits := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "quokka clients", Scopes: []string{"session"}}).Hits; slices.ContainsFunc(hits, func(h api.Hit) bool {
 		return h.Origin.SessionID == "s-agent"
 	}) {
 		t.Errorf("a rag.* event was indexed: %+v", hits)

@@ -10,8 +10,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/daemon"
-	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/store"
 )
@@ -31,8 +30,8 @@ func TestAPI_BadInput(t *testing.T) {
 
 	// Two searches whose hits do not overlap, for a vote on a chunk that
 	// was not among a search's hits.
-	adr := daemontest.Search(t, d.Client, "demo", daemon.SearchRequest{Query: "sqlite-vec", Scopes: []string{"adr"}, Limit: ptr(1)})
-	docs := daemontest.Search(t, d.Client, "demo", daemon.SearchRequest{Query: "Unix socket", Scopes: []string{"docs"}, Limit: ptr(1)})
+	adr := daemontest.Search(t, d.Client, "demo", api.SearchRequest{Query: "sqlite-vec", Scopes: []string{"adr"}, Limit: ptr(1)})
+	docs := daemontest.Search(t, d.Client, "demo", api.SearchRequest{Query: "Unix socket", Scopes: []string{"docs"}, Limit: ptr(1)})
 	if adr.SearchID == nil || len(adr.Hits) != 1 || len(docs.Hits) != 1 {
 		t.Fatalf("set-up searches: %+v, %+v", adr, docs)
 	}
@@ -78,18 +77,18 @@ func TestAPI_BadInput(t *testing.T) {
 		{"unknown project", "POST", daemontest.ProjectPath("nope", "/search"), js, `{"query": "socket"}`, 404, "not_found", `unknown project "nope"`},
 		{"unknown project coverage", "GET", daemontest.ProjectPath("nope", "/coverage"), "", ``, 404, "not_found", `"nope"`},
 		{"unknown event", "GET", daemontest.ProjectPath("demo", "/events/nope"), "", ``, 404, "not_found", `"nope"`},
-		{"unknown search id", "POST", "/v1/feedback", js, jsonOf(daemon.FeedbackRequest{SearchID: 999999, ChunkID: adr.Hits[0].ChunkID, Verdict: "useful"}), 404, "not_found", "999999"},
-		{"search id 0", "POST", "/v1/feedback", js, jsonOf(daemon.FeedbackRequest{ChunkID: adr.Hits[0].ChunkID, Verdict: "useful"}), 400, "bad_request", "search id 0"},
-		{"chunk not among the hits", "POST", "/v1/feedback", js, jsonOf(daemon.FeedbackRequest{SearchID: *adr.SearchID, ChunkID: docs.Hits[0].ChunkID, Verdict: "useful"}), 400, "bad_request", "not among the hits"},
-		{"unknown verdict", "POST", "/v1/feedback", js, jsonOf(daemon.FeedbackRequest{SearchID: *adr.SearchID, ChunkID: adr.Hits[0].ChunkID, Verdict: "meh"}), 400, "bad_request", `"meh"`},
-		{"not a repository", "POST", "/v1/projects", js, jsonOf(daemon.AddProjectRequest{Path: notRepo}), 400, "bad_request", notRepo},
+		{"unknown search id", "POST", "/v1/feedback", js, jsonOf(api.FeedbackRequest{SearchID: 999999, ChunkID: adr.Hits[0].ChunkID, Verdict: "useful"}), 404, "not_found", "999999"},
+		{"search id 0", "POST", "/v1/feedback", js, jsonOf(api.FeedbackRequest{ChunkID: adr.Hits[0].ChunkID, Verdict: "useful"}), 400, "bad_request", "search id 0"},
+		{"chunk not among the hits", "POST", "/v1/feedback", js, jsonOf(api.FeedbackRequest{SearchID: *adr.SearchID, ChunkID: docs.Hits[0].ChunkID, Verdict: "useful"}), 400, "bad_request", "not among the hits"},
+		{"unknown verdict", "POST", "/v1/feedback", js, jsonOf(api.FeedbackRequest{SearchID: *adr.SearchID, ChunkID: adr.Hits[0].ChunkID, Verdict: "meh"}), 400, "bad_request", `"meh"`},
+		{"not a repository", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: notRepo}), 400, "bad_request", notRepo},
 		{"missing path", "POST", "/v1/projects", js, `{}`, 400, "bad_request", "path: required"},
 		{"relative path", "POST", "/v1/projects", js, `{"path": "docs"}`, 400, "bad_request", "absolute"},
-		{"bad project name", "POST", "/v1/projects", js, jsonOf(daemon.AddProjectRequest{Path: repo.Dir, Name: "Bad Name!"}), 400, "bad_request", `"Bad Name!"`},
-		{"registered twice", "POST", "/v1/projects", js, jsonOf(daemon.AddProjectRequest{Path: repo.Dir}), 409, "exists", `"demo"`},
+		{"bad project name", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: repo.Dir, Name: "Bad Name!"}), 400, "bad_request", `"Bad Name!"`},
+		{"registered twice", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: repo.Dir}), 409, "exists", `"demo"`},
 		{"empty query", "POST", search, js, `{"query": ""}`, 400, "bad_request", "empty"},
 		{"blank query", "POST", search, js, `{"query": " \t\n "}`, 400, "bad_request", "empty"},
-		{"over-long query", "POST", search, js, jsonOf(daemon.SearchRequest{Query: strings.Repeat("é", 1001)}), 400, "bad_request", "longer than 1000"},
+		{"over-long query", "POST", search, js, jsonOf(api.SearchRequest{Query: strings.Repeat("é", 1001)}), 400, "bad_request", "longer than 1000"},
 		{"NUL in query", "POST", search, js, `{"query": "socket\u0000owner"}`, 400, "bad_request", "NUL"},
 		{"limit 0", "POST", search, js, `{"query": "socket", "limit": 0}`, 400, "bad_request", "limit 0"},
 		{"limit 21", "POST", search, js, `{"query": "socket", "limit": 21}`, 400, "bad_request", "limit 21"},
@@ -128,7 +127,7 @@ func TestAPI_BadInput(t *testing.T) {
 	}
 
 	// The daemon is up, the index and the telemetry as they were.
-	var h daemon.Health
+	var h api.Health
 	if err := d.Client.Do(ctx, "GET", "/v1/health", nil, &h); err != nil {
 		daemontest.Fatal(t, "health after bad input", err)
 	}
@@ -138,7 +137,7 @@ func TestAPI_BadInput(t *testing.T) {
 	if err := d.Store().IntegrityCheck(ctx); err != nil {
 		t.Error(err)
 	}
-	if resp := daemontest.Search(t, d.Client, "demo", daemon.SearchRequest{Query: "socket"}); resp.SearchID == nil || len(resp.Hits) == 0 {
+	if resp := daemontest.Search(t, d.Client, "demo", api.SearchRequest{Query: "socket"}); resp.SearchID == nil || len(resp.Hits) == 0 {
 		t.Errorf("search after bad input: %+v", resp)
 	}
 }
@@ -165,8 +164,8 @@ func TestAPI_ClientGoesAwayMidReindex(t *testing.T) {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var phases []string
-	err = c.Stream(sctx, "POST", daemontest.ProjectPath("demo", "/reindex"), daemon.ReindexRequest{Scope: "all"}, func(line json.RawMessage) error {
-		var ev daemon.ReindexEvent
+	err = c.Stream(sctx, "POST", daemontest.ProjectPath("demo", "/reindex"), api.ReindexRequest{Scope: "all"}, func(line json.RawMessage) error {
+		var ev api.ReindexEvent
 		if err := json.Unmarshal(line, &ev); err != nil {
 			return err
 		}
@@ -175,7 +174,7 @@ func TestAPI_ClientGoesAwayMidReindex(t *testing.T) {
 			return nil
 		}
 		phases = append(phases, ev.Progress.Phase)
-		if ev.Progress.Phase == index.PhaseEmbed {
+		if ev.Progress.Phase == api.PhaseEmbed {
 			cancel() // the client goes away while the embedder works
 		}
 		return nil
@@ -191,7 +190,7 @@ func TestAPI_ClientGoesAwayMidReindex(t *testing.T) {
 		return !daemontest.Coverage(t, c, "demo").Running
 	})
 	srv.SetFault(nil)
-	var h daemon.Health
+	var h api.Health
 	if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil || !h.Embedding.Available {
 		t.Fatalf("health after the client went away: %+v, %v", h, err)
 	}

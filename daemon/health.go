@@ -3,30 +3,12 @@ package daemon
 import (
 	"net/http"
 
-	"github.com/ragd/ragd/embedding"
-	"github.com/ragd/ragd/store"
+	"github.com/ragd/ragd/api"
 )
-
-// Health is the answer of GET /v1/health.
-type Health struct {
-	Version   string           `json:"version"`
-	Socket    string           `json:"socket"`
-	Database  DatabaseHealth   `json:"database"`
-	Embedding embedding.Health `json:"embedding"`
-	Index     store.Stats      `json:"index"`
-}
-
-// DatabaseHealth describes the store.
-type DatabaseHealth struct {
-	Path          string `json:"path"`
-	SchemaVersion int    `json:"schemaVersion"`
-	SqliteVec     string `json:"sqliteVec"`
-	Space         string `json:"space"`
-}
 
 func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	h := Health{Version: Version, Socket: d.paths.Socket}
+	h := api.Health{Version: Version, Socket: d.paths.Socket}
 	h.Database.Path = d.store.Path()
 	h.Database.Space = d.store.Space()
 	var err error

@@ -9,18 +9,9 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/ragd/ragd/api"
 )
-
-// ErrorBody is every error answer: {"error": {"code": "...", "message": "..."}}.
-type ErrorBody struct {
-	Error ErrorDetail `json:"error"`
-}
-
-// ErrorDetail names an error with a stable code and a message for people.
-type ErrorDetail struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
 
 // httpError is an error with its status and code, returned by handlers.
 type httpError struct {
@@ -61,7 +52,7 @@ func (d *Daemon) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		d.logger.Error("request failed", slog.Group("request", "method", r.Method, "path", r.URL.Path),
 			slog.Group("response", "status", he.status), "err", err)
 	}
-	writeJSON(w, he.status, ErrorBody{ErrorDetail{Code: he.code, Message: he.msg}})
+	writeJSON(w, he.status, api.ErrorBody{Error: api.ErrorDetail{Code: he.code, Message: he.msg}})
 }
 
 // decodeJSON reads a JSON request body into v: the content type must be JSON,

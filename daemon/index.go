@@ -10,24 +10,10 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/source"
 )
-
-// ReindexRequest is the body of POST /v1/projects/{project}/reindex.
-type ReindexRequest struct {
-	// Scope is docs, adr, session or all (default).
-	Scope  string   `json:"scope,omitempty"`
-	Scopes []string `json:"scopes,omitempty"`
-}
-
-// ReindexEvent is one line of a reindex progress stream: progress lines,
-// then one line with the report (or the error).
-type ReindexEvent struct {
-	Progress *index.Progress `json:"progress,omitempty"`
-	Report   *index.Report   `json:"report,omitempty"`
-	Error    *ErrorDetail    `json:"error,omitempty"`
-}
 
 // staleScopes lists the scopes of p whose sources moved since they were
 // last indexed (or that never were).
@@ -50,7 +36,7 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req ReindexRequest
+	var req api.ReindexRequest
 	if r.ContentLength != 0 {
 		if err := d.decodeJSON(w, r, &req); err != nil {
 			return err
@@ -87,21 +73,21 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	enc := json.NewEncoder(w)
-	send := func(ev ReindexEvent) {
+	send := func(ev api.ReindexEvent) {
 		if enc.Encode(ev) == nil {
 			rc.Flush()
 		}
 	}
-	rep, err := d.indexer.Reindex(ctx, p, scopes, func(pr index.Progress) {
-		send(ReindexEvent{Progress: &pr})
+	rep, err := d.indexer.Reindex(ctx, p, scopes, func(pr api.Progress) {
+		send(api.ReindexEvent{Progress: &pr})
 	})
 	if err != nil {
 		he := d.asHTTPError(err)
-		send(ReindexEvent{Report: rep, Error: &ErrorDetail{Code: he.code, Message: he.msg}})
+		send(api.ReindexEvent{Report: rep, Error: &api.ErrorDetail{Code: he.code, Message: he.msg}})
 		return nil
 	}
 	d.watcher.refresh(p.ID)
-	send(ReindexEvent{Report: rep})
+	send(api.ReindexEvent{Report: rep})
 	return nil
 }
 
@@ -135,12 +121,6 @@ func (d *Daemon) handleCoverage(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, cov)
 	return nil
-}
-
-// AppendEventsRequest is the body of POST /v1/projects/{project}/events: one
-// event, or many under "events".
-type AppendEventsRequest struct {
-	Events []ragd.Event `json:"events"`
 }
 
 func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) error {

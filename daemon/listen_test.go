@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
@@ -209,7 +210,7 @@ func TestListen_StaleSocketReplaced(t *testing.T) {
 	}
 
 	d := daemontest.Start(t, w, daemontest.Config(ollamatest.ClosedURL(t)))
-	var h daemon.Health
+	var h api.Health
 	if err := d.Client.Do(context.Background(), "GET", "/v1/health", nil, &h); err != nil {
 		daemontest.Fatal(t, "the daemon after the stale socket", err)
 	}

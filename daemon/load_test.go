@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
-	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/internal/gittest"
 )
@@ -124,11 +124,11 @@ func runLoad(tb testing.TB, d *daemontest.Daemon, lc *loadCorpus, clients, searc
 			var answers, withID, narrated int
 			var errs []string
 			for i := int(next.Add(1)); i <= searches; i = int(next.Add(1)) {
-				req := daemon.SearchRequest{Query: loadQuery(c, i, lc)}
+				req := api.SearchRequest{Query: loadQuery(c, i, lc)}
 				if i%4 == 0 {
 					req.SessionID, req.Actor = fmt.Sprintf("load-%d", c), "agent"
 				}
-				var resp daemon.SearchResponse
+				var resp api.SearchResponse
 				t0 := time.Now()
 				err := cl.Do(ctx, "POST", "/v1/projects/load/search", req, &resp)
 				lat = append(lat, time.Since(t0))
@@ -176,7 +176,7 @@ func runLoad(tb testing.TB, d *daemontest.Daemon, lc *loadCorpus, clients, searc
 			}
 			lc.change(tb)
 			var rep struct{ Complete bool }
-			reindexErr = d.Client.Do(ctx, "POST", "/v1/projects/load/reindex", daemon.ReindexRequest{Scope: "docs"}, &rep)
+			reindexErr = d.Client.Do(ctx, "POST", "/v1/projects/load/reindex", api.ReindexRequest{Scope: "docs"}, &rep)
 			if reindexErr == nil && !rep.Complete {
 				reindexErr = fmt.Errorf("reindex %d incomplete", res.reindexes+1)
 			}

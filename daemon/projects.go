@@ -7,42 +7,20 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
 
-// ProjectInfo is a project on the wire.
-type ProjectInfo struct {
-	ID          string    `json:"id"` // the short name
-	Path        string    `json:"path"`
-	AutoReindex bool      `json:"autoReindex"`
-	CreatedAt   time.Time `json:"createdAt"`
-	// Stale lists the scopes whose source moved since their last reindex.
-	Stale []string `json:"stale"`
-}
-
-// AddProjectRequest registers a git repository.
-type AddProjectRequest struct {
-	Path        string `json:"path"`           // any path inside the repository
-	Name        string `json:"name,omitempty"` // short id; default from the folder name
-	AutoReindex bool   `json:"autoReindex,omitempty"`
-}
-
-// PatchProjectRequest changes a project's settings.
-type PatchProjectRequest struct {
-	AutoReindex *bool `json:"autoReindex"`
-}
-
-func (d *Daemon) projectInfo(p ragd.Project) ProjectInfo {
+func (d *Daemon) projectInfo(p ragd.Project) api.ProjectInfo {
 	stale := d.watcher.staleScopes(p)
 	if stale == nil {
 		stale = []string{}
 	}
-	return ProjectInfo{ID: p.Name, Path: p.Path, AutoReindex: p.AutoReindex, CreatedAt: p.CreatedAt, Stale: stale}
+	return api.ProjectInfo{ID: p.Name, Path: p.Path, AutoReindex: p.AutoReindex, CreatedAt: p.CreatedAt, Stale: stale}
 }
 
 // project resolves the {project} path value: a name, or a URL-escaped path.
@@ -60,7 +38,7 @@ func (d *Daemon) handleListProjects(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	out := make([]ProjectInfo, 0, len(ps))
+	out := make([]api.ProjectInfo, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, d.projectInfo(p))
 	}
@@ -78,7 +56,7 @@ func (d *Daemon) handleGetProject(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error {
-	var req AddProjectRequest
+	var req api.AddProjectRequest
 	if err := d.decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -155,7 +133,7 @@ func (d *Daemon) handlePatchProject(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	var req PatchProjectRequest
+	var req api.PatchProjectRequest
 	if err := d.decodeJSON(w, r, &req); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/source"
 )
@@ -58,13 +59,13 @@ func (m *methodWriter) WriteHeader(status int) {
 	if (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) &&
 		!strings.HasPrefix(m.Header().Get("Content-Type"), "application/json") {
 		m.swallow = true
-		detail := ErrorDetail{Code: "not_found", Message: "no route " + m.r.Method + " " + m.r.URL.Path + ": see the README for the API"}
+		detail := api.ErrorDetail{Code: "not_found", Message: "no route " + m.r.Method + " " + m.r.URL.Path + ": see the README for the API"}
 		if status == http.StatusMethodNotAllowed {
-			detail = ErrorDetail{Code: "method_not_allowed",
+			detail = api.ErrorDetail{Code: "method_not_allowed",
 				Message: "method " + m.r.Method + " not allowed on " + m.r.URL.Path + " (allowed: " + m.Header().Get("Allow") + ")"}
 		}
 		m.Header().Del("X-Content-Type-Options")
-		writeJSON(m.ResponseWriter, status, ErrorBody{detail})
+		writeJSON(m.ResponseWriter, status, api.ErrorBody{Error: detail})
 		return
 	}
 	m.ResponseWriter.WriteHeader(status)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/search"
 )
 
@@ -29,34 +30,12 @@ func (c SearchConfig) searchConfig() (search.Config, error) {
 	return sc, nil
 }
 
-// SearchRequest is the body of POST /v1/projects/{project}/search.
-type SearchRequest struct {
-	Query  string   `json:"query"`
-	Scopes []string `json:"scopes,omitempty"` // docs, adr, session; none = all
-	// Limit is the number of hits, 1..20; absent = the configured default.
-	Limit   *int   `json:"limit,omitempty"`
-	Fusion  string `json:"fusion,omitempty"` // weighted | rrf; absent = configured
-	Explain bool   `json:"explain,omitempty"`
-	// Actor is person (default) or agent; SessionID the session the search
-	// comes from, if any: it then also lands in that session's event log.
-	Actor     string `json:"actor,omitempty"`
-	SessionID string `json:"sessionId,omitempty"`
-}
-
-// SearchResponse is the search's answer plus what the daemon knows about
-// the index: the scopes whose source moved since they were indexed.
-type SearchResponse struct {
-	*search.Response
-	Project string   `json:"project"`
-	Stale   []string `json:"stale"`
-}
-
 func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	p, err := d.project(r)
 	if err != nil {
 		return err
 	}
-	var req SearchRequest
+	var req api.SearchRequest
 	if err := d.decodeJSON(w, r, &req); err != nil {
 		return err
 	}
@@ -83,7 +62,7 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if stale == nil {
 		stale = []string{}
 	}
-	writeJSON(w, http.StatusOK, SearchResponse{Response: resp, Project: p.Name, Stale: stale})
+	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: resp, Project: p.Name, Stale: stale})
 	return nil
 }
 
@@ -115,17 +94,8 @@ func sessionActor(actor, sessionID string) string {
 	}
 }
 
-// FeedbackRequest is the body of POST /v1/feedback.
-type FeedbackRequest struct {
-	SearchID  int64  `json:"searchId"`
-	ChunkID   string `json:"chunkId"`
-	Verdict   string `json:"verdict"` // useful | irrelevant
-	Actor     string `json:"actor,omitempty"`
-	SessionID string `json:"sessionId,omitempty"`
-}
-
 func (d *Daemon) handleFeedback(w http.ResponseWriter, r *http.Request) error {
-	var req FeedbackRequest
+	var req api.FeedbackRequest
 	if err := d.decodeJSON(w, r, &req); err != nil {
 		return err
 	}

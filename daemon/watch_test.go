@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/internal/daemontest"
 )
 
@@ -64,7 +64,7 @@ func TestWatch_CommitMarksScopesStale(t *testing.T) {
 	if s := daemontest.ScopeCoverage(t, cov, "session"); s.Stale {
 		t.Errorf("session stale after a commit: %+v", s)
 	}
-	resp := daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: "scopes stale"})
+	resp := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "scopes stale"})
 	if !slices.Contains(resp.Stale, "adr") {
 		t.Errorf("search answer stale %v, want adr in it", resp.Stale)
 	}
@@ -99,8 +99,8 @@ func TestWatch_AutoReindex(t *testing.T) {
 	ch := refreshes(d)
 	daemontest.Reindex(t, c, "demo")
 
-	var p daemon.ProjectInfo
-	if err := c.Do(context.Background(), "PATCH", daemontest.ProjectPath("demo", ""), daemon.PatchProjectRequest{AutoReindex: ptr(true)}, &p); err != nil {
+	var p api.ProjectInfo
+	if err := c.Do(context.Background(), "PATCH", daemontest.ProjectPath("demo", ""), api.PatchProjectRequest{AutoReindex: ptr(true)}, &p); err != nil {
 		daemontest.Fatal(t, "patch", err)
 	}
 	if !p.AutoReindex || !daemontest.Project(t, c, "demo").AutoReindex {
@@ -112,13 +112,13 @@ func TestWatch_AutoReindex(t *testing.T) {
 		sc := daemontest.ScopeCoverage(t, daemontest.Coverage(t, c, "demo"), "docs")
 		return sc.LastCommit == head && !sc.Stale && sc.Indexed == 2
 	})
-	resp := daemontest.Search(t, c, "demo", daemon.SearchRequest{Query: "xylophone"})
+	resp := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "xylophone"})
 	if len(resp.Hits) == 0 || resp.Hits[0].Origin.SourcePath != "docs/xylophone.md" || len(resp.Stale) != 0 {
 		t.Errorf("search after the auto-reindex: stale %v hits %+v", resp.Stale, resp.Hits)
 	}
 
 	// Turned off, a commit only marks the scopes stale.
-	if err := c.Do(context.Background(), "PATCH", daemontest.ProjectPath("demo", ""), daemon.PatchProjectRequest{AutoReindex: ptr(false)}, &p); err != nil || p.AutoReindex {
+	if err := c.Do(context.Background(), "PATCH", daemontest.ProjectPath("demo", ""), api.PatchProjectRequest{AutoReindex: ptr(false)}, &p); err != nil || p.AutoReindex {
 		t.Fatalf("patch off: %+v, %v", p, err)
 	}
 	repo.Commit(t, "marimba", map[string]string{"docs/marimba.md": "# Marimba\n\nNot indexed by itself.\n"})

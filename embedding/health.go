@@ -6,35 +6,22 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/ollama/ollama/api"
+	"github.com/ragd/ragd/api"
+
+	ollama "github.com/ollama/ollama/api"
 )
 
 // healthProbe is the text Health embeds: one short sentence is enough to
 // prove the model is pulled, loads, and answers with the expected dims.
 const healthProbe = "ragd health check"
 
-// Health is the state of the embedding provider, for the daemon's health
-// route and `ragd doctor`.
-type Health struct {
-	Provider       string `json:"provider"` // "ollama"
-	Host           string `json:"host"`     // base URL, e.g. http://127.0.0.1:11434
-	Model          string `json:"model"`    // as configured
-	Dims           int    `json:"dims"`     // as the index expects
-	Space          string `json:"space"`    // Space().String()
-	DocumentPrefix string `json:"document_prefix"`
-	QueryPrefix    string `json:"query_prefix"`
-	Version        string `json:"version,omitempty"` // Ollama's, when reachable
-	Available      bool   `json:"available"`
-	Reason         string `json:"reason,omitempty"` // why not, when not available
-}
-
 // Health checks the provider for real: it asks Ollama's version, then embeds
 // a probe text (bypassing the cache), each bounded by Config.QueryTimeout.
 // So it reports what a search would meet right now: Ollama down, the model
 // not pulled, a model answering with other dims, or one too slow for a query
 // (for example while it is still loading).
-func (s *Service) Health(ctx context.Context) Health {
-	h := Health{
+func (s *Service) Health(ctx context.Context) api.EmbeddingHealth {
+	h := api.EmbeddingHealth{
 		Provider:       "ollama",
 		Host:           s.provider.host,
 		Model:          s.cfg.Model,
@@ -43,7 +30,7 @@ func (s *Service) Health(ctx context.Context) Health {
 		DocumentPrefix: s.docPrefix,
 		QueryPrefix:    s.queryPrefix,
 	}
-	down := func(reason string) Health {
+	down := func(reason string) api.EmbeddingHealth {
 		h.Reason = reason
 		if ctx.Err() != nil {
 			h.Reason = cancelled(ctx, Result{}).Reason
@@ -79,7 +66,7 @@ func (s *Service) version(ctx context.Context) (version, reason string) {
 	if err == nil {
 		return version, ""
 	}
-	var status api.StatusError
+	var status ollama.StatusError
 	if errors.As(err, &status) && status.StatusCode == http.StatusNotFound {
 		// Every Ollama has /api/version: something else listens there.
 		return "", fmt.Sprintf("no ollama API at %s (GET /api/version: HTTP 404)", s.provider.host)

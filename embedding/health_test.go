@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 )
@@ -17,7 +18,7 @@ func TestHealth(t *testing.T) {
 	cache := embedding.NewMemoryCache()
 	s := newService(t, srv.URL, cache, nil)
 	h := s.Health(t.Context())
-	want := embedding.Health{
+	want := api.EmbeddingHealth{
 		Provider: "ollama", Host: srv.URL, Model: "nomic-embed-text", Dims: 768,
 		Space: "nomic-embed-text/768", DocumentPrefix: "search_document: ", QueryPrefix: "search_query: ",
 		Version: "0.17.4", Available: true,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/index"
@@ -35,7 +36,7 @@ type BEIRIndexOptions struct {
 	// Logger. Optional: slog.Default().
 	Logger *slog.Logger
 	// Progress, if not nil, receives the reindex's progress.
-	Progress func(index.Progress)
+	Progress func(api.Progress)
 }
 
 // BEIRIndex is a BEIR corpus indexed as a project of its own store.
@@ -50,7 +51,7 @@ type BEIRIndex struct {
 	RepoReused bool
 	// Report is the reindex's: Unchanged when a previous run left the index
 	// as it is, with nothing embedded.
-	Report *index.Report
+	Report *api.Report
 	// RepoTime is the time spent writing the repository, IndexTime the
 	// reindex's.
 	RepoTime, IndexTime time.Duration

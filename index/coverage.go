@@ -8,75 +8,20 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
 
-// maxUnindexed bounds ScopeCoverage.Unindexed: enough to act on, not a dump.
+// maxUnindexed bounds api.ScopeCoverage.Unindexed: enough to act on, not a dump.
 const maxUnindexed = 100
 
-// Coverage is what the index of a project covers now, against its sources.
-type Coverage struct {
-	Project string `json:"project"`
-	// Head is where HEAD points now; nil when the repository cannot be read
-	// (see Notes).
-	Head *Head `json:"head"`
-	// Running is set while a reindex of the project is in progress.
-	Running bool `json:"running"`
-	// Notes are remarks, e.g. why the repository could not be read.
-	Notes  []string         `json:"notes"`
-	Scopes []*ScopeCoverage `json:"scopes"`
-}
-
-// Head is a repository's HEAD.
-type Head struct {
-	Commit   string `json:"commit"`
-	Branch   string `json:"branch,omitempty"`
-	Detached bool   `json:"detached,omitempty"`
-	// WorkTree is set when documents are read from the working tree
-	// (Indexer.Source.WorkTree), so Total counts the files on disk.
-	WorkTree bool `json:"workTree,omitempty"`
-}
-
-// ScopeCoverage is one scope's coverage.
-type ScopeCoverage struct {
-	Scope string `json:"scope"`
-	// Unit is what Total and Indexed count: "files" (markdown files under
-	// docs/ at HEAD) or "sessions" (sessions with indexed messages).
-	Unit string `json:"unit"`
-	// Total sources and how many of them have chunks.
-	Total   int `json:"total"`
-	Indexed int `json:"indexed"`
-	// Unindexed lists the first sources without chunks.
-	Unindexed []string `json:"unindexed"`
-	// Skipped counts markdown files the reader leaves out (Git LFS
-	// pointers, files too large…); they are in Total, never in Indexed.
-	Skipped int `json:"skipped,omitempty"`
-	// Messages and MessagesIndexed count session messages (chat.message,
-	// agent.response) and those with chunks.
-	Messages        int `json:"messages,omitempty"`
-	MessagesIndexed int `json:"messagesIndexed,omitempty"`
-	// Chunks in the scope; LexicalOnly of them have no vector.
-	Chunks      int `json:"chunks"`
-	LexicalOnly int `json:"lexicalOnly"`
-	// LastIndexed is when the last successful reindex of the scope ended,
-	// and LastCommit what it read; nil and "" when there was none. A run
-	// that failed, or never finished, does not count.
-	LastIndexed *time.Time `json:"lastIndexed"`
-	LastCommit  string     `json:"lastCommit,omitempty"`
-	// Stale is set when the sources changed since the last successful
-	// reindex (HEAD moved, messages appended) or there was none; StaleReason
-	// says how.
-	Stale       bool   `json:"stale"`
-	StaleReason string `json:"staleReason,omitempty"`
-}
-
-// Coverage compares project p's index with its sources: the markdown files
+// api.Coverage compares project p's index with its sources: the markdown files
 // under docs/ at HEAD (or in the working tree, with Indexer.Source.WorkTree)
 // and the sessions of its log. A repository that cannot be read is a note,
 // not an error: the session coverage still holds. The error is the store's.
-func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*Coverage, error) {
-	cov := &Coverage{Project: p.Name, Notes: []string{}}
+func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*api.Coverage, error) {
+	cov := &api.Coverage{Project: p.Name, Notes: []string{}}
 	_, cov.Running = ix.Running(p.ID)
 
 	tree, err := source.ReadDocs(ctx, p.Path, ix.Source)
@@ -87,7 +32,7 @@ func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*Coverage, err
 		cov.Notes = append(cov.Notes, fmt.Sprintf("documents not readable: %v", err))
 		tree = nil
 	} else {
-		cov.Head = &Head{Commit: tree.Commit, Branch: tree.Branch, Detached: tree.Detached, WorkTree: tree.WorkTree}
+		cov.Head = &api.Head{Commit: tree.Commit, Branch: tree.Branch, Detached: tree.Detached, WorkTree: tree.WorkTree}
 		cov.Notes = append(cov.Notes, tree.Notes...)
 	}
 	for _, scope := range []string{ragd.ScopeDocs, ragd.ScopeADR} {
@@ -117,8 +62,8 @@ func (ix *Indexer) lastOK(ctx context.Context, p ragd.Project, scope string) (*s
 	return &run, nil
 }
 
-func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string, tree *source.Tree) (*ScopeCoverage, error) {
-	sc := &ScopeCoverage{Scope: scope, Unit: "files", Unindexed: []string{}}
+func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string, tree *source.Tree) (*api.ScopeCoverage, error) {
+	sc := &api.ScopeCoverage{Scope: scope, Unit: "files", Unindexed: []string{}}
 	stats, err := ix.Store.ScopeStats(ctx, p.ID, scope)
 	if err != nil {
 		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
@@ -170,7 +115,7 @@ func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string
 	case tree.WorkTree:
 		// The same commit says nothing of the files on disk: only a fresh
 		// reindex does. Say so rather than claim freshness.
-		var last ScopeReport
+		var last api.ScopeReport
 		if json.Unmarshal(run.Report, &last) != nil || last.Digest != digest(tree, scope) {
 			sc.Stale, sc.StaleReason = true, "files in the working tree changed since the last index"
 		}
@@ -185,8 +130,8 @@ func short(commit string) string {
 	return commit[:min(len(commit), 12)]
 }
 
-func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*ScopeCoverage, error) {
-	sc := &ScopeCoverage{Scope: ragd.ScopeSession, Unit: "sessions", Unindexed: []string{}}
+func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*api.ScopeCoverage, error) {
+	sc := &api.ScopeCoverage{Scope: ragd.ScopeSession, Unit: "sessions", Unindexed: []string{}}
 	chunks, err := ix.Store.ScopeStats(ctx, p.ID, ragd.ScopeSession)
 	if err != nil {
 		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
@@ -202,7 +147,7 @@ func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*ScopeC
 	if run != nil {
 		sc.LastIndexed = &run.FinishedAt
 		since = run.StartedAt
-		var last ScopeReport
+		var last api.ScopeReport
 		if json.Unmarshal(run.Report, &last) == nil && last.EventsThrough != nil {
 			since = *last.EventsThrough
 		}

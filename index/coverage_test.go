@@ -8,17 +8,18 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
 )
 
-func coverage(tb testing.TB, ix *index.Indexer, p ragd.Project) (*index.Coverage, map[string]*index.ScopeCoverage) {
+func coverage(tb testing.TB, ix *index.Indexer, p ragd.Project) (*api.Coverage, map[string]*api.ScopeCoverage) {
 	tb.Helper()
 	cov, err := ix.Coverage(context.Background(), p)
 	if err != nil {
 		tb.Fatalf("coverage: %v", err)
 	}
-	by := map[string]*index.ScopeCoverage{}
+	by := map[string]*api.ScopeCoverage{}
 	for _, sc := range cov.Scopes {
 		by[sc.Scope] = sc
 	}

@@ -13,12 +13,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
 
-// Reasons given in ScopeReport.Skipped and Replaced, beside the source
+// Reasons given in api.ScopeReport.Skipped and Replaced, beside the source
 // package's Reason constants.
 const (
 	ReasonNothingToIndex = "nothing to index: no text (empty, or front matter only)"
@@ -60,13 +61,13 @@ func digest(tree *source.Tree, scope string) string {
 func (r *reindex) readTree(ctx context.Context, scope string) (*source.Tree, error) {
 	if !r.treeRead {
 		r.treeRead = true
-		r.progress(Progress{Phase: PhaseRead, Scope: scope})
+		r.progress(api.Progress{Phase: api.PhaseRead, Scope: scope})
 		start := time.Now()
 		r.tree, r.treeErr = source.ReadDocs(ctx, r.p.Path, r.ix.Source)
 		r.readTime = time.Since(start)
 		if r.treeErr == nil {
 			n := len(r.tree.Files)
-			r.progress(Progress{Phase: PhaseRead, Scope: scope, Done: n, Total: n})
+			r.progress(api.Progress{Phase: api.PhaseRead, Scope: scope, Done: n, Total: n})
 		}
 	}
 	if r.treeErr != nil {
@@ -76,7 +77,7 @@ func (r *reindex) readTree(ctx context.Context, scope string) (*source.Tree, err
 }
 
 // docChunks reads (once) and chunks the files of a docs or adr scope.
-func (r *reindex) docChunks(ctx context.Context, sr *ScopeReport) ([]store.ChunkInput, error) {
+func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]store.ChunkInput, error) {
 	tree, err := r.readTree(ctx, sr.Scope)
 	sr.Durations.ReadMs = ms(r.readTime)
 	if err != nil {
@@ -90,7 +91,7 @@ func (r *reindex) docChunks(ctx context.Context, sr *ScopeReport) ([]store.Chunk
 	sr.Notes = append(sr.Notes, tree.Notes...)
 	for _, s := range tree.Skipped {
 		if scopeOfPath(s.Path) == sr.Scope {
-			sr.Skipped = append(sr.Skipped, Input{Path: s.Path, Reason: s.Reason, Size: s.Size})
+			sr.Skipped = append(sr.Skipped, api.Input{Path: s.Path, Reason: s.Reason, Size: s.Size})
 		}
 	}
 	// A chunk read from the working tree is not the text of any commit.
@@ -109,13 +110,13 @@ func (r *reindex) docChunks(ctx context.Context, sr *ScopeReport) ([]store.Chunk
 	defer func() { sr.Durations.ChunkMs = ms(time.Since(start)) }()
 	sr.Files = len(files)
 	tick := newTicker(len(files))
-	r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Total: len(files)})
+	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Total: len(files)})
 	results, stop := r.chunkAll(ctx, files)
 	defer stop()
 	var inputs []store.ChunkInput
 	for n, f := range files {
 		if tick.due(n) {
-			r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Done: n, Total: len(files)})
+			r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: n, Total: len(files)})
 		}
 		res := &results[n]
 		select {
@@ -128,19 +129,19 @@ func (r *reindex) docChunks(ctx context.Context, sr *ScopeReport) ([]store.Chunk
 		res.doc = chunking.Document{} // let the merged chunks be the only copy
 		switch {
 		case !utf8.ValidString(f.Path):
-			sr.Skipped = append(sr.Skipped, Input{Path: strings.ToValidUTF8(f.Path, "\uFFFD"), Reason: ReasonPathNotUTF8})
+			sr.Skipped = append(sr.Skipped, api.Input{Path: strings.ToValidUTF8(f.Path, "\uFFFD"), Reason: ReasonPathNotUTF8})
 			continue
 		case err != nil:
 			// Options were validated: this is the parser failing on this
 			// file, which must not cost the others.
-			sr.Skipped = append(sr.Skipped, Input{Path: f.Path, Reason: err.Error()})
+			sr.Skipped = append(sr.Skipped, api.Input{Path: f.Path, Reason: err.Error()})
 			continue
 		}
 		if doc.Replaced > 0 {
-			sr.Replaced = append(sr.Replaced, Input{Path: f.Path, Reason: replacedReason(doc.Replaced)})
+			sr.Replaced = append(sr.Replaced, api.Input{Path: f.Path, Reason: replacedReason(doc.Replaced)})
 		}
 		if len(doc.Chunks) == 0 {
-			sr.Skipped = append(sr.Skipped, Input{Path: f.Path, Reason: ReasonNothingToIndex})
+			sr.Skipped = append(sr.Skipped, api.Input{Path: f.Path, Reason: ReasonNothingToIndex})
 			continue
 		}
 		for _, c := range doc.Chunks {
@@ -157,7 +158,7 @@ func (r *reindex) docChunks(ctx context.Context, sr *ScopeReport) ([]store.Chunk
 			})
 		}
 	}
-	r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Done: len(files), Total: len(files)})
+	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: len(files), Total: len(files)})
 	return inputs, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
@@ -126,7 +127,7 @@ func doc(title string, n int) string {
 	return b.String()
 }
 
-func reindex(tb testing.TB, ix *index.Indexer, p ragd.Project, scopes ...string) *index.Report {
+func reindex(tb testing.TB, ix *index.Indexer, p ragd.Project, scopes ...string) *api.Report {
 	tb.Helper()
 	rep, err := ix.Reindex(context.Background(), p, scopes, nil)
 	if err != nil {
@@ -135,7 +136,7 @@ func reindex(tb testing.TB, ix *index.Indexer, p ragd.Project, scopes ...string)
 	return rep
 }
 
-func scopeReport(tb testing.TB, rep *index.Report, scope string) *index.ScopeReport {
+func scopeReport(tb testing.TB, rep *api.Report, scope string) *api.ScopeReport {
 	tb.Helper()
 	for _, sr := range rep.Scopes {
 		if sr.Scope == scope {
@@ -149,16 +150,16 @@ func scopeReport(tb testing.TB, rep *index.Report, scope string) *index.ScopeRep
 // progressLog records progress reports; safe for use from any goroutine.
 type progressLog struct {
 	mu  sync.Mutex
-	all []index.Progress
+	all []api.Progress
 }
 
-func (l *progressLog) add(p index.Progress) {
+func (l *progressLog) add(p api.Progress) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.all = append(l.all, p)
 }
 
-func (l *progressLog) list() []index.Progress {
+func (l *progressLog) list() []api.Progress {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.all)

@@ -9,33 +9,12 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
-
-// Phases of a reindex, as Progress reports them.
-const (
-	PhaseRead  = "read"
-	PhaseChunk = "chunk"
-	PhaseEmbed = "embed"
-	PhaseWrite = "write"
-	PhaseDone  = "done"
-)
-
-// Progress is one step of a reindex. Done and Total count files (read and
-// chunk of docs and adr), messages (read and chunk of session), texts
-// (embed) or chunks (write, done). A phase reports when it starts (Done 0),
-// at most about twenty times along the way, and when it ends. docs and adr
-// share one read of the repository, reported under the first of them; a
-// scope whose chunks all have vectors already reports no embed phase.
-type Progress struct {
-	Phase string `json:"phase"`
-	Scope string `json:"scope"`
-	Done  int    `json:"done"`
-	Total int    `json:"total"`
-}
 
 // embedSlice is how many texts go to the Embedder per call: small enough
 // that progress moves during a long first index, large enough to keep the
@@ -52,7 +31,7 @@ const embedSlice = 256
 // new one. Scopes are done in the order docs, adr, session, and Reindex
 // stops at the first scope that fails; the scopes before it stay written.
 // Each scope's run is recorded in the store (see store.StartRun) with its
-// ScopeReport, whatever the outcome. When ctx ends before a scope's write,
+// api.ScopeReport, whatever the outcome. When ctx ends before a scope's write,
 // that scope is not written.
 //
 // The errors are: ErrUnknownScope, a *RunningError (ErrAlreadyRunning) when
@@ -60,8 +39,8 @@ const embedSlice = 256
 // that is not a repository or has nothing committed, ctx's error, and
 // store failures. With an error, the returned report, when not nil, tells
 // what was done before it. Without one, the report may still say that
-// vectors are missing: see Report.Complete.
-func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string, progress func(Progress)) (*Report, error) {
+// vectors are missing: see api.Report.Complete.
+func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string, progress func(api.Progress)) (*api.Report, error) {
 	want, err := ParseScopes(scopes)
 	if err != nil {
 		return nil, fmt.Errorf("reindex %s: %w", p.Name, err)
@@ -76,11 +55,11 @@ func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string,
 	}
 	defer release()
 	if progress == nil {
-		progress = func(Progress) {}
+		progress = func(api.Progress) {}
 	}
 
 	began := time.Now()
-	rep := &Report{Project: p.Name, StartedAt: ix.now()}
+	rep := &api.Report{Project: p.Name, StartedAt: ix.now()}
 	r := &reindex{ix: ix, p: p, opt: opt, progress: progress}
 	// Every scope's run is recorded up front, so that a failure anywhere is
 	// on record for each scope asked for. Recording is not cancelled with
@@ -91,7 +70,7 @@ func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string,
 		run, err := ix.Store.StartRun(record, p.ID, scope)
 		if err != nil {
 			for _, started := range rep.Scopes {
-				started.Status, started.Error = StatusFailed, "not run: "+err.Error()
+				started.Status, started.Error = api.StatusFailed, "not run: "+err.Error()
 				err = errors.Join(err, r.record(record, started))
 			}
 			return nil, fmt.Errorf("reindex %s: %w", p.Name, err)
@@ -110,21 +89,21 @@ func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string,
 			sr.Durations.TotalMs = ms(time.Since(start))
 			if failed != nil {
 				sr.Error = failed.Error()
-				sr.Status = StatusFailed
+				sr.Status = api.StatusFailed
 				if ctx.Err() != nil {
-					sr.Status = StatusCancelled
+					sr.Status = api.StatusCancelled
 				}
 			}
 		}
-		sr.summarize()
+		summarize(sr)
 		if err := r.record(record, sr); err != nil {
 			failed = errors.Join(failed, err)
 		}
-		if sr.Status == StatusOK {
+		if sr.Status == api.StatusOK {
 			ix.logger().Info("indexed", "project", p.Name, "summary", sr.Summary, "ms", sr.Durations.TotalMs)
 		}
 	}
-	rep.finish(time.Since(began))
+	finish(rep, time.Since(began))
 	if failed != nil {
 		return rep, fmt.Errorf("reindex %s: %w", p.Name, failed)
 	}
@@ -136,7 +115,7 @@ type reindex struct {
 	ix       *Indexer
 	p        ragd.Project
 	opt      chunking.Options
-	progress func(Progress)
+	progress func(api.Progress)
 
 	// down is the reason the provider embedded nothing, once it did so:
 	// the scopes after that one do not ask it again.
@@ -150,9 +129,9 @@ type reindex struct {
 }
 
 // record finishes the scope's index run.
-func (r *reindex) record(ctx context.Context, sr *ScopeReport) error {
+func (r *reindex) record(ctx context.Context, sr *api.ScopeReport) error {
 	status := store.RunOK
-	if sr.Status != StatusOK {
+	if sr.Status != api.StatusOK {
 		status = store.RunFailed
 	}
 	b, err := json.Marshal(sr)
@@ -163,7 +142,7 @@ func (r *reindex) record(ctx context.Context, sr *ScopeReport) error {
 }
 
 // scope builds and writes one scope, filling sr.
-func (r *reindex) scope(ctx context.Context, sr *ScopeReport) error {
+func (r *reindex) scope(ctx context.Context, sr *api.ScopeReport) error {
 	var inputs []store.ChunkInput
 	var err error
 	if sr.Scope == ragd.ScopeSession {
@@ -190,7 +169,7 @@ func (r *reindex) scope(ctx context.Context, sr *ScopeReport) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: before write: %w", sr.Scope, err)
 	}
-	r.progress(Progress{Phase: PhaseWrite, Scope: sr.Scope, Total: len(inputs)})
+	r.progress(api.Progress{Phase: api.PhaseWrite, Scope: sr.Scope, Total: len(inputs)})
 	start := time.Now()
 	var res store.ReplaceResult
 	if unchanged(inputs, keys, stored) {
@@ -210,14 +189,14 @@ func (r *reindex) scope(ctx context.Context, sr *ScopeReport) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", sr.Scope, err)
 	}
-	r.progress(Progress{Phase: PhaseWrite, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
+	r.progress(api.Progress{Phase: api.PhaseWrite, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
 
-	sr.Chunks = ChunkCounts{Total: len(inputs), Inserted: res.Inserted, Kept: res.Kept, Deleted: res.Deleted}
+	sr.Chunks = api.ChunkCounts{Total: len(inputs), Inserted: res.Inserted, Kept: res.Kept, Deleted: res.Deleted}
 	sr.Vectors = res.Vectors
 	sr.LexicalOnly = len(inputs) - res.Vectors
 	sr.Complete = sr.LexicalOnly == 0
-	sr.Status = StatusOK
-	r.progress(Progress{Phase: PhaseDone, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
+	sr.Status = api.StatusOK
+	r.progress(api.Progress{Phase: api.PhaseDone, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
 	return nil
 }
 
@@ -238,7 +217,7 @@ func unchanged(inputs []store.ChunkInput, keys []string, stored map[string]store
 // embed fills the vectors of the inputs that need one: those not already
 // stored with a vector. An unchanged chunk keeps its stored vector (a nil
 // Vector tells ReplaceScope so), without a call to the embedder.
-func (r *reindex) embed(ctx context.Context, sr *ScopeReport, inputs []store.ChunkInput, keys []string, stored map[string]store.ChunkState) error {
+func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []store.ChunkInput, keys []string, stored map[string]store.ChunkState) error {
 	start := time.Now()
 	defer func() { sr.Durations.EmbedMs = ms(time.Since(start)) }()
 	er := &sr.Embedding
@@ -279,7 +258,7 @@ func (r *reindex) embed(ctx context.Context, sr *ScopeReport, inputs []store.Chu
 		return nil
 	}
 
-	r.progress(Progress{Phase: PhaseEmbed, Scope: sr.Scope, Total: len(need)})
+	r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Total: len(need)})
 	texts := make([]string, 0, embedSlice)
 	for from := 0; from < len(need); from += embedSlice {
 		part := need[from:min(from+embedSlice, len(need))]
@@ -304,7 +283,7 @@ func (r *reindex) embed(ctx context.Context, sr *ScopeReport, inputs []store.Chu
 		if er.Reason == "" {
 			er.Reason = sliceCount.ReplaceAllString(res.Reason, "")
 		}
-		r.progress(Progress{Phase: PhaseEmbed, Scope: sr.Scope, Done: from + len(part), Total: len(need)})
+		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Done: from + len(part), Total: len(need)})
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("%s: embedding: %w", sr.Scope, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
@@ -73,7 +74,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 	for _, sr := range rep.Scopes {
 		want := map[string]int{"docs": 4, "adr": 2}[sr.Scope]
 		all := map[string][]ragd.Chunk{"docs": docs, "adr": adr}[sr.Scope]
-		if sr.Status != index.StatusOK || sr.Files != want || sr.Commit != head || sr.Branch != gittest.Branch || sr.WorkTree {
+		if sr.Status != api.StatusOK || sr.Files != want || sr.Commit != head || sr.Branch != gittest.Branch || sr.WorkTree {
 			t.Errorf("%s report: %+v", sr.Scope, sr)
 		}
 		if sr.Chunks.Total != len(all) || sr.Chunks.Inserted != len(all) || sr.Vectors != len(all) || sr.LexicalOnly != 0 || !sr.Complete {
@@ -93,7 +94,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 	// The tree is read once for both scopes.
 	var reads int
 	for _, pr := range log.list() {
-		if pr.Phase == index.PhaseRead && pr.Total == 0 {
+		if pr.Phase == api.PhaseRead && pr.Total == 0 {
 			reads++
 		}
 	}
@@ -107,7 +108,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 		if err != nil || run.Commit != head {
 			t.Fatalf("%s run: %+v, %v", scope, run, err)
 		}
-		var stored index.ScopeReport
+		var stored api.ScopeReport
 		if err := json.Unmarshal(run.Report, &stored); err != nil || stored.Chunks.Total != scopeReport(t, rep, scope).Chunks.Total {
 			t.Errorf("%s stored report: %+v, %v", scope, stored, err)
 		}
@@ -412,7 +413,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 					t.Errorf("%s run: %+v, %v", scope, run, err)
 				}
 			}
-			if rep == nil || rep.Complete || rep.Scopes[0].Status != index.StatusFailed || rep.Scopes[2].Status != index.StatusNotRun {
+			if rep == nil || rep.Complete || rep.Scopes[0].Status != api.StatusFailed || rep.Scopes[2].Status != api.StatusNotRun {
 				t.Errorf("report: %+v", rep)
 			}
 		})
@@ -423,7 +424,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 		p := addProject(t, s, "p", noDocs.Dir)
 		rep := reindex(t, newIndexer(s, nil), p, "docs", "adr")
 		for _, sr := range rep.Scopes {
-			if sr.Status != index.StatusOK || sr.Files != 0 || sr.Chunks.Total != 0 || !slices.Contains(sr.Notes, source.NoteNoDocsAtHead) {
+			if sr.Status != api.StatusOK || sr.Files != 0 || sr.Chunks.Total != 0 || !slices.Contains(sr.Notes, source.NoteNoDocsAtHead) {
 				t.Errorf("%s: %+v", sr.Scope, sr)
 			}
 		}

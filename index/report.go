@@ -4,156 +4,26 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ragd/ragd/api"
 )
-
-// Report is what a reindex did, scope by scope. The daemon returns it as is.
-type Report struct {
-	Project string         `json:"project"`
-	Scopes  []*ScopeReport `json:"scopes"`
-	// Complete is true only when every scope asked for was written and
-	// every chunk of them has a vector.
-	Complete bool `json:"complete"`
-	// Summary is one line a CLI can print: the scopes' summaries joined.
-	Summary    string    `json:"summary"`
-	StartedAt  time.Time `json:"startedAt"`
-	DurationMs int64     `json:"durationMs"`
-}
-
-// Statuses of a ScopeReport.
-const (
-	StatusOK        = "ok"
-	StatusFailed    = "failed"
-	StatusCancelled = "cancelled"
-	// StatusNotRun is a scope not attempted because an earlier scope of the
-	// same reindex failed.
-	StatusNotRun = "not run"
-)
-
-// ScopeReport is what a reindex did to one scope. It is also the report
-// stored with the scope's index run.
-type ScopeReport struct {
-	Scope  string `json:"scope"`
-	Status string `json:"status"`
-	// RunID is the index run recorded for this scope.
-	RunID int64  `json:"runId"`
-	Error string `json:"error,omitempty"`
-
-	// Commit is the commit the documents were read from (docs, adr);
-	// WorkTree is set when they were read from the working tree instead.
-	Commit   string `json:"commit,omitempty"`
-	Branch   string `json:"branch,omitempty"`
-	WorkTree bool   `json:"workTree,omitempty"`
-	// Files counts the documents read (docs, adr), those that gave no chunk
-	// included; Bytes is their size.
-	Files int `json:"files,omitempty"`
-	// Digest identifies the documents read: the SHA-256 of their paths and
-	// contents. Coverage compares it in working-tree mode, where the
-	// commit says nothing of the files.
-	Digest string `json:"digest,omitempty"`
-	Bytes  int64  `json:"bytes"`
-	// Sessions and Messages count what was read of the session log.
-	Sessions int `json:"sessions,omitempty"`
-	Messages int `json:"messages,omitempty"`
-	// EventsThrough is when the latest message read was appended: later
-	// ones make the session scope stale.
-	EventsThrough *time.Time `json:"eventsThrough,omitempty"`
-
-	Chunks ChunkCounts `json:"chunks"`
-	// Unchanged is set when the scope already held exactly these chunks:
-	// nothing was written.
-	Unchanged bool `json:"unchanged"`
-	// Vectors and LexicalOnly count the scope's chunks with and without a
-	// vector after the write.
-	Vectors     int `json:"vectors"`
-	LexicalOnly int `json:"lexicalOnly"`
-	// Complete is true when the scope was written and every chunk of it
-	// has a vector.
-	Complete  bool            `json:"complete"`
-	Embedding EmbeddingReport `json:"embedding"`
-
-	// Skipped are inputs not indexed, with why: the files the git reader
-	// left out, files with nothing to index, and files the chunker failed
-	// on.
-	Skipped []Input `json:"skipped"`
-	// Replaced are inputs indexed with their invalid UTF-8 or NUL bytes
-	// replaced by U+FFFD: indexed, but not as written.
-	Replaced []Input `json:"replaced"`
-	// Notes are remarks about the whole read, e.g. "no docs/ folder at HEAD".
-	Notes []string `json:"notes"`
-
-	Durations Durations `json:"durations"`
-	Summary   string    `json:"summary"`
-}
-
-// ChunkCounts is what the write did: Total chunks in the scope after it, of
-// which Inserted are new and Kept unchanged (same id); Deleted are chunks
-// that vanished or changed.
-type ChunkCounts struct {
-	Total    int `json:"total"`
-	Inserted int `json:"inserted"`
-	Kept     int `json:"kept"`
-	Deleted  int `json:"deleted"`
-}
-
-// EmbeddingReport is what embedding did for one scope.
-type EmbeddingReport struct {
-	// Space is the embedder's embedding space, "" without one.
-	Space string `json:"space,omitempty"`
-	// Available is false when some chunk that needed a vector got none.
-	Available bool `json:"available"`
-	// Embedded counts vectors computed by the provider; Cached those found
-	// in the embedding cache; Reused the chunks unchanged since the last
-	// reindex that kept their vector without asking the embedder.
-	Embedded int `json:"embedded"`
-	Cached   int `json:"cached"`
-	Reused   int `json:"reused"`
-	// Skipped counts blank texts (nothing to embed); Failed the texts left
-	// without a vector.
-	Skipped int `json:"skipped"`
-	Failed  int `json:"failed"`
-	// Calls counts requests to the provider.
-	Calls  int    `json:"calls"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// Input is a source that was skipped or altered, and why: a file (Path) or
-// a session message (SessionID, EventID).
-type Input struct {
-	Path      string `json:"path,omitempty"`
-	SessionID string `json:"sessionId,omitempty"`
-	EventID   string `json:"eventId,omitempty"`
-	Reason    string `json:"reason"`
-	// Size is the file's size for "file too large", and the real content's
-	// size for a Git LFS pointer.
-	Size int64 `json:"size,omitempty"`
-}
-
-// Durations are the phases' wall times in milliseconds. docs and adr share
-// one read of the tree: both report its duration.
-type Durations struct {
-	ReadMs  int64 `json:"readMs"`
-	ChunkMs int64 `json:"chunkMs"`
-	EmbedMs int64 `json:"embedMs"`
-	WriteMs int64 `json:"writeMs"`
-	TotalMs int64 `json:"totalMs"`
-}
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
 
-func newScopeReport(scope string) *ScopeReport {
-	return &ScopeReport{Scope: scope, Status: StatusNotRun, Skipped: []Input{}, Replaced: []Input{}, Notes: []string{}}
+func newScopeReport(scope string) *api.ScopeReport {
+	return &api.ScopeReport{Scope: scope, Status: api.StatusNotRun, Skipped: []api.Input{}, Replaced: []api.Input{}, Notes: []string{}}
 }
 
 // summarize fills the Summary of a finished scope report.
-func (sr *ScopeReport) summarize() {
+func summarize(sr *api.ScopeReport) {
 	var b strings.Builder
 	b.WriteString(sr.Scope + ": ")
 	switch sr.Status {
-	case StatusFailed:
+	case api.StatusFailed:
 		b.WriteString("failed: " + sr.Error)
 		sr.Summary = b.String()
 		return
-	case StatusCancelled, StatusNotRun:
+	case api.StatusCancelled, api.StatusNotRun:
 		b.WriteString(sr.Status)
 		sr.Summary = b.String()
 		return
@@ -205,12 +75,12 @@ func plural(n int, noun string) string {
 }
 
 // finish fills the report's totals from its scopes.
-func (r *Report) finish(took time.Duration) {
+func finish(r *api.Report, took time.Duration) {
 	r.Complete = len(r.Scopes) > 0
 	var parts []string
 	for _, sr := range r.Scopes {
 		if sr.Summary == "" {
-			sr.summarize()
+			summarize(sr)
 		}
 		parts = append(parts, sr.Summary)
 		r.Complete = r.Complete && sr.Complete

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
@@ -20,42 +21,9 @@ import (
 // enough to amortise the commit, small enough not to hold the writer long.
 const importBatch = 500
 
-// Conflict is an event refused because its id is stored with other content.
-type Conflict struct {
-	EventID string `json:"eventId"`
-	// Fields names what differs ("sessionId", "type", "actor", "text",
-	// "time", "payload").
-	Fields []string `json:"fields"`
-	// Error is the conflict as a sentence.
-	Error string `json:"error"`
-}
-
-// AppendResult counts what AppendEvents did.
-type AppendResult struct {
-	// Appended counts events stored; Messages those of them that are
-	// indexed (chat.message, agent.response): a session reindex makes them
-	// searchable.
-	Appended int `json:"appended"`
-	Messages int `json:"messages"`
-	// Duplicates counts events already stored with the same content.
-	Duplicates      int `json:"duplicates"`
-	SessionsCreated int `json:"sessionsCreated"`
-	// Conflicts are events refused: their id is stored with other content.
-	Conflicts []Conflict `json:"conflicts"`
-}
-
-// Err returns the conflicts as one error matching ErrEventConflict, or nil.
-func (r AppendResult) Err() error {
-	var errs []error
-	for _, c := range r.Conflicts {
-		errs = append(errs, ragd.EventConflict{EventID: c.EventID, Fields: c.Fields})
-	}
-	return errors.Join(errs...)
-}
-
 // AppendEvents adds events to project p's session log, idempotently: an
 // event whose id is stored with the same content is a duplicate, a no-op;
-// with other content it is a Conflict, reported in the result while the
+// with other content it is a api.Conflict, reported in the result while the
 // other events are stored. A session is created by its first event; an
 // event that carries a title names it, the latest in time winning (see
 // store.Store.AppendEvents). Every event type is stored; only chat.message
@@ -64,8 +32,8 @@ func (r AppendResult) Err() error {
 // Every event is first checked by source's rules (Event.Validate): if one
 // fails, nothing is stored and the error wraps ErrInvalidEvent, naming the
 // event. Other errors are the store's.
-func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ragd.Event) (AppendResult, error) {
-	res := AppendResult{Conflicts: []Conflict{}}
+func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ragd.Event) (api.AppendResult, error) {
+	res := api.AppendResult{Conflicts: []api.Conflict{}}
 	for i, e := range events {
 		if err := e.Validate(); err != nil {
 			return res, fmt.Errorf("append events to %s: event %d (id %q): %w", p.Name, i, e.ID, err)
@@ -77,7 +45,7 @@ func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ra
 	return res, nil
 }
 
-func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, res *AppendResult) error {
+func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, res *api.AppendResult) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -89,25 +57,12 @@ func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event
 	res.Duplicates += sres.Duplicates
 	res.SessionsCreated += sres.SessionsCreated
 	for _, c := range sres.Conflicts {
-		res.Conflicts = append(res.Conflicts, Conflict{EventID: c.EventID, Fields: c.Fields, Error: c.Error()})
+		res.Conflicts = append(res.Conflicts, api.Conflict{EventID: c.EventID, Fields: c.Fields, Error: c.Error()})
 	}
 	for _, t := range ragd.IndexedTypes {
 		res.Messages += sres.ByType[t]
 	}
 	return nil
-}
-
-// ImportReport counts what ImportEvents did.
-type ImportReport struct {
-	// Lines counts the lines read, blank ones included; Events the valid
-	// events among them.
-	Lines  int `json:"lines"`
-	Events int `json:"events"`
-	AppendResult
-	// Bad counts malformed lines; LineErrors lists the first
-	// source.MaxLineErrors of them with their line numbers.
-	Bad        int              `json:"bad"`
-	LineErrors []ragd.LineError `json:"lineErrors"`
 }
 
 // ImportEvents reads a session event file (JSON lines, see
@@ -116,8 +71,8 @@ type ImportReport struct {
 // on; a conflict is reported and the import goes on. The error is for a
 // failure to read r (the events read before it are stored), for ctx, and for
 // the store; the report then counts what was stored.
-func (ix *Indexer) ImportEvents(ctx context.Context, p ragd.Project, r io.Reader) (ImportReport, error) {
-	rep := ImportReport{AppendResult: AppendResult{Conflicts: []Conflict{}}, LineErrors: []ragd.LineError{}}
+func (ix *Indexer) ImportEvents(ctx context.Context, p ragd.Project, r io.Reader) (api.ImportReport, error) {
+	rep := api.ImportReport{AppendResult: api.AppendResult{Conflicts: []api.Conflict{}}, LineErrors: []ragd.LineError{}}
 	batch := make([]ragd.Event, 0, importBatch)
 	var stopped error // why storing stopped: ctx or the store
 	flush := func() error {
@@ -155,20 +110,20 @@ func (ix *Indexer) Event(ctx context.Context, p ragd.Project, id string) (ragd.E
 }
 
 // sessionChunks reads and chunks the project's indexed messages.
-func (r *reindex) sessionChunks(ctx context.Context, sr *ScopeReport) ([]store.ChunkInput, error) {
-	r.progress(Progress{Phase: PhaseRead, Scope: sr.Scope})
+func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]store.ChunkInput, error) {
+	r.progress(api.Progress{Phase: api.PhaseRead, Scope: sr.Scope})
 	start := time.Now()
 	msgs, err := r.ix.Store.Messages(ctx, r.p.ID, ragd.IndexedTypes)
 	sr.Durations.ReadMs = ms(time.Since(start))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sr.Scope, err)
 	}
-	r.progress(Progress{Phase: PhaseRead, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
+	r.progress(api.Progress{Phase: api.PhaseRead, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
 
 	start = time.Now()
 	defer func() { sr.Durations.ChunkMs = ms(time.Since(start)) }()
 	tick := newTicker(len(msgs))
-	r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Total: len(msgs)})
+	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Total: len(msgs)})
 	var inputs []store.ChunkInput
 	var through time.Time
 	lastSession := ""
@@ -179,7 +134,7 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *ScopeReport) ([]store.C
 			}
 		}
 		if tick.due(n) {
-			r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Done: n, Total: len(msgs)})
+			r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: n, Total: len(msgs)})
 		}
 		// Messages come ordered by session.
 		if m.SessionID != lastSession {
@@ -196,10 +151,10 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *ScopeReport) ([]store.C
 			return nil, fmt.Errorf("%s: chunking event %q: %w", sr.Scope, m.EventID, err)
 		}
 		if doc.Replaced > 0 {
-			sr.Replaced = append(sr.Replaced, Input{SessionID: m.SessionID, EventID: m.EventID, Reason: replacedReason(doc.Replaced)})
+			sr.Replaced = append(sr.Replaced, api.Input{SessionID: m.SessionID, EventID: m.EventID, Reason: replacedReason(doc.Replaced)})
 		}
 		if len(doc.Chunks) == 0 {
-			sr.Skipped = append(sr.Skipped, Input{SessionID: m.SessionID, EventID: m.EventID, Reason: ReasonNothingToIndex})
+			sr.Skipped = append(sr.Skipped, api.Input{SessionID: m.SessionID, EventID: m.EventID, Reason: ReasonNothingToIndex})
 			continue
 		}
 		title := m.SessionTitle
@@ -222,6 +177,6 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *ScopeReport) ([]store.C
 	if !through.IsZero() {
 		sr.EventsThrough = &through
 	}
-	r.progress(Progress{Phase: PhaseChunk, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
+	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
 	return inputs, nil
 }

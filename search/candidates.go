@@ -36,7 +36,7 @@ type Retrieved struct {
 	// Query is the parsed query.
 	Query Query
 	// VectorAvailable is false when the query could not be embedded; Reason
-	// says why (as in Response).
+	// says why (as in api.SearchResult).
 	VectorAvailable bool
 	Reason          string
 	Depth           int

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/store"
 )
 
@@ -29,27 +30,17 @@ type FeedbackRequest struct {
 	SessionID string
 }
 
-// Vote is a recorded vote.
-type Vote struct {
-	SearchID int64   `json:"searchId"`
-	ChunkID  string  `json:"chunkId"`
-	Rank     int     `json:"rank"` // copied from the search's hits
-	Verdict  Verdict `json:"verdict"`
-	// Replaced is the verdict this vote replaced; absent for a first vote.
-	Replaced Verdict `json:"replaced,omitempty"`
-}
-
 // Feedback records a vote. The search must exist (else an error wrapping
 // ragd.ErrNotFound) and the chunk must have been among its hits (else ragd.ErrInvalid):
 // the rank of the judged chunk is what tells "the index is poor" from "the
 // weights are wrong", and a vote without one means nothing. A vote on a chunk
 // a reindex has since changed or removed wraps ragd.ErrNotFound. Voting again on
 // the same chunk of the same search replaces the vote.
-func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*Vote, error) {
+func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*api.Vote, error) {
 	if s.Store == nil {
 		return nil, errors.New("feedback: no store")
 	}
-	fail := func(err error) (*Vote, error) {
+	fail := func(err error) (*api.Vote, error) {
 		return nil, fmt.Errorf("vote %q on chunk %q of search %d: %w", req.Verdict, req.ChunkID, req.SearchID, err)
 	}
 	if req.SearchID <= 0 {
@@ -85,5 +76,5 @@ func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*Vote, er
 	case err != nil:
 		return fail(err)
 	}
-	return &Vote{SearchID: req.SearchID, ChunkID: req.ChunkID, Rank: res.Rank, Verdict: req.Verdict, Replaced: Verdict(res.Previous)}, nil
+	return &api.Vote{SearchID: req.SearchID, ChunkID: req.ChunkID, Rank: res.Rank, Verdict: string(req.Verdict), Replaced: res.Previous}, nil
 }

@@ -24,12 +24,12 @@ func TestFeedback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vote.Rank != 2 || vote.Verdict != VerdictUseful || vote.Replaced != "" {
+	if vote.Rank != 2 || vote.Verdict != string(VerdictUseful) || vote.Replaced != "" {
 		t.Errorf("vote %+v: rank must be copied from the hits", vote)
 	}
 	// A re-vote replaces the first.
 	vote, err = s.Feedback(ctx, FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: VerdictIrrelevant, Actor: ActorAgent, SessionID: "s1"})
-	if err != nil || vote.Replaced != VerdictUseful || vote.Rank != 2 {
+	if err != nil || vote.Replaced != string(VerdictUseful) || vote.Rank != 2 {
 		t.Fatalf("re-vote %+v %v", vote, err)
 	}
 	votes, _ := c.st.SearchVotes(ctx, id)

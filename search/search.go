@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/store"
 )
 
@@ -103,7 +104,7 @@ type Request struct {
 	Fusion Fusion
 	// Config replaces the Searcher's configuration, for evaluation. Optional.
 	Config *Config
-	// Explain adds each signal's ranks and raw scores to the answer.
+	// api.Explain adds each signal's ranks and raw scores to the answer.
 	Explain bool
 	// Actor is who asked. Optional: ActorPerson.
 	Actor Actor
@@ -227,7 +228,7 @@ func validID(what, id string) error {
 // LexicalWeight·lexical, on the same scale as a hybrid search's keyword-only
 // hits, so the threshold means the same thing in both and a strong keyword
 // match (bm25 ≤ −1 under NormSaturate) still passes the default threshold.
-func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
+func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, error) {
 	start := time.Now()
 	if s.Store == nil {
 		return nil, errors.New("search: no store")
@@ -250,19 +251,19 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		}
 	}
 
-	resp := &Response{
-		Hits:            make([]Hit, 0, len(fused)),
+	resp := &api.SearchResult{
+		Hits:            make([]api.Hit, 0, len(fused)),
 		VectorAvailable: vectorAvailable,
 		Degraded:        !vectorAvailable,
 		Reason:          reason,
-		Fusion:          r.cfg.Fusion,
-		Normalization:   r.cfg.Normalization,
+		Fusion:          string(r.cfg.Fusion),
+		Normalization:   string(r.cfg.Normalization),
 		Fill:            r.cfg.Fill,
 	}
 	if r.cfg.Fusion == FusionRRF {
 		resp.RRFK = r.cfg.RRFK
 	} else {
-		resp.Weights = AppliedWeights{ptr(r.cfg.VectorWeight), ptr(r.cfg.LexicalWeight), ptr(r.cfg.Threshold)}
+		resp.Weights = api.AppliedWeights{Vector: ptr(r.cfg.VectorWeight), Lexical: ptr(r.cfg.LexicalWeight), Threshold: ptr(r.cfg.Threshold)}
 	}
 	for i, f := range fused {
 		resp.Hits = append(resp.Hits, makeHit(i+1, f, chunks[f.ChunkID], r.Explain))
@@ -422,15 +423,15 @@ func compareCitations(a, b ragd.Chunk) int {
 	)
 }
 
-func makeHit(rank int, f Fused, c ragd.Chunk, explain bool) Hit {
-	h := Hit{
+func makeHit(rank int, f Fused, c ragd.Chunk, explain bool) api.Hit {
+	h := api.Hit{
 		ChunkID: f.ChunkID, Rank: rank, Content: c.Content, Score: f.Score,
 		VectorScore: f.VectorScore, LexicalScore: f.LexicalScore, Scope: c.Scope,
 	}
 	if c.Scope == ragd.ScopeSession {
-		h.Origin = Origin{Kind: OriginSession, SessionID: c.SessionID, EventID: c.EventID, Title: c.Title}
+		h.Origin = ragd.Origin{Kind: ragd.OriginSession, SessionID: c.SessionID, EventID: c.EventID, Title: c.Title}
 	} else {
-		h.Origin = Origin{Kind: OriginFile, SourcePath: c.SourcePath, HeadingPath: c.HeadingPath, Title: c.Title, Commit: c.SourceCommit}
+		h.Origin = ragd.Origin{Kind: ragd.OriginFile, SourcePath: c.SourcePath, HeadingPath: c.HeadingPath, Title: c.Title, Commit: c.SourceCommit}
 	}
 	if explain {
 		h.Explain = hitExplain(f)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/store"
 )
 
@@ -61,7 +62,7 @@ func newCorpus(t *testing.T) corpus {
 
 var e1 = []float32{1, 0, 0, 0}
 
-func (c corpus) search(t *testing.T, s *Searcher, req Request) *Response {
+func (c corpus) search(t *testing.T, s *Searcher, req Request) *api.SearchResult {
 	t.Helper()
 	if req.ProjectID == 0 {
 		req.ProjectID = c.project
@@ -76,7 +77,7 @@ func (c corpus) search(t *testing.T, s *Searcher, req Request) *Response {
 	return resp
 }
 
-func contents(resp *Response) []string {
+func contents(resp *api.SearchResult) []string {
 	var out []string
 	for _, h := range resp.Hits {
 		out = append(out, h.Content)
@@ -123,17 +124,17 @@ func TestSearch_Hybrid(t *testing.T) {
 			t.Errorf("%s: score %v, want 0.6·vector + 0.4·lexical = %v", h.Content, h.Score, score)
 		}
 	}
-	if got := resp.Hits[0].Origin; got.Kind != OriginSession || got.SessionID != "s1" || got.EventID != "e1" || resp.Hits[0].Scope != ragd.ScopeSession {
+	if got := resp.Hits[0].Origin; got.Kind != ragd.OriginSession || got.SessionID != "s1" || got.EventID != "e1" || resp.Hits[0].Scope != ragd.ScopeSession {
 		t.Errorf("session origin %+v", got)
 	}
-	if got := resp.Hits[1].Origin; got.Kind != OriginFile || got.SourcePath != "docs/guide.md" ||
+	if got := resp.Hits[1].Origin; got.Kind != ragd.OriginFile || got.SourcePath != "docs/guide.md" ||
 		!slices.Equal(got.HeadingPath, []string{"Guide", "Fusion"}) || got.Title != "Guide" || resp.Hits[1].Scope != ragd.ScopeDocs {
 		t.Errorf("file origin %+v", got)
 	}
 	if resp.Hits[2].Scope != ragd.ScopeADR || resp.Hits[2].Origin.SourcePath != "docs/adr/0001-fusion.md" {
 		t.Errorf("adr hit %+v", resp.Hits[2])
 	}
-	if resp.Fusion != FusionWeighted || resp.Normalization != NormSaturate || resp.Fill ||
+	if resp.Fusion != string(FusionWeighted) || resp.Normalization != string(NormSaturate) || resp.Fill ||
 		*resp.Weights.Vector != 0.6 || *resp.Weights.Lexical != 0.4 || *resp.Weights.Threshold != 0.2 || resp.LatencyMs <= 0 {
 		t.Errorf("settings in the answer: %+v %+v", resp, resp.Weights)
 	}
@@ -271,7 +272,7 @@ func TestSearch_Degraded(t *testing.T) {
 	}
 	// In a hybrid search the chunk is still keyword-only and still passes.
 	resp := c.search(t, searcher(c.st, upEmbedder(e1)), Request{Query: "ETag conditional"})
-	i := slices.IndexFunc(resp.Hits, func(h Hit) bool { return h.Content == cETag })
+	i := slices.IndexFunc(resp.Hits, func(h api.Hit) bool { return h.Content == cETag })
 	if i < 0 || resp.Hits[i].VectorScore != nil || resp.Hits[i].Score < DefaultThreshold {
 		t.Errorf("hybrid: %q", contents(resp))
 	}
@@ -360,14 +361,14 @@ func TestSearch_Fill(t *testing.T) {
 	cfg.Fill = true
 	with := c.search(t, s, Request{Query: "threshold", Config: &cfg, Explain: true})
 
-	find := func(resp *Response, content string) Hit {
+	find := func(resp *api.SearchResult, content string) api.Hit {
 		for _, h := range resp.Hits {
 			if h.Content == content {
 				return h
 			}
 		}
 		t.Fatalf("%q not among %q", content, contents(resp))
-		return Hit{}
+		return api.Hit{}
 	}
 	// cThreshold is lexical-only: fill scores its stored vector.
 	if h := find(without, cThreshold); h.VectorScore != nil {

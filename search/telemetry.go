@@ -6,13 +6,14 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/store"
 )
 
 // record writes the search's telemetry row and returns its id, or nil when
 // the write failed. A failure never fails the search, and never passes
 // silently: it is logged at error level with the query.
-func (s *Searcher) record(ctx context.Context, r request, resp *Response) *int64 {
+func (s *Searcher) record(ctx context.Context, r request, resp *api.SearchResult) *int64 {
 	// A fresh copy of the settings, marshalled now: the row keeps what this
 	// search used whatever the configuration becomes.
 	weights, err := json.Marshal(r.cfg.Weights())

@@ -6,25 +6,12 @@ import (
 	"os"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 )
 
-// Stats are the sizes of the index, for the daemon's health route.
-type Stats struct {
-	Projects int            `json:"projects"`
-	Chunks   map[string]int `json:"chunks"` // by scope
-	// Vectors counts chunks with a vector; LexicalOnly those without one.
-	Vectors     int   `json:"vectors"`
-	LexicalOnly int   `json:"lexicalOnly"`
-	Sessions    int   `json:"sessions"`
-	Events      int   `json:"events"`
-	Searches    int   `json:"searches"`
-	Votes       int   `json:"votes"`
-	FileBytes   int64 `json:"fileBytes"` // the database file, without its WAL
-}
-
 // Stats counts what the store holds.
-func (s *Store) Stats(ctx context.Context) (Stats, error) {
-	st := Stats{Chunks: map[string]int{}}
+func (s *Store) Stats(ctx context.Context) (api.IndexStats, error) {
+	st := api.IndexStats{Chunks: map[string]int{}}
 	for _, sc := range ragd.Scopes {
 		st.Chunks[sc] = 0
 	}

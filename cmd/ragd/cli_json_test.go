@@ -10,16 +10,16 @@ import (
 	"testing"
 
 	domain "github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
-	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/search"
 )
 
 type projectList struct {
-	Projects []daemon.ProjectInfo `json:"projects"`
+	Projects []api.ProjectInfo `json:"projects"`
 }
 
 type doctorReport struct {
@@ -44,7 +44,7 @@ func TestCLI_JSON(t *testing.T) {
 	repo := daemontest.Repo(t, daemontest.Docs)
 	head := repo.Head(t)
 
-	p := decode[daemon.ProjectInfo](t, ragd(t, "add", repo.Dir, "--name", "demo", "--json"))
+	p := decode[api.ProjectInfo](t, ragd(t, "add", repo.Dir, "--name", "demo", "--json"))
 	if p.ID != "demo" || !slices.Equal(p.Stale, []string{"docs", "adr"}) {
 		t.Errorf("add: %+v", p)
 	}
@@ -52,13 +52,13 @@ func TestCLI_JSON(t *testing.T) {
 		t.Errorf("projects: %+v", l)
 	}
 
-	rep := decode[index.Report](t, ragd(t, "reindex", "--project", "demo", "--json"))
+	rep := decode[api.Report](t, ragd(t, "reindex", "--project", "demo", "--json"))
 	if !rep.Complete || len(rep.Scopes) != 3 || rep.Scopes[0].Commit != head {
 		t.Fatalf("reindex: %+v", rep)
 	}
 
 	// The query may come in several words, flags after it.
-	resp := decode[daemon.SearchResponse](t, ragd(t, "search", "sqlite-vec", "telemetry", "--project", "demo", "--limit", "3", "--explain", "--json"))
+	resp := decode[api.SearchResponse](t, ragd(t, "search", "sqlite-vec", "telemetry", "--project", "demo", "--limit", "3", "--explain", "--json"))
 	if resp.SearchID == nil || resp.Degraded || !resp.VectorAvailable || len(resp.Hits) == 0 || len(resp.Hits) > 3 ||
 		resp.Hits[0].Origin.SourcePath != "docs/adr/0001-storage.md" || resp.Hits[0].Explain == nil || resp.Project != "demo" {
 		t.Fatalf("search: %+v", resp)
@@ -66,12 +66,12 @@ func TestCLI_JSON(t *testing.T) {
 	searchID := strconv.FormatInt(*resp.SearchID, 10)
 	chunk := resp.Hits[0].ChunkID
 
-	vote := decode[search.Vote](t, ragd(t, "feedback", searchID, chunk, "useful", "--json"))
+	vote := decode[api.Vote](t, ragd(t, "feedback", searchID, chunk, "useful", "--json"))
 	if vote.SearchID != *resp.SearchID || vote.ChunkID != chunk || vote.Rank != 1 || vote.Verdict != "useful" {
 		t.Errorf("feedback: %+v", vote)
 	}
 
-	cov := decode[index.Coverage](t, ragd(t, "coverage", "--project", "demo", "--json"))
+	cov := decode[api.Coverage](t, ragd(t, "coverage", "--project", "demo", "--json"))
 	if cov.Project != "demo" || cov.Head == nil || cov.Head.Commit != head || len(cov.Scopes) != 3 {
 		t.Errorf("coverage: %+v", cov)
 	}
@@ -90,16 +90,16 @@ not json at all
 	if err := os.WriteFile(file, []byte(events), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	imp := decode[index.ImportReport](t, ragd(t, "sessions", "import", file, "--project", "demo", "--json"))
+	imp := decode[api.ImportReport](t, ragd(t, "sessions", "import", file, "--project", "demo", "--json"))
 	if imp.Lines != 3 || imp.Appended != 2 || imp.Messages != 2 || imp.Bad != 1 || len(imp.LineErrors) != 1 || imp.LineErrors[0].Line != 2 {
 		t.Errorf("sessions import: %+v", imp)
 	}
-	srep := decode[index.Report](t, ragd(t, "reindex", "--project", "demo", "--scope", "session", "--json"))
+	srep := decode[api.Report](t, ragd(t, "reindex", "--project", "demo", "--scope", "session", "--json"))
 	if len(srep.Scopes) != 1 || srep.Scopes[0].Scope != "session" || srep.Scopes[0].Chunks.Total != 2 {
 		t.Errorf("session reindex: %+v", srep.Scopes)
 	}
-	sresp := decode[daemon.SearchResponse](t, ragd(t, "search", "walrus index", "--scope", "session", "--project", "demo", "--json"))
-	if len(sresp.Hits) == 0 || sresp.Hits[0].Origin.Kind != search.OriginSession || sresp.Hits[0].Origin.SessionID != "cli" {
+	sresp := decode[api.SearchResponse](t, ragd(t, "search", "walrus index", "--scope", "session", "--project", "demo", "--json"))
+	if len(sresp.Hits) == 0 || sresp.Hits[0].Origin.Kind != domain.OriginSession || sresp.Hits[0].Origin.SessionID != "cli" {
 		t.Fatalf("session search: %+v", sresp.Hits)
 	}
 	ev := decode[domain.Event](t, ragd(t, "sessions", "show", sresp.Hits[0].Origin.EventID, "--project", "demo", "--json"))
@@ -162,11 +162,11 @@ func TestCLI_Degraded(t *testing.T) {
 	repo := daemontest.Repo(t, daemontest.Docs)
 	ragd(t, "add", repo.Dir, "--name", "demo", "--json")
 
-	rep := decode[index.Report](t, ragd(t, "reindex", "--project", "demo", "--json"))
+	rep := decode[api.Report](t, ragd(t, "reindex", "--project", "demo", "--json"))
 	if rep.Complete || rep.Scopes[0].Embedding.Available || rep.Scopes[0].Embedding.Reason == "" {
 		t.Errorf("reindex with Ollama down: %+v", rep)
 	}
-	resp := decode[daemon.SearchResponse](t, ragd(t, "search", "Unix socket owner", "--project", "demo", "--json"))
+	resp := decode[api.SearchResponse](t, ragd(t, "search", "Unix socket owner", "--project", "demo", "--json"))
 	if !resp.Degraded || resp.VectorAvailable || len(resp.Hits) == 0 || resp.Hits[0].VectorScore != nil || resp.Hits[0].LexicalScore == nil {
 		t.Errorf("degraded search: %+v", resp)
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
-	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding"
 )
 
@@ -40,7 +40,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 
 	c := client.New(paths.Socket)
 	defer c.Close()
-	var h daemon.Health
+	var h api.Health
 	if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil {
 		fix := "start it: `ragd serve` (foreground) or `ragd service install && ragd service start`"
 		if !errors.Is(err, client.ErrNotRunning) {
@@ -65,7 +65,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	return e.report(checks)
 }
 
-func providerCheck(h embedding.Health) check {
+func providerCheck(h api.EmbeddingHealth) check {
 	c := check{Name: "provider", OK: h.Available, Detail: fmt.Sprintf("ollama at %s, model %s (%d dims)", h.Host, h.Model, h.Dims)}
 	if h.Version != "" {
 		c.Detail += ", ollama " + h.Version

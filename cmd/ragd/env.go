@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/source"
@@ -132,7 +133,7 @@ func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
 		}
 	}
 	var list struct {
-		Projects []daemon.ProjectInfo `json:"projects"`
+		Projects []api.ProjectInfo `json:"projects"`
 	}
 	if err := c.Do(ctx, "GET", "/v1/projects", nil, &list); err != nil {
 		return "", err

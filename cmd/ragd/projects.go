@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/api"
 )
 
 func cmdAdd(ctx context.Context, e *env, args []string) error {
@@ -37,8 +37,8 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var p daemon.ProjectInfo
-	if err := c.Do(ctx, "POST", "/v1/projects", daemon.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto}, &p); err != nil {
+	var p api.ProjectInfo
+	if err := c.Do(ctx, "POST", "/v1/projects", api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto}, &p); err != nil {
 		return err
 	}
 	if e.json {
@@ -58,7 +58,7 @@ func cmdProjects(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var list struct {
-		Projects []daemon.ProjectInfo `json:"projects"`
+		Projects []api.ProjectInfo `json:"projects"`
 	}
 	if err := c.Do(ctx, "GET", "/v1/projects", nil, &list); err != nil {
 		return err

@@ -9,10 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ragd/ragd/api"
 	"golang.org/x/term"
-
-	"github.com/ragd/ragd/daemon"
-	"github.com/ragd/ragd/index"
 )
 
 func cmdReindex(ctx context.Context, e *env, args []string) error {
@@ -31,10 +29,10 @@ func cmdReindex(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	bar := newProgress(e.stderr, !e.json && isTerminal(e.stderr))
-	var rep *index.Report
-	var streamErr *daemon.ErrorDetail
-	err = c.Stream(ctx, "POST", projectPath(id, "/reindex"), daemon.ReindexRequest{Scope: *scope}, func(line json.RawMessage) error {
-		var ev daemon.ReindexEvent
+	var rep *api.Report
+	var streamErr *api.ErrorDetail
+	err = c.Stream(ctx, "POST", projectPath(id, "/reindex"), api.ReindexRequest{Scope: *scope}, func(line json.RawMessage) error {
+		var ev api.ReindexEvent
 		if err := json.Unmarshal(line, &ev); err != nil {
 			return fmt.Errorf("reindex stream: %w", err)
 		}
@@ -71,7 +69,7 @@ func cmdReindex(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func printReport(w io.Writer, rep *index.Report) {
+func printReport(w io.Writer, rep *api.Report) {
 	for _, sc := range rep.Scopes {
 		fmt.Fprintln(w, sc.Summary)
 		for _, s := range sc.Skipped {
@@ -104,10 +102,10 @@ type progress struct {
 
 func newProgress(w io.Writer, tty bool) *progress { return &progress{w: w, tty: tty} }
 
-func (p *progress) update(pr index.Progress) {
+func (p *progress) update(pr api.Progress) {
 	key := pr.Scope + " " + pr.Phase
 	if !p.tty {
-		if key != p.last && pr.Phase != index.PhaseDone {
+		if key != p.last && pr.Phase != api.PhaseDone {
 			fmt.Fprintf(p.w, "%s: %s (%d)\n", pr.Scope, pr.Phase, pr.Total)
 			p.last = key
 		}
@@ -146,7 +144,7 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var cov index.Coverage
+	var cov api.Coverage
 	if err := c.Do(ctx, "GET", projectPath(id, "/coverage"), nil, &cov); err != nil {
 		return err
 	}

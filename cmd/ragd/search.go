@@ -11,8 +11,7 @@ import (
 	"unicode/utf8"
 
 	domain "github.com/ragd/ragd"
-	"github.com/ragd/ragd/daemon"
-	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/search"
 )
 
@@ -51,11 +50,11 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	req := daemon.SearchRequest{Query: query, Scopes: scopes, Fusion: *fusion, Explain: *explain, SessionID: *session, Actor: *actor}
+	req := api.SearchRequest{Query: query, Scopes: scopes, Fusion: *fusion, Explain: *explain, SessionID: *session, Actor: *actor}
 	if *limit != 0 {
 		req.Limit = limit
 	}
-	var resp daemon.SearchResponse
+	var resp api.SearchResponse
 	if err := c.Do(ctx, "POST", projectPath(id, "/search"), req, &resp); err != nil {
 		return err
 	}
@@ -66,7 +65,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func printHits(w io.Writer, r *daemon.SearchResponse) {
+func printHits(w io.Writer, r *api.SearchResponse) {
 	if r.Degraded {
 		fmt.Fprintf(w, "! lexical only (vector half unavailable): %s\n", r.Reason)
 	}
@@ -110,8 +109,8 @@ func printHits(w io.Writer, r *daemon.SearchResponse) {
 
 // citation renders an origin as "path § heading › heading" or "session S,
 // message E".
-func citation(o search.Origin) string {
-	if o.Kind == search.OriginSession {
+func citation(o domain.Origin) string {
+	if o.Kind == domain.OriginSession {
 		return fmt.Sprintf("session %s, message %s", o.SessionID, o.EventID)
 	}
 	s := o.SourcePath
@@ -121,7 +120,7 @@ func citation(o search.Origin) string {
 	return s
 }
 
-func signals(h search.Hit) string {
+func signals(h api.Hit) string {
 	return "vector " + optFloat(h.VectorScore) + " · lexical " + optFloat(h.LexicalScore)
 }
 
@@ -187,8 +186,8 @@ func cmdFeedback(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var vote search.Vote
-	if err := c.Do(ctx, "POST", "/v1/feedback", daemon.FeedbackRequest{SearchID: searchID, ChunkID: pos[1], Verdict: pos[2], Actor: *actor, SessionID: *session}, &vote); err != nil {
+	var vote api.Vote
+	if err := c.Do(ctx, "POST", "/v1/feedback", api.FeedbackRequest{SearchID: searchID, ChunkID: pos[1], Verdict: pos[2], Actor: *actor, SessionID: *session}, &vote); err != nil {
 		return err
 	}
 	if e.json {
@@ -232,7 +231,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer f.Close()
-	var rep index.ImportReport
+	var rep api.ImportReport
 	if err := c.Raw(ctx, "POST", projectPath(id, "/events/import"), "application/x-ndjson", f, &rep); err != nil {
 		return err
 	}

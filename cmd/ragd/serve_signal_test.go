@@ -16,10 +16,9 @@ import (
 	"time"
 
 	domain "github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
-	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
-	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/store"
 )
@@ -161,18 +160,18 @@ func TestServe_SIGTERMDuringReindex(t *testing.T) {
 	c := client.New(w.Paths.Socket)
 	defer c.Close()
 	var phases []string
-	var last daemon.ReindexEvent
+	var last api.ReindexEvent
 	signalled := false
 	ctx, cancel := context.WithTimeout(context.Background(), daemontest.Timeout)
 	defer cancel()
-	err := c.Stream(ctx, "POST", daemontest.ProjectPath("big", "/reindex"), daemon.ReindexRequest{}, func(line json.RawMessage) error {
-		last = daemon.ReindexEvent{}
+	err := c.Stream(ctx, "POST", daemontest.ProjectPath("big", "/reindex"), api.ReindexRequest{}, func(line json.RawMessage) error {
+		last = api.ReindexEvent{}
 		if err := json.Unmarshal(line, &last); err != nil {
 			return err
 		}
 		if last.Progress != nil {
 			phases = append(phases, last.Progress.Phase)
-			if last.Progress.Phase == index.PhaseEmbed && !signalled {
+			if last.Progress.Phase == api.PhaseEmbed && !signalled {
 				signalled = true
 				if err := sp.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 					t.Errorf("SIGTERM: %v", err)
@@ -189,7 +188,7 @@ func TestServe_SIGTERMDuringReindex(t *testing.T) {
 		t.Errorf("stream: %v", err)
 	}
 	if last.Error == nil || last.Error.Code != "shutting_down" || last.Report == nil || last.Report.Complete ||
-		last.Report.Scopes[0].Status != index.StatusCancelled {
+		last.Report.Scopes[0].Status != api.StatusCancelled {
 		t.Errorf("last stream line: error %+v report %+v", last.Error, last.Report)
 	}
 

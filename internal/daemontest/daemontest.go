@@ -22,9 +22,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
-	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
 )
 
@@ -228,10 +228,10 @@ func Fatal(tb testing.TB, what string, err error) {
 }
 
 // AddProject registers the repository at path as project name.
-func AddProject(tb testing.TB, c *client.Client, path, name string) daemon.ProjectInfo {
+func AddProject(tb testing.TB, c *client.Client, path, name string) api.ProjectInfo {
 	tb.Helper()
-	var p daemon.ProjectInfo
-	if err := c.Do(context.Background(), "POST", "/v1/projects", daemon.AddProjectRequest{Path: path, Name: name}, &p); err != nil {
+	var p api.ProjectInfo
+	if err := c.Do(context.Background(), "POST", "/v1/projects", api.AddProjectRequest{Path: path, Name: name}, &p); err != nil {
 		Fatal(tb, "add project", err)
 	}
 	return p
@@ -243,19 +243,19 @@ func ProjectPath(project, rest string) string {
 }
 
 // Reindex rebuilds scopes of project (all when none) and returns the report.
-func Reindex(tb testing.TB, c *client.Client, project string, scopes ...string) *index.Report {
+func Reindex(tb testing.TB, c *client.Client, project string, scopes ...string) *api.Report {
 	tb.Helper()
-	var rep index.Report
-	if err := c.Do(context.Background(), "POST", ProjectPath(project, "/reindex"), daemon.ReindexRequest{Scopes: scopes}, &rep); err != nil {
+	var rep api.Report
+	if err := c.Do(context.Background(), "POST", ProjectPath(project, "/reindex"), api.ReindexRequest{Scopes: scopes}, &rep); err != nil {
 		Fatal(tb, "reindex", err)
 	}
 	return &rep
 }
 
 // Search runs a search.
-func Search(tb testing.TB, c *client.Client, project string, req daemon.SearchRequest) daemon.SearchResponse {
+func Search(tb testing.TB, c *client.Client, project string, req api.SearchRequest) api.SearchResponse {
 	tb.Helper()
-	var resp daemon.SearchResponse
+	var resp api.SearchResponse
 	if err := c.Do(context.Background(), "POST", ProjectPath(project, "/search"), req, &resp); err != nil {
 		Fatal(tb, "search "+req.Query, err)
 	}
@@ -263,9 +263,9 @@ func Search(tb testing.TB, c *client.Client, project string, req daemon.SearchRe
 }
 
 // Coverage reads a project's coverage.
-func Coverage(tb testing.TB, c *client.Client, project string) index.Coverage {
+func Coverage(tb testing.TB, c *client.Client, project string) api.Coverage {
 	tb.Helper()
-	var cov index.Coverage
+	var cov api.Coverage
 	if err := c.Do(context.Background(), "GET", ProjectPath(project, "/coverage"), nil, &cov); err != nil {
 		Fatal(tb, "coverage", err)
 	}
@@ -273,7 +273,7 @@ func Coverage(tb testing.TB, c *client.Client, project string) index.Coverage {
 }
 
 // ScopeCoverage returns scope's part of cov.
-func ScopeCoverage(tb testing.TB, cov index.Coverage, scope string) *index.ScopeCoverage {
+func ScopeCoverage(tb testing.TB, cov api.Coverage, scope string) *api.ScopeCoverage {
 	tb.Helper()
 	for _, sc := range cov.Scopes {
 		if sc.Scope == scope {
@@ -285,10 +285,10 @@ func ScopeCoverage(tb testing.TB, cov index.Coverage, scope string) *index.Scope
 }
 
 // Project reads a project as GET /v1/projects lists it.
-func Project(tb testing.TB, c *client.Client, name string) daemon.ProjectInfo {
+func Project(tb testing.TB, c *client.Client, name string) api.ProjectInfo {
 	tb.Helper()
 	var list struct {
-		Projects []daemon.ProjectInfo `json:"projects"`
+		Projects []api.ProjectInfo `json:"projects"`
 	}
 	if err := c.Do(context.Background(), "GET", "/v1/projects", nil, &list); err != nil {
 		Fatal(tb, "list projects", err)
@@ -299,7 +299,7 @@ func Project(tb testing.TB, c *client.Client, name string) daemon.ProjectInfo {
 		}
 	}
 	tb.Fatalf("GET /v1/projects does not list %s: %+v", name, list.Projects)
-	return daemon.ProjectInfo{}
+	return api.ProjectInfo{}
 }
 
 // Answer is a raw HTTP answer.
@@ -311,7 +311,7 @@ type Answer struct {
 
 // ErrorBody decodes the answer as the daemon's error shape, failing tb when
 // it is not exactly {"error": {"code", "message"}} with both set.
-func (a Answer) ErrorBody(tb testing.TB) daemon.ErrorDetail {
+func (a Answer) ErrorBody(tb testing.TB) api.ErrorDetail {
 	tb.Helper()
 	var eb map[string]json.RawMessage
 	if err := json.Unmarshal(a.Body, &eb); err != nil || len(eb) != 1 || eb["error"] == nil {
@@ -324,7 +324,7 @@ func (a Answer) ErrorBody(tb testing.TB) daemon.ErrorDetail {
 	if ct := a.Header.Get("Content-Type"); ct != "application/json" {
 		tb.Errorf("error answer content type %q, want application/json", ct)
 	}
-	return daemon.ErrorDetail{Code: d["code"], Message: d["message"]}
+	return api.ErrorDetail{Code: d["code"], Message: d["message"]}
 }
 
 // Do sends one raw request over socket, on a fresh connection, and reads

@@ -1,0 +1,47 @@
+package api
+
+// Health is the answer of GET /v1/health.
+type Health struct {
+	Version   string          `json:"version"`
+	Socket    string          `json:"socket"`
+	Database  DatabaseHealth  `json:"database"`
+	Embedding EmbeddingHealth `json:"embedding"`
+	Index     IndexStats      `json:"index"`
+}
+
+// DatabaseHealth describes the store.
+type DatabaseHealth struct {
+	Path          string `json:"path"`
+	SchemaVersion int    `json:"schemaVersion"`
+	SqliteVec     string `json:"sqliteVec"`
+	Space         string `json:"space"`
+}
+
+// EmbeddingHealth is the state of the embedding provider, for the daemon's
+// health route and `ragd doctor`.
+type EmbeddingHealth struct {
+	Provider       string `json:"provider"` // "ollama"
+	Host           string `json:"host"`     // base URL, e.g. http://127.0.0.1:11434
+	Model          string `json:"model"`    // as configured
+	Dims           int    `json:"dims"`     // as the index expects
+	Space          string `json:"space"`    // Space().String()
+	DocumentPrefix string `json:"document_prefix"`
+	QueryPrefix    string `json:"query_prefix"`
+	Version        string `json:"version,omitempty"` // Ollama's, when reachable
+	Available      bool   `json:"available"`
+	Reason         string `json:"reason,omitempty"` // why not, when not available
+}
+
+// IndexStats are the sizes of the index, for the daemon's health route.
+type IndexStats struct {
+	Projects int            `json:"projects"`
+	Chunks   map[string]int `json:"chunks"` // by scope
+	// Vectors counts chunks with a vector; LexicalOnly those without one.
+	Vectors     int   `json:"vectors"`
+	LexicalOnly int   `json:"lexicalOnly"`
+	Sessions    int   `json:"sessions"`
+	Events      int   `json:"events"`
+	Searches    int   `json:"searches"`
+	Votes       int   `json:"votes"`
+	FileBytes   int64 `json:"fileBytes"` // the database file, without its WAL
+}

@@ -1,0 +1,228 @@
+package api
+
+import "time"
+
+// ReindexRequest is the body of POST /v1/projects/{project}/reindex.
+type ReindexRequest struct {
+	// Scope is docs, adr, session or all (default).
+	Scope  string   `json:"scope,omitempty"`
+	Scopes []string `json:"scopes,omitempty"`
+}
+
+// ReindexEvent is one line of a reindex progress stream: progress lines,
+// then one line with the report (or the error).
+type ReindexEvent struct {
+	Progress *Progress    `json:"progress,omitempty"`
+	Report   *Report      `json:"report,omitempty"`
+	Error    *ErrorDetail `json:"error,omitempty"`
+}
+
+// Report is what a reindex did, scope by scope. The daemon returns it as is.
+type Report struct {
+	Project string         `json:"project"`
+	Scopes  []*ScopeReport `json:"scopes"`
+	// Complete is true only when every scope asked for was written and
+	// every chunk of them has a vector.
+	Complete bool `json:"complete"`
+	// Summary is one line a CLI can print: the scopes' summaries joined.
+	Summary    string    `json:"summary"`
+	StartedAt  time.Time `json:"startedAt"`
+	DurationMs int64     `json:"durationMs"`
+}
+
+// Statuses of a ScopeReport.
+const (
+	StatusOK        = "ok"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
+	// StatusNotRun is a scope not attempted because an earlier scope of the
+	// same reindex failed.
+	StatusNotRun = "not run"
+)
+
+// ScopeReport is what a reindex did to one scope. It is also the report
+// stored with the scope's index run.
+type ScopeReport struct {
+	Scope  string `json:"scope"`
+	Status string `json:"status"`
+	// RunID is the index run recorded for this scope.
+	RunID int64  `json:"runId"`
+	Error string `json:"error,omitempty"`
+
+	// Commit is the commit the documents were read from (docs, adr);
+	// WorkTree is set when they were read from the working tree instead.
+	Commit   string `json:"commit,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	WorkTree bool   `json:"workTree,omitempty"`
+	// Files counts the documents read (docs, adr), those that gave no chunk
+	// included; Bytes is their size.
+	Files int `json:"files,omitempty"`
+	// Digest identifies the documents read: the SHA-256 of their paths and
+	// contents. Coverage compares it in working-tree mode, where the
+	// commit says nothing of the files.
+	Digest string `json:"digest,omitempty"`
+	Bytes  int64  `json:"bytes"`
+	// Sessions and Messages count what was read of the session log.
+	Sessions int `json:"sessions,omitempty"`
+	Messages int `json:"messages,omitempty"`
+	// EventsThrough is when the latest message read was appended: later
+	// ones make the session scope stale.
+	EventsThrough *time.Time `json:"eventsThrough,omitempty"`
+
+	Chunks ChunkCounts `json:"chunks"`
+	// Unchanged is set when the scope already held exactly these chunks:
+	// nothing was written.
+	Unchanged bool `json:"unchanged"`
+	// Vectors and LexicalOnly count the scope's chunks with and without a
+	// vector after the write.
+	Vectors     int `json:"vectors"`
+	LexicalOnly int `json:"lexicalOnly"`
+	// Complete is true when the scope was written and every chunk of it
+	// has a vector.
+	Complete  bool            `json:"complete"`
+	Embedding EmbeddingReport `json:"embedding"`
+
+	// Skipped are inputs not indexed, with why: the files the git reader
+	// left out, files with nothing to index, and files the chunker failed
+	// on.
+	Skipped []Input `json:"skipped"`
+	// Replaced are inputs indexed with their invalid UTF-8 or NUL bytes
+	// replaced by U+FFFD: indexed, but not as written.
+	Replaced []Input `json:"replaced"`
+	// Notes are remarks about the whole read, e.g. "no docs/ folder at HEAD".
+	Notes []string `json:"notes"`
+
+	Durations Durations `json:"durations"`
+	Summary   string    `json:"summary"`
+}
+
+// ChunkCounts is what the write did: Total chunks in the scope after it, of
+// which Inserted are new and Kept unchanged (same id); Deleted are chunks
+// that vanished or changed.
+type ChunkCounts struct {
+	Total    int `json:"total"`
+	Inserted int `json:"inserted"`
+	Kept     int `json:"kept"`
+	Deleted  int `json:"deleted"`
+}
+
+// EmbeddingReport is what embedding did for one scope.
+type EmbeddingReport struct {
+	// Space is the embedder's embedding space, "" without one.
+	Space string `json:"space,omitempty"`
+	// Available is false when some chunk that needed a vector got none.
+	Available bool `json:"available"`
+	// Embedded counts vectors computed by the provider; Cached those found
+	// in the embedding cache; Reused the chunks unchanged since the last
+	// reindex that kept their vector without asking the embedder.
+	Embedded int `json:"embedded"`
+	Cached   int `json:"cached"`
+	Reused   int `json:"reused"`
+	// Skipped counts blank texts (nothing to embed); Failed the texts left
+	// without a vector.
+	Skipped int `json:"skipped"`
+	Failed  int `json:"failed"`
+	// Calls counts requests to the provider.
+	Calls  int    `json:"calls"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Input is a source that was skipped or altered, and why: a file (Path) or
+// a session message (SessionID, EventID).
+type Input struct {
+	Path      string `json:"path,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	EventID   string `json:"eventId,omitempty"`
+	Reason    string `json:"reason"`
+	// Size is the file's size for "file too large", and the real content's
+	// size for a Git LFS pointer.
+	Size int64 `json:"size,omitempty"`
+}
+
+// Durations are the phases' wall times in milliseconds. docs and adr share
+// one read of the tree: both report its duration.
+type Durations struct {
+	ReadMs  int64 `json:"readMs"`
+	ChunkMs int64 `json:"chunkMs"`
+	EmbedMs int64 `json:"embedMs"`
+	WriteMs int64 `json:"writeMs"`
+	TotalMs int64 `json:"totalMs"`
+}
+
+// Phases of a reindex, as Progress reports them.
+const (
+	PhaseRead  = "read"
+	PhaseChunk = "chunk"
+	PhaseEmbed = "embed"
+	PhaseWrite = "write"
+	PhaseDone  = "done"
+)
+
+// Progress is one step of a reindex. Done and Total count files (read and
+// chunk of docs and adr), messages (read and chunk of session), texts
+// (embed) or chunks (write, done). A phase reports when it starts (Done 0),
+// at most about twenty times along the way, and when it ends. docs and adr
+// share one read of the repository, reported under the first of them; a
+// scope whose chunks all have vectors already reports no embed phase.
+type Progress struct {
+	Phase string `json:"phase"`
+	Scope string `json:"scope"`
+	Done  int    `json:"done"`
+	Total int    `json:"total"`
+}
+
+// Coverage is what the index of a project covers now, against its sources.
+type Coverage struct {
+	Project string `json:"project"`
+	// Head is where HEAD points now; nil when the repository cannot be read
+	// (see Notes).
+	Head *Head `json:"head"`
+	// Running is set while a reindex of the project is in progress.
+	Running bool `json:"running"`
+	// Notes are remarks, e.g. why the repository could not be read.
+	Notes  []string         `json:"notes"`
+	Scopes []*ScopeCoverage `json:"scopes"`
+}
+
+// Head is a repository's HEAD.
+type Head struct {
+	Commit   string `json:"commit"`
+	Branch   string `json:"branch,omitempty"`
+	Detached bool   `json:"detached,omitempty"`
+	// WorkTree is set when documents are read from the working tree
+	// (Indexer.Source.WorkTree), so Total counts the files on disk.
+	WorkTree bool `json:"workTree,omitempty"`
+}
+
+// ScopeCoverage is one scope's coverage.
+type ScopeCoverage struct {
+	Scope string `json:"scope"`
+	// Unit is what Total and Indexed count: "files" (markdown files under
+	// docs/ at HEAD) or "sessions" (sessions with indexed messages).
+	Unit string `json:"unit"`
+	// Total sources and how many of them have chunks.
+	Total   int `json:"total"`
+	Indexed int `json:"indexed"`
+	// Unindexed lists the first sources without chunks.
+	Unindexed []string `json:"unindexed"`
+	// Skipped counts markdown files the reader leaves out (Git LFS
+	// pointers, files too large…); they are in Total, never in Indexed.
+	Skipped int `json:"skipped,omitempty"`
+	// Messages and MessagesIndexed count session messages (chat.message,
+	// agent.response) and those with chunks.
+	Messages        int `json:"messages,omitempty"`
+	MessagesIndexed int `json:"messagesIndexed,omitempty"`
+	// Chunks in the scope; LexicalOnly of them have no vector.
+	Chunks      int `json:"chunks"`
+	LexicalOnly int `json:"lexicalOnly"`
+	// LastIndexed is when the last successful reindex of the scope ended,
+	// and LastCommit what it read; nil and "" when there was none. A run
+	// that failed, or never finished, does not count.
+	LastIndexed *time.Time `json:"lastIndexed"`
+	LastCommit  string     `json:"lastCommit,omitempty"`
+	// Stale is set when the sources changed since the last successful
+	// reindex (HEAD moved, messages appended) or there was none; StaleReason
+	// says how.
+	Stale       bool   `json:"stale"`
+	StaleReason string `json:"staleReason,omitempty"`
+}

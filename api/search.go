@@ -1,0 +1,129 @@
+package api
+
+import "github.com/ragd/ragd"
+
+// SearchRequest is the body of POST /v1/projects/{project}/search.
+type SearchRequest struct {
+	Query  string   `json:"query"`
+	Scopes []string `json:"scopes,omitempty"` // docs, adr, session; none = all
+	// Limit is the number of hits, 1..20; absent = the configured default.
+	Limit   *int   `json:"limit,omitempty"`
+	Fusion  string `json:"fusion,omitempty"` // weighted | rrf; absent = configured
+	Explain bool   `json:"explain,omitempty"`
+	// Actor is person (default) or agent; SessionID the session the search
+	// comes from, if any: it then also lands in that session's event log.
+	Actor     string `json:"actor,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+// SearchResponse is the search's answer plus what the daemon knows about
+// the index: the scopes whose source moved since they were indexed.
+type SearchResponse struct {
+	*SearchResult
+	Project string   `json:"project"`
+	Stale   []string `json:"stale"`
+}
+
+// SearchResult is the answer of the search itself, before the daemon adds
+// what it knows of the project (see SearchResponse).
+type SearchResult struct {
+	// SearchID identifies the telemetry row votes refer to; nil (null) when
+	// recording it failed: there is nothing to vote on, which is not the
+	// same as having found nothing.
+	SearchID *int64 `json:"searchId"`
+	Hits     []Hit  `json:"hits"` // never null
+	// VectorAvailable is false when the query could not be embedded; the
+	// search then ran on the lexical signal alone, and Degraded is true.
+	VectorAvailable bool `json:"vectorAvailable"`
+	Degraded        bool `json:"degraded"`
+	// Reason says why the search was degraded or found nothing to search for.
+	Reason        string         `json:"reason,omitempty"`
+	Weights       AppliedWeights `json:"weights"`
+	Fusion        string         `json:"fusion"`
+	Normalization string         `json:"normalization"`
+	Fill          bool           `json:"fill"`
+	// RRFK is the k of reciprocal rank fusion; absent for weighted fusion.
+	RRFK int `json:"rrfK,omitempty"`
+	// LatencyMs is the time from the request to the answer, query embedding
+	// included, telemetry write excluded.
+	LatencyMs float64 `json:"latencyMs"`
+	// Explain is present when the request asked for it.
+	Explain *Explain `json:"explain,omitempty"`
+}
+
+// AppliedWeights are the weights and threshold the fusion used. All three are
+// null under RRF, which uses neither.
+type AppliedWeights struct {
+	Vector    *float64 `json:"vector"`
+	Lexical   *float64 `json:"lexical"`
+	Threshold *float64 `json:"threshold"`
+}
+
+// Hit is one result: the citation contract.
+type Hit struct {
+	ChunkID string `json:"chunkId"`
+	// Rank is 1-based: the position in Hits, and what a vote records.
+	Rank    int     `json:"rank"`
+	Content string  `json:"content"`
+	Score   float64 `json:"score"`
+	// VectorScore and LexicalScore are null when that signal did not score
+	// the chunk, never 0.
+	VectorScore  *float64    `json:"vectorScore"`
+	LexicalScore *float64    `json:"lexicalScore"`
+	Scope        string      `json:"scope"`
+	Origin       ragd.Origin `json:"origin"`
+	// Explain is present when the request asked for it.
+	Explain *HitExplain `json:"explain,omitempty"`
+}
+
+// HitExplain answers "why was this found" for one hit.
+type HitExplain struct {
+	// VectorRank and LexicalRank are the hit's 1-based ranks in the
+	// candidate lists; null when that list does not hold it.
+	VectorRank  *int `json:"vectorRank"`
+	LexicalRank *int `json:"lexicalRank"`
+	// Distance is the raw cosine distance and BM25 the raw bm25 score
+	// (negative, lower is better); null when that signal did not score the
+	// hit. A score with a null rank was filled.
+	Distance *float64 `json:"distance"`
+	BM25     *float64 `json:"bm25"`
+}
+
+// Explain holds what both signals found before fusion.
+type Explain struct {
+	// Match is the FTS5 expression the query became; "" when it had no
+	// searchable word.
+	Match string `json:"match"`
+	// Vector is the KNN candidate list, nearest first.
+	Vector []ExplainCandidate `json:"vector"`
+	// Lexical is the FTS5 candidate list, best first.
+	Lexical []ExplainCandidate `json:"lexical"`
+}
+
+// ExplainCandidate is one entry of a candidate list.
+type ExplainCandidate struct {
+	ChunkID string `json:"chunkId"`
+	Rank    int    `json:"rank"`
+	// Distance (vector list) or BM25 (lexical list): the raw score.
+	Distance *float64 `json:"distance,omitempty"`
+	BM25     *float64 `json:"bm25,omitempty"`
+}
+
+// FeedbackRequest is the body of POST /v1/feedback.
+type FeedbackRequest struct {
+	SearchID  int64  `json:"searchId"`
+	ChunkID   string `json:"chunkId"`
+	Verdict   string `json:"verdict"` // useful | irrelevant
+	Actor     string `json:"actor,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+// Vote is a recorded vote.
+type Vote struct {
+	SearchID int64  `json:"searchId"`
+	ChunkID  string `json:"chunkId"`
+	Rank     int    `json:"rank"` // copied from the search's hits
+	Verdict  string `json:"verdict"`
+	// Replaced is the verdict this vote replaced; absent for a first vote.
+	Replaced string `json:"replaced,omitempty"`
+}

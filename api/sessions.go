@@ -1,0 +1,59 @@
+package api
+
+import (
+	"errors"
+
+	"github.com/ragd/ragd"
+)
+
+// AppendEventsRequest is the body of POST /v1/projects/{project}/events: one
+// event, or many under "events".
+type AppendEventsRequest struct {
+	Events []ragd.Event `json:"events"`
+}
+
+// Conflict is an event refused because its id is stored with other content.
+type Conflict struct {
+	EventID string `json:"eventId"`
+	// Fields names what differs ("sessionId", "type", "actor", "text",
+	// "time", "payload").
+	Fields []string `json:"fields"`
+	// Error is the conflict as a sentence.
+	Error string `json:"error"`
+}
+
+// AppendResult counts what AppendEvents did.
+type AppendResult struct {
+	// Appended counts events stored; Messages those of them that are
+	// indexed (chat.message, agent.response): a session reindex makes them
+	// searchable.
+	Appended int `json:"appended"`
+	Messages int `json:"messages"`
+	// Duplicates counts events already stored with the same content.
+	Duplicates      int `json:"duplicates"`
+	SessionsCreated int `json:"sessionsCreated"`
+	// Conflicts are events refused: their id is stored with other content.
+	Conflicts []Conflict `json:"conflicts"`
+}
+
+// ImportReport counts what ImportEvents did.
+type ImportReport struct {
+	// Lines counts the lines read, blank ones included; Events the valid
+	// events among them.
+	Lines  int `json:"lines"`
+	Events int `json:"events"`
+	AppendResult
+	// Bad counts malformed lines; LineErrors lists the first
+	// source.MaxLineErrors of them with their line numbers.
+	Bad        int              `json:"bad"`
+	LineErrors []ragd.LineError `json:"lineErrors"`
+}
+
+// Err returns the conflicts as one error matching ErrEventConflict, or nil.
+func (r AppendResult) Err() error {
+	var errs []error
+	for _, c := range r.Conflicts {
+		errs = append(errs, ragd.EventConflict{EventID: c.EventID, Fields: c.Fields})
+	}
+	return errors.Join(errs...)
+}
