@@ -23,4 +23,6 @@ var (
 	ErrInvalidEvent = errors.New("invalid event")
 	// ErrEventConflict means an event id is already stored with other content.
 	ErrEventConflict = errors.New("event id already stored with other content")
+	// ErrAlreadyRunning means a reindex of the project is in progress.
+	ErrAlreadyRunning = errors.New("reindex already running")
 )

@@ -5,6 +5,8 @@
 // domain package.
 package api
 
+import "net/url"
+
 // ErrorBody is every error answer: {"error": {"code": "...", "message": "..."}}.
 type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
@@ -14,4 +16,53 @@ type ErrorBody struct {
 type ErrorDetail struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+}
+
+// Error codes of ErrorDetail.Code. A client branches on the code, never on
+// the message, which is for people.
+const (
+	CodeBadRequest           = "bad_request"
+	CodeNotFound             = "not_found"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeExists               = "exists"
+	CodeAlreadyRunning       = "already_running"
+	CodeEventConflict        = "event_conflict"
+	CodeBadRepository        = "bad_repository"
+	CodeTooLarge             = "too_large"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeShuttingDown         = "shutting_down"
+	CodeInternal             = "internal"
+)
+
+// Version is the API's path prefix: every route is under it.
+const Version = "/v1"
+
+// Paths of the routes that name no project.
+const (
+	PathHealth   = Version + "/health"
+	PathProjects = Version + "/projects"
+	PathFeedback = Version + "/feedback"
+	PathMeasure  = Version + "/measure"
+)
+
+// ProjectPath is the path of a project's route: ProjectPath("demo",
+// "/search") is /v1/projects/demo/search. The name is escaped; suffix is
+// appended as is ("" for the project itself).
+func ProjectPath(project, suffix string) string {
+	return PathProjects + "/" + url.PathEscape(project) + suffix
+}
+
+// EventPath is the path of one event of a project's session log.
+func EventPath(project, eventID string) string {
+	return ProjectPath(project, "/events/"+url.PathEscape(eventID))
+}
+
+// ProjectList is the answer of GET /v1/projects.
+type ProjectList struct {
+	Projects []ProjectInfo `json:"projects"`
+}
+
+// Removed is the answer of DELETE /v1/projects/{project}.
+type Removed struct {
+	Removed string `json:"removed"`
 }

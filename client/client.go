@@ -1,6 +1,9 @@
 // Package client is the only socket client of the ragd daemon: the ragd
-// command, tests and benchmarks use it. Every call takes a context, and error
-// answers come back as *Error with the daemon's status, code and message.
+// command, the MCP server, tests and benchmarks use it. It has one method per
+// route, each taking a context first and returning the api package's types.
+// Error answers come back as *Error, which matches the domain's sentinel
+// errors (ragd.ErrNotFound, ragd.ErrInvalid, ...) with errors.Is; a socket
+// nobody listens on is ErrNotRunning.
 package client
 
 import (
@@ -15,9 +18,20 @@ import (
 	"net/http"
 	"net/url"
 	"syscall"
+
+	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 )
 
-// Client talks HTTP/1.1 + JSON to a daemon over its Unix socket.
+// maxErrorBody bounds how much of an error answer is read.
+const maxErrorBody = 1 << 20
+
+// maxStreamLine bounds one line of a progress stream; a report with many
+// skipped files is the longest.
+const maxStreamLine = 16 << 20
+
+// Client talks HTTP/1.1 + JSON to a daemon over its Unix socket. It is safe
+// for concurrent use.
 type Client struct {
 	socket string
 	http   *http.Client
@@ -43,80 +57,180 @@ func (c *Client) Socket() string { return c.socket }
 // Close releases idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
-// Error is an error answer of the daemon.
+// Error is an error answer of the daemon: its HTTP status, the stable code
+// (api.Code*) and the message for people.
 type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// Body is the whole answer, for error answers that carry more than the
+	// message (the counts of an event conflict).
+	Body json.RawMessage
 }
 
 func (e *Error) Error() string { return e.Message }
 
+// Is matches e with the domain's sentinel errors by its code, so callers
+// branch with errors.Is(err, ragd.ErrNotFound) whichever side failed.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ragd.ErrNotFound:
+		return e.Code == api.CodeNotFound
+	case ragd.ErrInvalid:
+		return e.Code == api.CodeBadRequest
+	case ragd.ErrExists:
+		return e.Code == api.CodeExists
+	case ragd.ErrAlreadyRunning:
+		return e.Code == api.CodeAlreadyRunning
+	case ragd.ErrEventConflict:
+		return e.Code == api.CodeEventConflict
+	}
+	return false
+}
+
 // ErrNotRunning means nothing listens on the socket.
 var ErrNotRunning = errors.New("ragd daemon is not running")
 
-// Do sends a JSON request (body may be nil) and decodes the JSON answer into
-// out (which may be nil).
-func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
-	resp, err := c.send(ctx, method, path, body, "")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if out == nil {
-		_, err = io.Copy(io.Discard, resp.Body)
-		return err
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("%s %s: decode answer: %w", method, path, err)
-	}
-	return nil
+// Health answers GET /v1/health.
+func (c *Client) Health(ctx context.Context) (*api.Health, error) {
+	return call[api.Health](ctx, c, http.MethodGet, api.PathHealth, nil)
 }
 
-// Stream sends a JSON request asking for a newline-delimited JSON stream and
-// calls fn with each line until the stream ends, fn fails or ctx is done.
-func (c *Client) Stream(ctx context.Context, method, path string, body any, fn func(line json.RawMessage) error) error {
-	resp, err := c.send(ctx, method, path, body, "application/x-ndjson")
+// Projects lists the registered projects.
+func (c *Client) Projects(ctx context.Context) ([]api.ProjectInfo, error) {
+	list, err := call[api.ProjectList](ctx, c, http.MethodGet, api.PathProjects, nil)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	return list.Projects, nil
+}
+
+// Project returns one project by name.
+func (c *Client) Project(ctx context.Context, project string) (*api.ProjectInfo, error) {
+	return call[api.ProjectInfo](ctx, c, http.MethodGet, api.ProjectPath(project, ""), nil)
+}
+
+// AddProject registers a git repository.
+func (c *Client) AddProject(ctx context.Context, req api.AddProjectRequest) (*api.ProjectInfo, error) {
+	return call[api.ProjectInfo](ctx, c, http.MethodPost, api.PathProjects, req)
+}
+
+// PatchProject changes a project's settings.
+func (c *Client) PatchProject(ctx context.Context, project string, req api.PatchProjectRequest) (*api.ProjectInfo, error) {
+	return call[api.ProjectInfo](ctx, c, http.MethodPatch, api.ProjectPath(project, ""), req)
+}
+
+// RemoveProject unregisters a project and deletes its index.
+func (c *Client) RemoveProject(ctx context.Context, project string) (*api.Removed, error) {
+	return call[api.Removed](ctx, c, http.MethodDelete, api.ProjectPath(project, ""), nil)
+}
+
+// Search runs a hybrid search in a project.
+func (c *Client) Search(ctx context.Context, project string, req api.SearchRequest) (*api.SearchResponse, error) {
+	return call[api.SearchResponse](ctx, c, http.MethodPost, api.ProjectPath(project, "/search"), req)
+}
+
+// Feedback records a vote on one hit of one search.
+func (c *Client) Feedback(ctx context.Context, req api.FeedbackRequest) (*api.Vote, error) {
+	return call[api.Vote](ctx, c, http.MethodPost, api.PathFeedback, req)
+}
+
+// Reindex rebuilds scopes of a project and returns the report.
+func (c *Client) Reindex(ctx context.Context, project string, req api.ReindexRequest) (*api.Report, error) {
+	return call[api.Report](ctx, c, http.MethodPost, api.ProjectPath(project, "/reindex"), req)
+}
+
+// ReindexStream rebuilds scopes of a project, calling progress (if not nil)
+// with each step as the daemon reports it, and returns the report. An error
+// the daemon reports after the stream began (a failed scope, a shutdown)
+// comes back as *Error with status 200, together with the report of what
+// was done when the daemon has one.
+func (c *Client) ReindexStream(ctx context.Context, project string, req api.ReindexRequest, progress func(api.Progress)) (*api.Report, error) {
+	path := api.ProjectPath(project, "/reindex")
+	resp, err := c.send(ctx, http.MethodPost, path, req, "application/x-ndjson")
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	sc.Buffer(make([]byte, 64<<10), maxStreamLine)
 	for sc.Scan() {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		if err := fn(json.RawMessage(bytes.Clone(sc.Bytes()))); err != nil {
-			return err
+		var ev api.ReindexEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return nil, fmt.Errorf("POST %s: decode stream line: %w", path, err)
+		}
+		switch {
+		case ev.Error != nil:
+			return ev.Report, &Error{Status: http.StatusOK, Code: ev.Error.Code, Message: ev.Error.Message}
+		case ev.Report != nil:
+			return ev.Report, nil
+		case ev.Progress != nil && progress != nil:
+			progress(*ev.Progress)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s %s: read stream: %w", method, path, err)
+		return nil, fmt.Errorf("POST %s: read stream: %w", path, err)
 	}
-	return nil
+	return nil, fmt.Errorf("POST %s: the stream ended without a report", path)
 }
 
-// Raw sends a request with a raw body and content type, for uploads such as
-// an event file.
-func (c *Client) Raw(ctx context.Context, method, path, contentType string, body io.Reader, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, "http://ragd"+path, body)
+// Coverage reports what a project's index covers against its sources.
+func (c *Client) Coverage(ctx context.Context, project string) (*api.Coverage, error) {
+	return call[api.Coverage](ctx, c, http.MethodGet, api.ProjectPath(project, "/coverage"), nil)
+}
+
+// AppendEvents appends events to a project's session log. Events refused as
+// conflicts are in the result; when every event was refused the daemon
+// answers 409 and the error is an *Error matching ragd.ErrEventConflict.
+func (c *Client) AppendEvents(ctx context.Context, project string, events []ragd.Event) (*api.AppendResult, error) {
+	return call[api.AppendResult](ctx, c, http.MethodPost, api.ProjectPath(project, "/events"), api.AppendEventsRequest{Events: events})
+}
+
+// ImportEvents uploads a session event file (JSON lines) to a project.
+func (c *Client) ImportEvents(ctx context.Context, project string, file io.Reader) (*api.ImportReport, error) {
+	path := api.ProjectPath(project, "/events/import")
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://ragd"+path, file)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		return nil, fmt.Errorf("POST %s: %w", path, err)
 	}
-	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Content-Type", "application/x-ndjson")
 	resp, err := c.roundTrip(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return decode[api.ImportReport](resp)
+}
+
+// Event returns one event of a project's session log, so that a session
+// citation resolves.
+func (c *Client) Event(ctx context.Context, project, id string) (*ragd.Event, error) {
+	return call[ragd.Event](ctx, c, http.MethodGet, api.EventPath(project, id), nil)
+}
+
+// Measure reports on the search telemetry of a window; see api.MeasureQuery.
+func (c *Client) Measure(ctx context.Context, q api.MeasureQuery) (*api.MeasureReport, error) {
+	return call[api.MeasureReport](ctx, c, http.MethodGet, api.PathMeasure+q.Encode(), nil)
+}
+
+// call sends a JSON request (body may be nil) and decodes the JSON answer.
+func call[T any](ctx context.Context, c *Client, method, path string, body any) (*T, error) {
+	resp, err := c.send(ctx, method, path, body, "")
+	if err != nil {
+		return nil, err
+	}
+	return decode[T](resp)
+}
+
+func decode[T any](resp *http.Response) (*T, error) {
 	defer resp.Body.Close()
-	if out == nil {
-		return nil
+	var out T
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, fmt.Errorf("%s %s: decode answer: %w", resp.Request.Method, resp.Request.URL.Path, err)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("%s %s: decode answer: %w", method, path, err)
-	}
-	return nil
+	return &out, nil
 }
 
 func (c *Client) send(ctx context.Context, method, path string, body any, accept string) (*http.Response, error) {
@@ -152,17 +266,18 @@ func (c *Client) roundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if resp.StatusCode >= 400 {
 		defer resp.Body.Close()
-		var eb struct {
-			Error struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if json.Unmarshal(b, &eb) != nil || eb.Error.Message == "" {
-			eb.Error.Code, eb.Error.Message = http.StatusText(resp.StatusCode), string(bytes.TrimSpace(b))
-		}
-		return nil, &Error{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return nil, errorOf(resp.StatusCode, b)
 	}
 	return resp, nil
+}
+
+// errorOf decodes an error answer; a body not in the error shape becomes the
+// message as it is.
+func errorOf(status int, body []byte) *Error {
+	var eb api.ErrorBody
+	if json.Unmarshal(body, &eb) != nil || eb.Error.Message == "" {
+		return &Error{Status: status, Code: http.StatusText(status), Message: string(bytes.TrimSpace(body)), Body: body}
+	}
+	return &Error{Status: status, Code: eb.Error.Code, Message: eb.Error.Message, Body: body}
 }

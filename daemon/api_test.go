@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -52,8 +53,8 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 		t.Errorf("new project stale %v, want [docs adr] (never indexed)", p.Stale)
 	}
 
-	var h api.Health
-	if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil {
+	h, err := c.Health(ctx)
+	if err != nil {
 		daemontest.Fatal(t, "health", err)
 	}
 	if h.Socket != d.Socket() || h.Database.SchemaVersion < 1 || h.Database.SqliteVec == "" ||
@@ -106,14 +107,14 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 	}
 
 	// A vote, then another on the same hit replacing it.
-	var vote api.Vote
-	if err := c.Do(ctx, "POST", "/v1/feedback", api.FeedbackRequest{SearchID: *resp.SearchID, ChunkID: top.ChunkID, Verdict: "irrelevant"}, &vote); err != nil {
+	vote, err := c.Feedback(ctx, api.FeedbackRequest{SearchID: *resp.SearchID, ChunkID: top.ChunkID, Verdict: "irrelevant"})
+	if err != nil {
 		daemontest.Fatal(t, "feedback", err)
 	}
 	if vote.Rank != 1 || vote.Verdict != "irrelevant" || vote.Replaced != "" {
 		t.Errorf("vote: %+v", vote)
 	}
-	if err := c.Do(ctx, "POST", "/v1/feedback", api.FeedbackRequest{SearchID: *resp.SearchID, ChunkID: top.ChunkID, Verdict: "useful"}, &vote); err != nil {
+	if vote, err = c.Feedback(ctx, api.FeedbackRequest{SearchID: *resp.SearchID, ChunkID: top.ChunkID, Verdict: "useful"}); err != nil {
 		daemontest.Fatal(t, "feedback again", err)
 	}
 	if vote.Verdict != "useful" || vote.Replaced != "irrelevant" {
@@ -135,8 +136,8 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 		t.Errorf("rrf search: fusion %s weights %+v hits %d", rrf.Fusion, rrf.Weights, len(rrf.Hits))
 	}
 
-	var m search.Report
-	if err := c.Do(ctx, "GET", "/v1/measure?project=demo&since=1h&k=3", nil, &m); err != nil {
+	m, err := c.Measure(ctx, api.MeasureQuery{Project: "demo", Since: "1h", K: 3})
+	if err != nil {
 		daemontest.Fatal(t, "measure", err)
 	}
 	if m.Failed || m.K != 3 || m.Total.Searches != 3 || m.Total.Votes != 1 || m.Total.Judged != 1 || m.Total.Useful != 1 ||
@@ -161,12 +162,11 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 		}
 	}
 
-	var removed map[string]string
-	if err := c.Do(ctx, "DELETE", "/v1/projects/demo", nil, &removed); err != nil || removed["removed"] != "demo" {
+	if removed, err := c.RemoveProject(ctx, "demo"); err != nil || removed.Removed != "demo" {
 		t.Fatalf("remove: %v %v", removed, err)
 	}
 	var ce *client.Error
-	if err := c.Do(ctx, "GET", "/v1/projects/demo", nil, nil); !errors.As(err, &ce) || ce.Status != http.StatusNotFound {
+	if _, err := c.Project(ctx, "demo"); !errors.As(err, &ce) || ce.Status != http.StatusNotFound || !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("removed project: %v, want 404", err)
 	}
 }
@@ -176,8 +176,8 @@ func TestAPI_DegradedWhenProviderDown(t *testing.T) {
 	d, _ := startDocs(t, ollamatest.ClosedURL(t))
 	c := d.Client
 
-	var h api.Health
-	if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil {
+	h, err := c.Health(ctx)
+	if err != nil {
 		daemontest.Fatal(t, "health", err)
 	}
 	if h.Embedding.Available || h.Embedding.Reason == "" {
@@ -214,8 +214,8 @@ func TestAPI_DegradedWhenProviderDown(t *testing.T) {
 	}
 
 	// measure fails for that one reason: the whole window ran without vectors.
-	var m search.Report
-	if err := c.Do(ctx, "GET", "/v1/measure?project=demo", nil, &m); err != nil {
+	m, err := c.Measure(ctx, api.MeasureQuery{Project: "demo"})
+	if err != nil {
 		daemontest.Fatal(t, "measure", err)
 	}
 	if !m.Failed || m.FailReason == "" || m.Total.Degraded != 1 || m.Total.VectorUnavailable != 1 {
@@ -230,21 +230,27 @@ func TestAPI_Sessions(t *testing.T) {
 	const s1 = "s-2026-storage"
 
 	// One event, then many; a tool call is stored but never indexed.
-	var res api.AppendResult
+	var res *api.AppendResult
+	var err error
 	one := map[string]any{"id": "e1", "sessionId": s1, "type": "chat.message", "actor": "person",
 		"text": "Why did we pick a write-ahead log for the zeppelin hangar?", "time": "2026-11-29T12:00:00Z", "title": "Storage talk"}
-	if err := c.Do(ctx, "POST", daemontest.ProjectPath("demo", "/events"), one, &res); err != nil {
-		daemontest.Fatal(t, "append one event", err)
+	// One event may be sent bare, without {"events": [...]}.
+	body, _ := json.Marshal(one)
+	a := daemontest.Do(t, d.Socket(), "POST", daemontest.ProjectPath("demo", "/events"), "application/json", body)
+	if a.Status != http.StatusOK || json.Unmarshal(a.Body, &res) != nil {
+		t.Fatalf("append one event: %d %s", a.Status, a.Body)
 	}
 	if res.Appended != 1 || res.Messages != 1 || res.SessionsCreated != 1 {
 		t.Errorf("append one: %+v", res)
 	}
-	many := map[string]any{"events": []map[string]any{
-		{"id": "e2", "sessionId": s1, "type": "tool.call", "actor": "agent", "time": "2026-11-29T12:00:01Z", "payload": map[string]any{"tool": "grep", "args": []string{"zeppelin"}}},
-		{"id": "e3", "sessionId": s1, "type": "agent.response", "actor": "agent", "text": "Readers of the zeppelin hangar never wait for the writer.", "time": "2026-11-29T12:00:02Z"},
-		one, // a duplicate: a no-op
-	}}
-	if err := c.Do(ctx, "POST", daemontest.ProjectPath("demo", "/events"), many, &res); err != nil {
+	at := func(s string) time.Time { t, _ := time.Parse(time.RFC3339, s); return t }
+	many := []ragd.Event{
+		{ID: "e2", SessionID: s1, Type: "tool.call", Actor: "agent", Time: at("2026-11-29T12:00:01Z"), Payload: json.RawMessage(`{"tool":"grep","args":["zeppelin"]}`)},
+		{ID: "e3", SessionID: s1, Type: "agent.response", Actor: "agent", Text: "Readers of the zeppelin hangar never wait for the writer.", Time: at("2026-11-29T12:00:02Z")},
+		// a duplicate of the first: a no-op
+		{ID: "e1", SessionID: s1, Type: "chat.message", Actor: "person", Text: "Why did we pick a write-ahead log for the zeppelin hangar?", Time: at("2026-11-29T12:00:00Z"), Title: "Storage talk"},
+	}
+	if res, err = c.AppendEvents(ctx, "demo", many); err != nil {
 		daemontest.Fatal(t, "append events", err)
 	}
 	if res.Appended != 2 || res.Messages != 1 || res.Duplicates != 1 || len(res.Conflicts) != 0 {
@@ -258,8 +264,8 @@ func TestAPI_Sessions(t *testing.T) {
 		`{"id":"f3","sessionId":"s-import","type":"agent.error","actor":"agent","text":"quokka tool failed","time":"2026-11-30T09:00:01Z"}`,
 		`{"id":"f4","sessionId":"s-import","type":"agent.response","actor":"agent","text":"Eight quokka clients it is.","time":"2026-11-30T09:00:02Z"}`,
 	}, "\n") + "\n"
-	var imp api.ImportReport
-	if err := c.Raw(ctx, "POST", daemontest.ProjectPath("demo", "/events/import"), "application/x-ndjson", strings.NewReader(file), &imp); err != nil {
+	imp, err := c.ImportEvents(ctx, "demo", strings.NewReader(file))
+	if err != nil {
 		daemontest.Fatal(t, "import", err)
 	}
 	if imp.Lines != 4 || imp.Events != 3 || imp.Appended != 3 || imp.Messages != 2 || imp.Bad != 1 ||
@@ -290,8 +296,8 @@ func TestAPI_Sessions(t *testing.T) {
 		(hit.Origin.EventID != "e1" && hit.Origin.EventID != "e3") || hit.Origin.Title != "Storage talk" {
 		t.Fatalf("session hit: %+v", hit.Origin)
 	}
-	var ev ragd.Event
-	if err := c.Do(ctx, "GET", daemontest.ProjectPath("demo", "/events/"+hit.Origin.EventID), nil, &ev); err != nil {
+	ev, err := c.Event(ctx, "demo", hit.Origin.EventID)
+	if err != nil {
 		daemontest.Fatal(t, "get event", err)
 	}
 	if ev.ID != hit.Origin.EventID || ev.SessionID != s1 || !strings.Contains(ev.Text, "zeppelin") || !strings.Contains(hit.Content, "zeppelin") {
@@ -311,8 +317,8 @@ func TestAPI_Sessions(t *testing.T) {
 	if agent.SearchID == nil || len(agent.Hits) == 0 {
 		t.Fatalf("agent search: %+v", agent)
 	}
-	if err := c.Do(ctx, "POST", "/v1/feedback", api.FeedbackRequest{SearchID: *agent.SearchID, ChunkID: agent.Hits[0].ChunkID,
-		Verdict: "useful", Actor: "agent", SessionID: "s-agent"}, nil); err != nil {
+	if _, err := c.Feedback(ctx, api.FeedbackRequest{SearchID: *agent.SearchID, ChunkID: agent.Hits[0].ChunkID,
+		Verdict: "useful", Actor: "agent", SessionID: "s-agent"}); err != nil {
 		daemontest.Fatal(t, "agent vote", err)
 	}
 	p, err := d.Store().Project(ctx, "demo")
@@ -327,7 +333,7 @@ func TestAPI_Sessions(t *testing.T) {
 		t.Fatalf("session log of s-agent: %+v, want rag.search then rag.feedback", told)
 	}
 	for _, m := range told {
-		if err := c.Do(ctx, "GET", daemontest.ProjectPath("demo", "/events/"+m.EventID), nil, &ev); err != nil {
+		if ev, err = c.Event(ctx, "demo", m.EventID); err != nil {
 			daemontest.Fatal(t, "get "+m.Type, err)
 		}
 		var payload struct {

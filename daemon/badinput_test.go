@@ -127,8 +127,8 @@ func TestAPI_BadInput(t *testing.T) {
 	}
 
 	// The daemon is up, the index and the telemetry as they were.
-	var h api.Health
-	if err := d.Client.Do(ctx, "GET", "/v1/health", nil, &h); err != nil {
+	h, err := d.Client.Health(ctx)
+	if err != nil {
 		daemontest.Fatal(t, "health after bad input", err)
 	}
 	if h.Index.Searches != answered || h.Index.Votes != 0 || h.Index.Projects != 1 || h.Index.Events != 0 {
@@ -164,20 +164,11 @@ func TestAPI_ClientGoesAwayMidReindex(t *testing.T) {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var phases []string
-	err = c.Stream(sctx, "POST", daemontest.ProjectPath("demo", "/reindex"), api.ReindexRequest{Scope: "all"}, func(line json.RawMessage) error {
-		var ev api.ReindexEvent
-		if err := json.Unmarshal(line, &ev); err != nil {
-			return err
-		}
-		if ev.Progress == nil {
-			t.Errorf("stream line before the cancel is not progress: %s", line)
-			return nil
-		}
-		phases = append(phases, ev.Progress.Phase)
-		if ev.Progress.Phase == api.PhaseEmbed {
+	_, err = c.ReindexStream(sctx, "demo", api.ReindexRequest{Scope: "all"}, func(p api.Progress) {
+		phases = append(phases, p.Phase)
+		if p.Phase == api.PhaseEmbed {
 			cancel() // the client goes away while the embedder works
 		}
-		return nil
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("stream after cancel: %v (phases %v)", err, phases)
@@ -190,8 +181,7 @@ func TestAPI_ClientGoesAwayMidReindex(t *testing.T) {
 		return !daemontest.Coverage(t, c, "demo").Running
 	})
 	srv.SetFault(nil)
-	var h api.Health
-	if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil || !h.Embedding.Available {
+	if h, err := c.Health(ctx); err != nil || !h.Embedding.Available {
 		t.Fatalf("health after the client went away: %+v, %v", h, err)
 	}
 	if err := d.Store().IntegrityCheck(ctx); err != nil {

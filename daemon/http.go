@@ -23,11 +23,11 @@ type httpError struct {
 func (e *httpError) Error() string { return e.msg }
 
 func badRequest(format string, args ...any) error {
-	return &httpError{http.StatusBadRequest, "bad_request", fmt.Sprintf(format, args...)}
+	return &httpError{http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf(format, args...)}
 }
 
 func notFound(format string, args ...any) error {
-	return &httpError{http.StatusNotFound, "not_found", fmt.Sprintf(format, args...)}
+	return &httpError{http.StatusNotFound, api.CodeNotFound, fmt.Sprintf(format, args...)}
 }
 
 func conflict(code, format string, args ...any) error {
@@ -84,7 +84,7 @@ func requireJSON(r *http.Request) error {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-		return &httpError{http.StatusUnsupportedMediaType, "unsupported_media_type",
+		return &httpError{http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType,
 			fmt.Sprintf("content type %q: want application/json", ct)}
 	}
 	return nil
@@ -96,7 +96,7 @@ func describeDecodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &mbe):
-		return &httpError{http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("request body larger than %d bytes", mbe.Limit)}
+		return &httpError{http.StatusRequestEntityTooLarge, api.CodeTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)}
 	case errors.Is(err, io.EOF):
 		return badRequest("request body: empty, want a JSON object")
 	case errors.As(err, &se):

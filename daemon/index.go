@@ -183,7 +183,7 @@ func (d *Daemon) handleImportEvents(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return &httpError{http.StatusRequestEntityTooLarge, "too_large",
+			return &httpError{http.StatusRequestEntityTooLarge, api.CodeTooLarge,
 				fmt.Sprintf("event file larger than %d bytes: split it (%d events were stored)", mbe.Limit, rep.Appended)}
 		}
 		return err

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
@@ -35,7 +34,7 @@ func TestListen_OwnerOnly(t *testing.T) {
 	assertMode(t, p.Socket, os.ModeSocket|0o600)
 	assertMode(t, p.RuntimeDir, os.ModeDir|0o700)
 	assertMode(t, p.Lock, 0o600)
-	if err := d.Client.Do(context.Background(), "GET", "/v1/health", nil, nil); err != nil {
+	if _, err := d.Client.Health(context.Background()); err != nil {
 		daemontest.Fatal(t, "the owner connects", err)
 	}
 	if os.Getuid() != 0 {
@@ -124,7 +123,7 @@ func TestListen_SecondDaemonRefused(t *testing.T) {
 		}
 	}
 	// The first daemon is untouched.
-	if err := d.Client.Do(context.Background(), "GET", "/v1/health", nil, nil); err != nil {
+	if _, err := d.Client.Health(context.Background()); err != nil {
 		daemontest.Fatal(t, "first daemon after the refusal", err)
 	}
 	assertMode(t, w.Paths.Socket, os.ModeSocket|0o600)
@@ -210,8 +209,8 @@ func TestListen_StaleSocketReplaced(t *testing.T) {
 	}
 
 	d := daemontest.Start(t, w, daemontest.Config(ollamatest.ClosedURL(t)))
-	var h api.Health
-	if err := d.Client.Do(context.Background(), "GET", "/v1/health", nil, &h); err != nil {
+	h, err := d.Client.Health(context.Background())
+	if err != nil {
 		daemontest.Fatal(t, "the daemon after the stale socket", err)
 	}
 	if h.Socket != w.Paths.Socket {

@@ -128,9 +128,8 @@ func runLoad(tb testing.TB, d *daemontest.Daemon, lc *loadCorpus, clients, searc
 				if i%4 == 0 {
 					req.SessionID, req.Actor = fmt.Sprintf("load-%d", c), "agent"
 				}
-				var resp api.SearchResponse
 				t0 := time.Now()
-				err := cl.Do(ctx, "POST", "/v1/projects/load/search", req, &resp)
+				resp, err := cl.Search(ctx, "load", req)
 				lat = append(lat, time.Since(t0))
 				switch {
 				case err != nil:
@@ -175,8 +174,8 @@ func runLoad(tb testing.TB, d *daemontest.Daemon, lc *loadCorpus, clients, searc
 			default:
 			}
 			lc.change(tb)
-			var rep struct{ Complete bool }
-			reindexErr = d.Client.Do(ctx, "POST", "/v1/projects/load/reindex", api.ReindexRequest{Scope: "docs"}, &rep)
+			var rep *api.Report
+			rep, reindexErr = d.Client.Reindex(ctx, "load", api.ReindexRequest{Scope: "docs"})
 			if reindexErr == nil && !rep.Complete {
 				reindexErr = fmt.Errorf("reindex %d incomplete", res.reindexes+1)
 			}

@@ -75,7 +75,7 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 		return badRequest("name %q: use 1 to 64 of a-z, 0-9, '-', '_', '.', starting with a letter or digit", name)
 	}
 	if existing, err := d.store.Project(r.Context(), root); err == nil {
-		return conflict("exists", "%s is already registered as project %q", root, existing.Name)
+		return conflict(api.CodeExists, "%s is already registered as project %q", root, existing.Name)
 	}
 	var p ragd.Project
 	if name != "" {

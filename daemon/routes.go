@@ -59,9 +59,9 @@ func (m *methodWriter) WriteHeader(status int) {
 	if (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) &&
 		!strings.HasPrefix(m.Header().Get("Content-Type"), "application/json") {
 		m.swallow = true
-		detail := api.ErrorDetail{Code: "not_found", Message: "no route " + m.r.Method + " " + m.r.URL.Path + ": see the README for the API"}
+		detail := api.ErrorDetail{Code: api.CodeNotFound, Message: "no route " + m.r.Method + " " + m.r.URL.Path + ": see the README for the API"}
 		if status == http.StatusMethodNotAllowed {
-			detail = api.ErrorDetail{Code: "method_not_allowed",
+			detail = api.ErrorDetail{Code: api.CodeMethodNotAllowed,
 				Message: "method " + m.r.Method + " not allowed on " + m.r.URL.Path + " (allowed: " + m.Header().Get("Allow") + ")"}
 		}
 		m.Header().Del("X-Content-Type-Options")
@@ -92,17 +92,17 @@ func (m *methodWriter) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 func (d *Daemon) classify(err error) *httpError {
 	switch {
 	case errors.Is(err, ragd.ErrNotFound), errors.Is(err, ragd.ErrNotFound):
-		return &httpError{http.StatusNotFound, "not_found", err.Error()}
+		return &httpError{http.StatusNotFound, api.CodeNotFound, err.Error()}
 	case errors.Is(err, ragd.ErrInvalid):
-		return &httpError{http.StatusBadRequest, "bad_request", err.Error()}
+		return &httpError{http.StatusBadRequest, api.CodeBadRequest, err.Error()}
 	case errors.Is(err, index.ErrAlreadyRunning):
-		return &httpError{http.StatusConflict, "already_running", err.Error()}
+		return &httpError{http.StatusConflict, api.CodeAlreadyRunning, err.Error()}
 	case errors.Is(err, source.ErrNotRepository), errors.Is(err, source.ErrNoCommits), errors.Is(err, source.ErrNoWorkTree):
-		return &httpError{http.StatusBadRequest, "bad_repository", err.Error()}
+		return &httpError{http.StatusBadRequest, api.CodeBadRepository, err.Error()}
 	case errors.Is(err, ragd.ErrExists):
-		return &httpError{http.StatusConflict, "exists", err.Error()}
+		return &httpError{http.StatusConflict, api.CodeExists, err.Error()}
 	case errors.Is(err, context.Canceled) && d.ctx.Err() != nil:
-		return &httpError{http.StatusServiceUnavailable, "shutting_down", "ragd is shutting down: " + err.Error()}
+		return &httpError{http.StatusServiceUnavailable, api.CodeShuttingDown, "ragd is shutting down: " + err.Error()}
 	}
-	return &httpError{http.StatusInternalServerError, "internal", err.Error()}
+	return &httpError{http.StatusInternalServerError, api.CodeInternal, err.Error()}
 }

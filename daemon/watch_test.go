@@ -2,6 +2,8 @@ package daemon_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -78,8 +80,9 @@ func TestWatch_CommitMarksScopesStale(t *testing.T) {
 	// Messages appended make the session scope stale.
 	ev := map[string]any{"id": "m1", "sessionId": "s1", "type": "chat.message", "actor": "person",
 		"text": "Is the index stale?", "time": "2026-11-29T12:00:00Z"}
-	if err := c.Do(context.Background(), "POST", daemontest.ProjectPath("demo", "/events"), ev, nil); err != nil {
-		daemontest.Fatal(t, "append", err)
+	body, _ := json.Marshal(ev)
+	if a := daemontest.Do(t, d.Socket(), "POST", daemontest.ProjectPath("demo", "/events"), "application/json", body); a.Status != http.StatusOK {
+		t.Fatalf("append: %d %s", a.Status, a.Body)
 	}
 	awaitRefresh(t, ch, "session stale", func() bool {
 		return slices.Equal(daemontest.Project(t, c, "demo").Stale, []string{"session"})
@@ -99,8 +102,8 @@ func TestWatch_AutoReindex(t *testing.T) {
 	ch := refreshes(d)
 	daemontest.Reindex(t, c, "demo")
 
-	var p api.ProjectInfo
-	if err := c.Do(context.Background(), "PATCH", daemontest.ProjectPath("demo", ""), api.PatchProjectRequest{AutoReindex: ptr(true)}, &p); err != nil {
+	p, err := c.PatchProject(context.Background(), "demo", api.PatchProjectRequest{AutoReindex: ptr(true)})
+	if err != nil {
 		daemontest.Fatal(t, "patch", err)
 	}
 	if !p.AutoReindex || !daemontest.Project(t, c, "demo").AutoReindex {
@@ -118,7 +121,7 @@ func TestWatch_AutoReindex(t *testing.T) {
 	}
 
 	// Turned off, a commit only marks the scopes stale.
-	if err := c.Do(context.Background(), "PATCH", daemontest.ProjectPath("demo", ""), api.PatchProjectRequest{AutoReindex: ptr(false)}, &p); err != nil || p.AutoReindex {
+	if p, err = c.PatchProject(context.Background(), "demo", api.PatchProjectRequest{AutoReindex: ptr(false)}); err != nil || p.AutoReindex {
 		t.Fatalf("patch off: %+v, %v", p, err)
 	}
 	repo.Commit(t, "marimba", map[string]string{"docs/marimba.md": "# Marimba\n\nNot indexed by itself.\n"})

@@ -47,7 +47,7 @@ var _ Embedder = (*embedding.Service)(nil)
 var (
 	// ErrAlreadyRunning means a reindex of the project is in progress; the
 	// error is a *RunningError saying since when.
-	ErrAlreadyRunning = errors.New("reindex already running")
+	ErrAlreadyRunning = ragd.ErrAlreadyRunning
 	// ErrUnknownScope means a scope name other than docs, adr, session or
 	// all.
 	ErrUnknownScope = errors.New("unknown scope")

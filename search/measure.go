@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/store"
 )
 
@@ -36,72 +37,10 @@ type MeasureRequest struct {
 	K int
 }
 
-// Report is a measurement of the searches in a window (evaluation searches
-// never count), in total and per frozen weight set.
-type Report struct {
-	ProjectID int64     `json:"projectId,omitempty"`
-	Since     time.Time `json:"since"`
-	Until     time.Time `json:"until"`
-	K         int       `json:"k"`
-	Total     Stats     `json:"total"`
-	// Groups splits the window by weight set, oldest first: a calibration
-	// compares a group with the next.
-	Groups []Group `json:"groups"`
-	// Failed is true for one reason only: the window has searches and none
-	// had a query vector, so what was measured is the lexical half, not the
-	// hybrid. Everything else is a report, not a failure.
-	Failed     bool   `json:"failed"`
-	FailReason string `json:"failReason,omitempty"`
-}
-
-// Group is the measurement of the searches that ran with one weight set.
-type Group struct {
-	// Weights is the frozen JSON of the set, verbatim.
-	Weights json.RawMessage `json:"weights"`
-	Stats
-}
-
-// Stats are the figures of a set of searches. Ratios are nil (null) when
-// their denominator is 0: not measured, never 0.
-type Stats struct {
-	Searches int `json:"searches"`
-	// Degraded counts searches that ran without a query vector.
-	Degraded      int      `json:"degraded"`
-	DegradedShare *float64 `json:"degradedShare"`
-	// VectorUnavailable counts searches whose provider did not embed the
-	// query.
-	VectorUnavailable int `json:"vectorUnavailable"`
-	// ZeroHit counts searches that returned no hit above the threshold.
-	ZeroHit      int      `json:"zeroHit"`
-	ZeroHitShare *float64 `json:"zeroHitShare"`
-	// LatencyP50Ms and LatencyP95Ms are nearest-rank percentiles: the
-	// smallest latency that at least 50% (95%) of the searches did not
-	// exceed, i.e. sorted[ceil(p·n) − 1].
-	LatencyP50Ms *float64 `json:"latencyP50Ms"`
-	LatencyP95Ms *float64 `json:"latencyP95Ms"`
-	// Votes counts every vote on these searches.
-	Votes int `json:"votes"`
-	// Judged counts votes on hits of rank ≤ k, Useful those that were
-	// "useful". PrecisionAtK = Useful / Judged: a hit nobody voted on is
-	// unknown, not irrelevant.
-	Judged       int      `json:"judged"`
-	Useful       int      `json:"useful"`
-	PrecisionAtK *float64 `json:"precisionAtK"`
-	// UsefulRanks is the rank distribution of "useful" votes, every rank:
-	// the right chunk at rank 7 says the weights are wrong, not the index.
-	UsefulRanks []RankCount `json:"usefulRanks"`
-}
-
-// RankCount is how many useful votes went to one rank.
-type RankCount struct {
-	Rank  int `json:"rank"`
-	Count int `json:"count"`
-}
-
 // Measure reports on the searches of a window. It returns an error wrapping
 // ragd.ErrInvalid for a bad window or k; a window whose searches all ran without
-// vectors is not an error but Report.Failed.
-func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*Report, error) {
+// vectors is not an error but api.MeasureReport.Failed.
+func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*api.MeasureReport, error) {
 	if s.Store == nil {
 		return nil, errors.New("measure: no store")
 	}
@@ -134,7 +73,7 @@ func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*Report, er
 }
 
 // measure computes a report from a window's rows.
-func measure(w store.TelemetryWindow, k int) *Report {
+func measure(w store.TelemetryWindow, k int) *api.MeasureReport {
 	votes := map[int64][]store.Vote{}
 	for _, v := range w.Votes {
 		votes[v.SearchID] = append(votes[v.SearchID], v)
@@ -147,9 +86,9 @@ func measure(w store.TelemetryWindow, k int) *Report {
 		}
 		groups[r.Weights] = append(groups[r.Weights], r)
 	}
-	rep := &Report{K: k, Total: stats(w.Searches, votes, k), Groups: []Group{}}
+	rep := &api.MeasureReport{K: k, Total: stats(w.Searches, votes, k), Groups: []api.MeasureGroup{}}
 	for _, key := range keys {
-		rep.Groups = append(rep.Groups, Group{Weights: json.RawMessage(key), Stats: stats(groups[key], votes, k)})
+		rep.Groups = append(rep.Groups, api.MeasureGroup{Weights: json.RawMessage(key), MeasureStats: stats(groups[key], votes, k)})
 	}
 	if t := rep.Total; t.Searches > 0 && t.VectorUnavailable == t.Searches {
 		rep.Failed = true
@@ -158,8 +97,8 @@ func measure(w store.TelemetryWindow, k int) *Report {
 	return rep
 }
 
-func stats(searches []store.SearchSummary, votes map[int64][]store.Vote, k int) Stats {
-	st := Stats{Searches: len(searches), UsefulRanks: []RankCount{}}
+func stats(searches []store.SearchSummary, votes map[int64][]store.Vote, k int) api.MeasureStats {
+	st := api.MeasureStats{Searches: len(searches), UsefulRanks: []api.RankCount{}}
 	latencies := make([]float64, 0, len(searches))
 	ranks := map[int]int{}
 	for _, r := range searches {
@@ -194,9 +133,9 @@ func stats(searches []store.SearchSummary, votes map[int64][]store.Vote, k int) 
 	st.LatencyP50Ms = percentile(latencies, 0.50)
 	st.LatencyP95Ms = percentile(latencies, 0.95)
 	for rank, n := range ranks {
-		st.UsefulRanks = append(st.UsefulRanks, RankCount{rank, n})
+		st.UsefulRanks = append(st.UsefulRanks, api.RankCount{Rank: rank, Count: n})
 	}
-	slices.SortFunc(st.UsefulRanks, func(a, b RankCount) int { return a.Rank - b.Rank })
+	slices.SortFunc(st.UsefulRanks, func(a, b api.RankCount) int { return a.Rank - b.Rank })
 	return st
 }
 
@@ -217,9 +156,9 @@ func percentile(sorted []float64, p float64) *float64 {
 	return ptr(sorted[max(0, min(i, len(sorted)-1))])
 }
 
-// WriteTable writes r as a table for people: one row per weight set and a
+// WriteMeasureTable writes r as a table for people: one row per weight set and a
 // total, then the rank distribution of useful votes, then the verdict.
-func (r *Report) WriteTable(w io.Writer) error {
+func WriteMeasureTable(w io.Writer, r *api.MeasureReport) error {
 	var b strings.Builder
 	project := "all projects"
 	if r.ProjectID != 0 {
@@ -229,13 +168,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 		r.Since.Format(time.RFC3339), r.Until.Format(time.RFC3339), project)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "weights\tsearches\tdegraded\tzero-hit\tp50 ms\tp95 ms\tprecision@%d\tjudged\tvotes\n", r.K)
-	row := func(name string, s Stats) {
+	row := func(name string, s api.MeasureStats) {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", name, s.Searches,
 			share(s.Degraded, s.DegradedShare), share(s.ZeroHit, s.ZeroHitShare),
 			ms(s.LatencyP50Ms), ms(s.LatencyP95Ms), precision(s), s.Judged, s.Votes)
 	}
 	for _, g := range r.Groups {
-		row(weightsLabel(g.Weights), g.Stats)
+		row(weightsLabel(g.Weights), g.MeasureStats)
 	}
 	row("total", r.Total)
 	tw.Flush()
@@ -280,7 +219,7 @@ func ms(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', 1, 64)
 }
 
-func precision(s Stats) string {
+func precision(s api.MeasureStats) string {
 	if s.PrecisionAtK == nil {
 		return "not measured"
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/store"
 )
 
@@ -101,26 +102,26 @@ func TestMeasure(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := ptr[float64]
-	checkStats(t, "total", rep.Total, Stats{
+	checkStats(t, "total", rep.Total, api.MeasureStats{
 		Searches: 5, Degraded: 2, DegradedShare: f(0.4), VectorUnavailable: 2, ZeroHit: 1, ZeroHitShare: f(0.2),
 		// latencies 5 10 20 30 40: p50 = 3rd, p95 = 5th (nearest rank).
 		LatencyP50Ms: f(20), LatencyP95Ms: f(40),
 		Votes: 5, Judged: 4, Useful: 2, PrecisionAtK: f(0.5),
-		UsefulRanks: []RankCount{{1, 1}, {2, 1}, {8, 1}},
+		UsefulRanks: []api.RankCount{{Rank: 1, Count: 1}, {Rank: 2, Count: 1}, {Rank: 8, Count: 1}},
 	})
 	if len(rep.Groups) != 2 || string(rep.Groups[0].Weights) != string(setA) || string(rep.Groups[1].Weights) != string(setB) {
 		t.Fatalf("groups %+v", rep.Groups)
 	}
-	checkStats(t, "set A", rep.Groups[0].Stats, Stats{
+	checkStats(t, "set A", rep.Groups[0].MeasureStats, api.MeasureStats{
 		Searches: 4, Degraded: 1, DegradedShare: f(0.25), VectorUnavailable: 1, ZeroHit: 1, ZeroHitShare: f(0.25),
 		LatencyP50Ms: f(20), LatencyP95Ms: f(40), // 10 20 30 40: 2nd and 4th
 		Votes: 5, Judged: 4, Useful: 2, PrecisionAtK: f(0.5),
-		UsefulRanks: []RankCount{{1, 1}, {2, 1}, {8, 1}},
+		UsefulRanks: []api.RankCount{{Rank: 1, Count: 1}, {Rank: 2, Count: 1}, {Rank: 8, Count: 1}},
 	})
 	// No votes: precision is null ("not measured"), never 0.
-	checkStats(t, "set B", rep.Groups[1].Stats, Stats{
+	checkStats(t, "set B", rep.Groups[1].MeasureStats, api.MeasureStats{
 		Searches: 1, Degraded: 1, DegradedShare: f(1), VectorUnavailable: 1, ZeroHit: 0, ZeroHitShare: f(0),
-		LatencyP50Ms: f(5), LatencyP95Ms: f(5), UsefulRanks: []RankCount{},
+		LatencyP50Ms: f(5), LatencyP95Ms: f(5), UsefulRanks: []api.RankCount{},
 	})
 	if rep.Failed || rep.K != DefaultMeasureK {
 		t.Errorf("failed %v k %d", rep.Failed, rep.K)
@@ -137,7 +138,7 @@ func TestMeasure(t *testing.T) {
 		t.Errorf("JSON %s", b)
 	}
 	var table strings.Builder
-	if err := rep.WriteTable(&table); err != nil {
+	if err := WriteMeasureTable(&table, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"precision@1", "not measured", "0.50 (1/2)", "weighted v=0.6 l=0.4 t=0.2 saturate c=12", "rrf k=60", "total", "#1×1, #2×1, #8×1", "2 (40%)"} {
@@ -150,7 +151,7 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
-func checkStats(t *testing.T, name string, got, want Stats) {
+func checkStats(t *testing.T, name string, got, want api.MeasureStats) {
 	t.Helper()
 	g, _ := json.Marshal(got)
 	w, _ := json.Marshal(want)
@@ -170,7 +171,7 @@ func TestMeasure_Failed(t *testing.T) {
 		t.Fatalf("empty window: %+v %v", rep, err)
 	}
 	var table strings.Builder
-	rep.WriteTable(&table)
+	WriteMeasureTable(&table, rep)
 	if !strings.Contains(table.String(), "not measured") || !strings.Contains(table.String(), "—") {
 		t.Errorf("empty table:\n%s", table.String())
 	}
@@ -185,7 +186,7 @@ func TestMeasure_Failed(t *testing.T) {
 		t.Fatalf("all degraded: failed %v %q", rep.Failed, rep.FailReason)
 	}
 	table.Reset()
-	rep.WriteTable(&table)
+	WriteMeasureTable(&table, rep)
 	if !strings.Contains(table.String(), "FAILED") {
 		t.Errorf("table:\n%s", table.String())
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
-	"github.com/ragd/ragd/search"
 )
 
 type projectList struct {
@@ -107,7 +106,7 @@ not json at all
 		t.Errorf("sessions show: %+v", ev)
 	}
 
-	m := decode[search.Report](t, ragd(t, "measure", "--project", "demo", "--since", "1h", "--json"))
+	m := decode[api.MeasureReport](t, ragd(t, "measure", "--project", "demo", "--since", "1h", "--json"))
 	if m.Failed || m.Total.Searches != 2 || m.Total.Votes != 1 || m.Total.PrecisionAtK == nil || *m.Total.PrecisionAtK != 1 {
 		t.Errorf("measure: %+v", m.Total)
 	}
@@ -175,7 +174,7 @@ func TestCLI_Degraded(t *testing.T) {
 	if !errors.Is(err, errSilent) {
 		t.Errorf("measure of a lexical-only window: %v, want a failure", err)
 	}
-	if m := decode[search.Report](t, out); !m.Failed || m.FailReason == "" || m.Total.Degraded != 1 {
+	if m := decode[api.MeasureReport](t, out); !m.Failed || m.FailReason == "" || m.Total.Degraded != 1 {
 		t.Errorf("measure: %+v", m)
 	}
 

@@ -40,8 +40,8 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 
 	c := client.New(paths.Socket)
 	defer c.Close()
-	var h api.Health
-	if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil {
+	h, err := c.Health(ctx)
+	if err != nil {
 		fix := "start it: `ragd serve` (foreground) or `ragd service install && ragd service start`"
 		if !errors.Is(err, client.ErrNotRunning) {
 			fix = "check the daemon's log"

@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/source"
@@ -132,13 +130,11 @@ func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
 			want = root
 		}
 	}
-	var list struct {
-		Projects []api.ProjectInfo `json:"projects"`
-	}
-	if err := c.Do(ctx, "GET", "/v1/projects", nil, &list); err != nil {
+	list, err := c.Projects(ctx)
+	if err != nil {
 		return "", err
 	}
-	for _, p := range list.Projects {
+	for _, p := range list {
 		if p.ID == want || p.Path == want {
 			return p.ID, nil
 		}
@@ -149,10 +145,6 @@ func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-func projectPath(id, rest string) string {
-	return "/v1/projects/" + url.PathEscape(id) + rest
 }
 
 // printJSON writes v indented.

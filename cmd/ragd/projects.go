@@ -37,8 +37,8 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var p api.ProjectInfo
-	if err := c.Do(ctx, "POST", "/v1/projects", api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto}, &p); err != nil {
+	p, err := c.AddProject(ctx, api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto})
+	if err != nil {
 		return err
 	}
 	if e.json {
@@ -57,12 +57,11 @@ func cmdProjects(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var list struct {
-		Projects []api.ProjectInfo `json:"projects"`
-	}
-	if err := c.Do(ctx, "GET", "/v1/projects", nil, &list); err != nil {
+	projects, err := c.Projects(ctx)
+	if err != nil {
 		return err
 	}
+	list := api.ProjectList{Projects: projects}
 	if e.json {
 		return e.printJSON(list)
 	}
@@ -96,8 +95,8 @@ func cmdRemove(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out map[string]any
-	if err := c.Do(ctx, "DELETE", projectPath(id, ""), nil, &out); err != nil {
+	out, err := c.RemoveProject(ctx, id)
+	if err != nil {
 		return err
 	}
 	if e.json {

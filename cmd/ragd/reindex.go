@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/client"
 	"golang.org/x/term"
 )
 
@@ -29,42 +30,26 @@ func cmdReindex(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	bar := newProgress(e.stderr, !e.json && isTerminal(e.stderr))
-	var rep *api.Report
-	var streamErr *api.ErrorDetail
-	err = c.Stream(ctx, "POST", projectPath(id, "/reindex"), api.ReindexRequest{Scope: *scope}, func(line json.RawMessage) error {
-		var ev api.ReindexEvent
-		if err := json.Unmarshal(line, &ev); err != nil {
-			return fmt.Errorf("reindex stream: %w", err)
+	rep, err := c.ReindexStream(ctx, id, api.ReindexRequest{Scope: *scope}, func(p api.Progress) {
+		if !e.json {
+			bar.update(p)
 		}
-		switch {
-		case ev.Progress != nil:
-			if !e.json {
-				bar.update(*ev.Progress)
-			}
-		default:
-			rep, streamErr = ev.Report, ev.Error
-		}
-		return nil
 	})
 	bar.done()
+	var streamErr *client.Error
+	if errors.As(err, &streamErr) && streamErr.Status == http.StatusOK && e.json {
+		// The daemon failed after the stream began: say so in the JSON too.
+		e.printJSON(map[string]any{"report": rep, "error": api.ErrorDetail{Code: streamErr.Code, Message: streamErr.Message}})
+		return errSilent
+	}
+	if rep != nil && !e.json {
+		printReport(e.stdout, rep)
+	}
 	if err != nil {
 		return err
 	}
 	if e.json {
-		if streamErr != nil {
-			e.printJSON(map[string]any{"report": rep, "error": streamErr})
-			return errSilent
-		}
 		return e.printJSON(rep)
-	}
-	if rep != nil {
-		printReport(e.stdout, rep)
-	}
-	if streamErr != nil {
-		return errors.New(streamErr.Message)
-	}
-	if rep == nil {
-		return errors.New("reindex: the stream ended without a report")
 	}
 	return nil
 }
@@ -144,8 +129,8 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var cov api.Coverage
-	if err := c.Do(ctx, "GET", projectPath(id, "/coverage"), nil, &cov); err != nil {
+	cov, err := c.Coverage(ctx, id)
+	if err != nil {
 		return err
 	}
 	if e.json {

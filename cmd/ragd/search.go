@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -54,14 +53,14 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if *limit != 0 {
 		req.Limit = limit
 	}
-	var resp api.SearchResponse
-	if err := c.Do(ctx, "POST", projectPath(id, "/search"), req, &resp); err != nil {
+	resp, err := c.Search(ctx, id, req)
+	if err != nil {
 		return err
 	}
 	if e.json {
 		return e.printJSON(resp)
 	}
-	printHits(e.stdout, &resp)
+	printHits(e.stdout, resp)
 	return nil
 }
 
@@ -186,8 +185,8 @@ func cmdFeedback(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var vote api.Vote
-	if err := c.Do(ctx, "POST", "/v1/feedback", api.FeedbackRequest{SearchID: searchID, ChunkID: pos[1], Verdict: pos[2], Actor: *actor, SessionID: *session}, &vote); err != nil {
+	vote, err := c.Feedback(ctx, api.FeedbackRequest{SearchID: searchID, ChunkID: pos[1], Verdict: pos[2], Actor: *actor, SessionID: *session})
+	if err != nil {
 		return err
 	}
 	if e.json {
@@ -216,8 +215,8 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if pos[0] == "show" {
-		var ev domain.Event
-		if err := c.Do(ctx, "GET", projectPath(id, "/events/"+url.PathEscape(pos[1])), nil, &ev); err != nil {
+		ev, err := c.Event(ctx, id, pos[1])
+		if err != nil {
 			return err
 		}
 		if e.json {
@@ -231,8 +230,8 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer f.Close()
-	var rep api.ImportReport
-	if err := c.Raw(ctx, "POST", projectPath(id, "/events/import"), "application/x-ndjson", f, &rep); err != nil {
+	rep, err := c.ImportEvents(ctx, id, f)
+	if err != nil {
 		return err
 	}
 	if e.json {
@@ -265,29 +264,22 @@ func cmdMeasure(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	q := url.Values{}
+	q := api.MeasureQuery{Since: *since, Until: *until, K: *k}
 	if *project != "" {
 		e.project = *project
 		id, err := e.projectID(ctx, c)
 		if err != nil {
 			return err
 		}
-		q.Set("project", id)
+		q.Project = id
 	}
-	q.Set("since", *since)
-	if *until != "" {
-		q.Set("until", *until)
-	}
-	if *k != 0 {
-		q.Set("k", strconv.Itoa(*k))
-	}
-	var rep search.Report
-	if err := c.Do(ctx, "GET", "/v1/measure?"+q.Encode(), nil, &rep); err != nil {
+	rep, err := c.Measure(ctx, q)
+	if err != nil {
 		return err
 	}
 	if e.json {
 		e.printJSON(rep)
-	} else if err := rep.WriteTable(e.stdout); err != nil {
+	} else if err := search.WriteMeasureTable(e.stdout, rep); err != nil {
 		return err
 	}
 	if rep.Failed {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -160,36 +159,27 @@ func TestServe_SIGTERMDuringReindex(t *testing.T) {
 	c := client.New(w.Paths.Socket)
 	defer c.Close()
 	var phases []string
-	var last api.ReindexEvent
 	signalled := false
 	ctx, cancel := context.WithTimeout(context.Background(), daemontest.Timeout)
 	defer cancel()
-	err := c.Stream(ctx, "POST", daemontest.ProjectPath("big", "/reindex"), api.ReindexRequest{}, func(line json.RawMessage) error {
-		last = api.ReindexEvent{}
-		if err := json.Unmarshal(line, &last); err != nil {
-			return err
-		}
-		if last.Progress != nil {
-			phases = append(phases, last.Progress.Phase)
-			if last.Progress.Phase == api.PhaseEmbed && !signalled {
-				signalled = true
-				if err := sp.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-					t.Errorf("SIGTERM: %v", err)
-				}
+	report, err := c.ReindexStream(ctx, "big", api.ReindexRequest{}, func(p api.Progress) {
+		phases = append(phases, p.Phase)
+		if p.Phase == api.PhaseEmbed && !signalled {
+			signalled = true
+			if err := sp.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Errorf("SIGTERM: %v", err)
 			}
 		}
-		return nil
 	})
 	if !signalled {
 		t.Fatalf("the reindex never reached its embed phase: %v, phases %v\n%s", err, phases, sp.logText())
 	}
-	// The shutdown waits for the stream to say why it ends.
-	if err != nil {
-		t.Errorf("stream: %v", err)
-	}
-	if last.Error == nil || last.Error.Code != "shutting_down" || last.Report == nil || last.Report.Complete ||
-		last.Report.Scopes[0].Status != api.StatusCancelled {
-		t.Errorf("last stream line: error %+v report %+v", last.Error, last.Report)
+	// The shutdown waits for the stream to say why it ends: the last line
+	// holds the error and the report of what was done.
+	var streamErr *client.Error
+	if !errors.As(err, &streamErr) || streamErr.Code != api.CodeShuttingDown || report == nil || report.Complete ||
+		report.Scopes[0].Status != api.StatusCancelled {
+		t.Errorf("last stream line: error %v report %+v", err, report)
 	}
 
 	if err := sp.wait(t); err != nil {
@@ -230,7 +220,7 @@ func TestServe_SecondInstanceRefused(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
-	if err := d.Client.Do(context.Background(), "GET", "/v1/health", nil, nil); err != nil {
+	if _, err := d.Client.Health(context.Background()); err != nil {
 		t.Errorf("first daemon after the refusal: %v", err)
 	}
 }

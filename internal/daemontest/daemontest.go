@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,46 +229,44 @@ func Fatal(tb testing.TB, what string, err error) {
 // AddProject registers the repository at path as project name.
 func AddProject(tb testing.TB, c *client.Client, path, name string) api.ProjectInfo {
 	tb.Helper()
-	var p api.ProjectInfo
-	if err := c.Do(context.Background(), "POST", "/v1/projects", api.AddProjectRequest{Path: path, Name: name}, &p); err != nil {
+	p, err := c.AddProject(context.Background(), api.AddProjectRequest{Path: path, Name: name})
+	if err != nil {
 		Fatal(tb, "add project", err)
 	}
-	return p
+	return *p
 }
 
 // ProjectPath is the API path of a project's route.
-func ProjectPath(project, rest string) string {
-	return "/v1/projects/" + url.PathEscape(project) + rest
-}
+func ProjectPath(project, rest string) string { return api.ProjectPath(project, rest) }
 
 // Reindex rebuilds scopes of project (all when none) and returns the report.
 func Reindex(tb testing.TB, c *client.Client, project string, scopes ...string) *api.Report {
 	tb.Helper()
-	var rep api.Report
-	if err := c.Do(context.Background(), "POST", ProjectPath(project, "/reindex"), api.ReindexRequest{Scopes: scopes}, &rep); err != nil {
+	rep, err := c.Reindex(context.Background(), project, api.ReindexRequest{Scopes: scopes})
+	if err != nil {
 		Fatal(tb, "reindex", err)
 	}
-	return &rep
+	return rep
 }
 
 // Search runs a search.
 func Search(tb testing.TB, c *client.Client, project string, req api.SearchRequest) api.SearchResponse {
 	tb.Helper()
-	var resp api.SearchResponse
-	if err := c.Do(context.Background(), "POST", ProjectPath(project, "/search"), req, &resp); err != nil {
+	resp, err := c.Search(context.Background(), project, req)
+	if err != nil {
 		Fatal(tb, "search "+req.Query, err)
 	}
-	return resp
+	return *resp
 }
 
 // Coverage reads a project's coverage.
 func Coverage(tb testing.TB, c *client.Client, project string) api.Coverage {
 	tb.Helper()
-	var cov api.Coverage
-	if err := c.Do(context.Background(), "GET", ProjectPath(project, "/coverage"), nil, &cov); err != nil {
+	cov, err := c.Coverage(context.Background(), project)
+	if err != nil {
 		Fatal(tb, "coverage", err)
 	}
-	return cov
+	return *cov
 }
 
 // ScopeCoverage returns scope's part of cov.
@@ -287,18 +284,16 @@ func ScopeCoverage(tb testing.TB, cov api.Coverage, scope string) *api.ScopeCove
 // Project reads a project as GET /v1/projects lists it.
 func Project(tb testing.TB, c *client.Client, name string) api.ProjectInfo {
 	tb.Helper()
-	var list struct {
-		Projects []api.ProjectInfo `json:"projects"`
-	}
-	if err := c.Do(context.Background(), "GET", "/v1/projects", nil, &list); err != nil {
+	list, err := c.Projects(context.Background())
+	if err != nil {
 		Fatal(tb, "list projects", err)
 	}
-	for _, p := range list.Projects {
+	for _, p := range list {
 		if p.ID == name {
 			return p
 		}
 	}
-	tb.Fatalf("GET /v1/projects does not list %s: %+v", name, list.Projects)
+	tb.Fatalf("GET /v1/projects does not list %s: %+v", name, list)
 	return api.ProjectInfo{}
 }
 

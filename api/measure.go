@@ -1,0 +1,100 @@
+package api
+
+import (
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// MeasureReport is a measurement of the searches in a window (evaluation searches
+// never count), in total and per frozen weight set.
+type MeasureReport struct {
+	ProjectID int64        `json:"projectId,omitempty"`
+	Since     time.Time    `json:"since"`
+	Until     time.Time    `json:"until"`
+	K         int          `json:"k"`
+	Total     MeasureStats `json:"total"`
+	// Groups splits the window by weight set, oldest first: a calibration
+	// compares a group with the next.
+	Groups []MeasureGroup `json:"groups"`
+	// Failed is true for one reason only: the window has searches and none
+	// had a query vector, so what was measured is the lexical half, not the
+	// hybrid. Everything else is a report, not a failure.
+	Failed     bool   `json:"failed"`
+	FailReason string `json:"failReason,omitempty"`
+}
+
+// MeasureGroup is the measurement of the searches that ran with one weight set.
+type MeasureGroup struct {
+	// Weights is the frozen JSON of the set, verbatim.
+	Weights json.RawMessage `json:"weights"`
+	MeasureStats
+}
+
+// MeasureStats are the figures of a set of searches. Ratios are nil (null) when
+// their denominator is 0: not measured, never 0.
+type MeasureStats struct {
+	Searches int `json:"searches"`
+	// Degraded counts searches that ran without a query vector.
+	Degraded      int      `json:"degraded"`
+	DegradedShare *float64 `json:"degradedShare"`
+	// VectorUnavailable counts searches whose provider did not embed the
+	// query.
+	VectorUnavailable int `json:"vectorUnavailable"`
+	// ZeroHit counts searches that returned no hit above the threshold.
+	ZeroHit      int      `json:"zeroHit"`
+	ZeroHitShare *float64 `json:"zeroHitShare"`
+	// LatencyP50Ms and LatencyP95Ms are nearest-rank percentiles: the
+	// smallest latency that at least 50% (95%) of the searches did not
+	// exceed, i.e. sorted[ceil(p·n) − 1].
+	LatencyP50Ms *float64 `json:"latencyP50Ms"`
+	LatencyP95Ms *float64 `json:"latencyP95Ms"`
+	// Votes counts every vote on these searches.
+	Votes int `json:"votes"`
+	// Judged counts votes on hits of rank ≤ k, Useful those that were
+	// "useful". PrecisionAtK = Useful / Judged: a hit nobody voted on is
+	// unknown, not irrelevant.
+	Judged       int      `json:"judged"`
+	Useful       int      `json:"useful"`
+	PrecisionAtK *float64 `json:"precisionAtK"`
+	// UsefulRanks is the rank distribution of "useful" votes, every rank:
+	// the right chunk at rank 7 says the weights are wrong, not the index.
+	UsefulRanks []RankCount `json:"usefulRanks"`
+}
+
+// RankCount is how many useful votes went to one rank.
+type RankCount struct {
+	Rank  int `json:"rank"`
+	Count int `json:"count"`
+}
+
+// MeasureQuery selects the window of GET /v1/measure. Every field is
+// optional: the daemon's defaults are the last seven days of every project,
+// and k = the default search limit.
+type MeasureQuery struct {
+	// Project names one project; "" means every project.
+	Project string
+	// Since and Until are RFC 3339 times or durations back from now ("7d",
+	// "36h").
+	Since, Until string
+	// K is the k of precision@k; 0 means the default.
+	K int
+}
+
+// Encode returns q as a query string, with its "?" ("" when q is empty).
+func (q MeasureQuery) Encode() string {
+	v := url.Values{}
+	for _, kv := range [][2]string{{"project", q.Project}, {"since", q.Since}, {"until", q.Until}} {
+		if kv[1] != "" {
+			v.Set(kv[0], kv[1])
+		}
+	}
+	if q.K != 0 {
+		v.Set("k", strconv.Itoa(q.K))
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
