@@ -1,15 +1,21 @@
 package daemon
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/search"
+	"github.com/ragd/ragd/source"
 )
 
 // Config is ragd's configuration file, TOML. DefaultConfig has every default;
@@ -46,13 +52,13 @@ type EmbeddingConfig struct {
 // SearchConfig: the fusion. The defaults are the seed's starting points, not
 // measurements: `ragd calibrate` finds better ones from data.
 type SearchConfig struct {
-	Fusion        string  `toml:"fusion"` // weighted | rrf
+	Fusion        string  `toml:"fusion"` // see search.Fusions
 	VectorWeight  float64 `toml:"vector_weight"`
 	LexicalWeight float64 `toml:"lexical_weight"`
 	Threshold     float64 `toml:"threshold"`
 	RRFK          int     `toml:"rrf_k"`
 	Candidates    int     `toml:"candidates"`
-	Normalization string  `toml:"normalization"` // saturate | max | minmax
+	Normalization string  `toml:"normalization"` // see search.Normalizations
 	Fill          bool    `toml:"fill"`
 	Limit         int     `toml:"limit"`
 }
@@ -87,82 +93,237 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // MarshalText writes the duration as "2s".
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
-// DefaultConfig returns every default.
+// Defaults the daemon adds to those of the packages it configures.
+const (
+	// DefaultMaxBodyBytes bounds a request body: a large event import fits,
+	// a runaway upload does not.
+	DefaultMaxBodyBytes = 8 << 20
+	// DefaultLogLevel: start and stop, warnings and failures, not every request.
+	DefaultLogLevel = "info"
+	// DefaultAutoDebounce is the quiet time before an auto-reindex runs: a
+	// burst of commits or appended messages becomes one reindex.
+	DefaultAutoDebounce = 2 * time.Second
+)
+
+// DefaultConfig returns every default. Each value is stated once, next to its
+// reason, in the package it configures (search, embedding, chunking, source)
+// or in the const block above; this only gathers them.
 func DefaultConfig() Config {
+	sc := search.DefaultConfig()
 	return Config{
-		Daemon: DaemonConfig{MaxBodyBytes: 8 << 20, LogLevel: "info"},
+		Daemon: DaemonConfig{MaxBodyBytes: DefaultMaxBodyBytes, LogLevel: DefaultLogLevel},
 		Embedding: EmbeddingConfig{
-			Model: "nomic-embed-text", Dims: 768, BatchSize: 32, Concurrency: 2,
-			IndexTimeout: Duration{60 * time.Second}, QueryTimeout: Duration{2 * time.Second},
+			Model: embedding.DefaultModel, Dims: embedding.DefaultDims,
+			BatchSize: embedding.DefaultBatchSize, Concurrency: embedding.DefaultConcurrency,
+			IndexTimeout: Duration{embedding.DefaultIndexTimeout}, QueryTimeout: Duration{embedding.DefaultQueryTimeout},
 		},
 		Search: SearchConfig{
-			Fusion: "weighted", VectorWeight: 0.6, LexicalWeight: 0.4, Threshold: 0.2,
-			RRFK: 60, Candidates: 12, Normalization: "saturate", Fill: false, Limit: 6,
+			Fusion: string(sc.Fusion), VectorWeight: sc.VectorWeight, LexicalWeight: sc.LexicalWeight,
+			Threshold: sc.Threshold, RRFK: sc.RRFK, Candidates: sc.Candidates,
+			Normalization: string(sc.Normalization), Fill: sc.Fill, Limit: search.DefaultLimit,
 		},
-		Chunking: ChunkingConfig{Target: 1200, Overlap: 150, Window: 200},
-		Index:    IndexConfig{MaxFileBytes: 1 << 20, AutoDebounce: Duration{2 * time.Second}},
+		Chunking: ChunkingConfig{Target: chunking.TargetRunes, Overlap: chunking.OverlapRunes, Window: chunking.WindowRunes},
+		Index:    IndexConfig{MaxFileBytes: source.DefaultMaxFileBytes, AutoDebounce: Duration{DefaultAutoDebounce}},
 	}
+}
+
+// Service returns the embedding package's configuration for c: the one
+// conversion every user of the [embedding] section goes through.
+func (c EmbeddingConfig) Service(logger *slog.Logger) embedding.Config {
+	return embedding.Config{
+		Host: c.Host, Model: c.Model, Dims: c.Dims,
+		BatchSize: c.BatchSize, Concurrency: c.Concurrency,
+		IndexTimeout: c.IndexTimeout.Duration, QueryTimeout: c.QueryTimeout.Duration,
+		DocumentPrefix: c.DocumentPrefix, QueryPrefix: c.QueryPrefix,
+		Logger: logger,
+	}
+}
+
+// Options returns the chunking package's options for c.
+func (c ChunkingConfig) Options() chunking.Options {
+	return chunking.Options{Target: c.Target, Overlap: c.Overlap, Window: c.Window}
 }
 
 // LoadConfig reads the configuration file at path over the defaults (a
 // missing file is the defaults), then applies the environment overrides.
 func LoadConfig(path string) (Config, error) {
+	cfg, _, err := LoadConfigSources(path)
+	return cfg, err
+}
+
+// LoadConfigSources is LoadConfig that also says where each setting came
+// from. An error names the file, the line and, for an unknown key, the
+// nearest known one.
+func LoadConfigSources(path string) (Config, Sources, error) {
 	cfg := DefaultConfig()
+	sources := Sources{}
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return cfg, fmt.Errorf("read config %s: %w", path, err)
+		return cfg, sources, fmt.Errorf("read config %s: %w", path, err)
 	default:
-		if err := ParseConfig(bytes.NewReader(b), &cfg); err != nil {
-			return cfg, fmt.Errorf("config %s: %w", path, err)
+		keys, err := parseConfig(b, &cfg)
+		if err != nil {
+			return cfg, sources, fmt.Errorf("config %s: %w", path, err)
+		}
+		for _, k := range keys {
+			sources[k] = SourceFile
 		}
 	}
-	if err := cfg.applyEnv(os.Getenv); err != nil {
-		return cfg, err
+	if err := cfg.applyEnv(os.Getenv, sources); err != nil {
+		return cfg, sources, err
 	}
-	return cfg, cfg.Validate()
+	return cfg, sources, cfg.Validate()
 }
 
 // ParseConfig decodes TOML from r over cfg, refusing unknown keys: a typo in
 // a weight's name must not silently keep the default.
 func ParseConfig(r io.Reader, cfg *Config) error {
-	md, err := toml.NewDecoder(r).Decode(cfg)
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}
-	if undec := md.Undecoded(); len(undec) > 0 {
-		return fmt.Errorf("unknown key %q", undec[0].String())
-	}
-	return nil
+	_, err = parseConfig(b, cfg)
+	return err
 }
 
-// Environment overrides, for one-off runs and tests.
+// parseConfig decodes b over cfg and returns the dotted keys it set.
+func parseConfig(b []byte, cfg *Config) ([]string, error) {
+	md, err := toml.Decode(string(b), cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+		}
+		return nil, err
+	}
+	if undec := md.Undecoded(); len(undec) > 0 {
+		key := undec[0].String()
+		msg := fmt.Sprintf("unknown key %q", key)
+		if line := keyLine(b, undec[0]); line > 0 {
+			msg = fmt.Sprintf("line %d: %s", line, msg)
+		}
+		if near := nearestKey(key); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		return nil, errors.New(msg + "; `ragd config --defaults` prints every key")
+	}
+	var keys []string
+	for _, k := range md.Keys() {
+		if len(k) == 2 {
+			keys = append(keys, k.String())
+		}
+	}
+	return keys, nil
+}
+
+// keyLine finds the line of key (section, name) in a TOML text, 0 if not
+// found: the decoder reports unknown keys without a position.
+func keyLine(b []byte, key toml.Key) int {
+	section := ""
+	for i, line := range strings.Split(string(b), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			section = strings.Trim(t, "[] ")
+			continue
+		}
+		name, _, ok := strings.Cut(t, "=")
+		if !ok {
+			continue
+		}
+		full := strings.Trim(strings.TrimSpace(name), `"`)
+		if section != "" {
+			full = section + "." + full
+		}
+		if full == key.String() {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// nearestKey returns the known key closest to key by edit distance, if it is
+// close enough to be a typo.
+func nearestKey(key string) string {
+	best, bestD := "", 4 // a typo is a few edits away, not a different word
+	for _, k := range configKeys() {
+		if d := editDistance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// configKeys lists every dotted key of Config.
+func configKeys() []string {
+	var keys []string
+	t := reflect.TypeOf(Config{})
+	for i := range t.NumField() {
+		st := t.Field(i).Type
+		for j := range st.NumField() {
+			keys = append(keys, t.Field(i).Tag.Get("toml")+"."+st.Field(j).Tag.Get("toml"))
+		}
+	}
+	return keys
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// Environment overrides, for one-off runs and tests, with the key each sets.
 var envOverrides = []struct {
-	name string
-	set  func(c *Config, v string) error
+	name, key string
+	set       func(c *Config, v string) error
 }{
-	{"RAGD_SOCKET", func(c *Config, v string) error { c.Daemon.Socket = v; return nil }},
-	{"RAGD_DB", func(c *Config, v string) error { c.Daemon.Database = v; return nil }},
-	{"RAGD_LOG_LEVEL", func(c *Config, v string) error { c.Daemon.LogLevel = v; return nil }},
-	{"OLLAMA_HOST", func(c *Config, v string) error {
+	{"RAGD_SOCKET", "daemon.socket", func(c *Config, v string) error { c.Daemon.Socket = v; return nil }},
+	{"RAGD_DB", "daemon.database", func(c *Config, v string) error { c.Daemon.Database = v; return nil }},
+	{"RAGD_LOG_LEVEL", "daemon.log_level", func(c *Config, v string) error { c.Daemon.LogLevel = v; return nil }},
+	{"OLLAMA_HOST", "embedding.host", func(c *Config, v string) error {
 		if c.Embedding.Host == "" {
 			c.Embedding.Host = v
 		}
 		return nil
 	}},
-	{"RAGD_OLLAMA_HOST", func(c *Config, v string) error { c.Embedding.Host = v; return nil }},
-	{"RAGD_MODEL", func(c *Config, v string) error { c.Embedding.Model = v; return nil }},
-	{"RAGD_DIMS", func(c *Config, v string) (err error) { c.Embedding.Dims, err = strconv.Atoi(v); return }},
-	{"RAGD_FUSION", func(c *Config, v string) error { c.Search.Fusion = v; return nil }},
+	{"RAGD_OLLAMA_HOST", "embedding.host", func(c *Config, v string) error { c.Embedding.Host = v; return nil }},
+	{"RAGD_MODEL", "embedding.model", func(c *Config, v string) error { c.Embedding.Model = v; return nil }},
+	{"RAGD_DIMS", "embedding.dims", func(c *Config, v string) (err error) { c.Embedding.Dims, err = strconv.Atoi(v); return }},
+	{"RAGD_FUSION", "search.fusion", func(c *Config, v string) error { c.Search.Fusion = v; return nil }},
 }
 
-func (c *Config) applyEnv(getenv func(string) string) error {
+func (c *Config) applyEnv(getenv func(string) string, sources Sources) error {
 	for _, o := range envOverrides {
-		if v := getenv(o.name); v != "" {
-			if err := o.set(c, v); err != nil {
-				return fmt.Errorf("environment %s=%q: %w", o.name, v, err)
-			}
+		v := getenv(o.name)
+		if v == "" {
+			continue
+		}
+		// OLLAMA_HOST only fills an empty host.
+		if o.name == "OLLAMA_HOST" && c.Embedding.Host != "" {
+			continue
+		}
+		if err := o.set(c, v); err != nil {
+			return fmt.Errorf("environment %s=%q: %w", o.name, v, err)
+		}
+		if sources != nil {
+			sources[o.key] = "env " + o.name
 		}
 	}
 	return nil
@@ -185,48 +346,5 @@ func (c *Config) Validate() error {
 }
 
 // ConfigTemplate is the documented configuration file with every default
-// written out. Keep it in step with DefaultConfig (a test checks).
-const ConfigTemplate = `# ragd configuration ($XDG_CONFIG_HOME/ragd/config.toml).
-# Every key is shown with its default; delete what you do not change.
-# Environment overrides: RAGD_SOCKET, RAGD_DB, RAGD_LOG_LEVEL, OLLAMA_HOST
-# (used when embedding.host is empty), RAGD_OLLAMA_HOST, RAGD_MODEL, RAGD_DIMS,
-# RAGD_FUSION.
-
-[daemon]
-socket = ""               # "" = $XDG_RUNTIME_DIR/ragd/ragd.sock (else $XDG_STATE_HOME/ragd/run/)
-database = ""             # "" = $XDG_DATA_HOME/ragd/ragd.db
-max_body_bytes = 8388608  # larger request bodies get 413
-log_level = "info"        # debug, info, warn, error
-
-[embedding]
-host = ""                 # "" = $OLLAMA_HOST, else http://127.0.0.1:11434
-model = "nomic-embed-text"
-dims = 768                # the model's vector length; model + dims = the embedding space
-batch_size = 32           # texts per /api/embed request
-concurrency = 2           # requests in flight while indexing
-index_timeout = "1m0s"    # per batch while indexing
-query_timeout = "2s"      # a search answers lexical-only after this
-# document_prefix = "search_document: "   # unset = the model's known convention
-# query_prefix = "search_query: "
-
-[search]
-fusion = "weighted"       # weighted | rrf
-vector_weight = 0.6       # weighted: score = vector_weight*vector + lexical_weight*lexical
-lexical_weight = 0.4
-threshold = 0.2           # weighted: hits below are dropped
-rrf_k = 60                # rrf: score = sum of 1/(rrf_k + rank)
-candidates = 12           # candidates per signal
-normalization = "saturate" # lexical scale: saturate s/(s+1) | max | minmax
-fill = false              # score every candidate on both signals
-limit = 6                 # hits per answer when the request gives none (1..20)
-
-[chunking]
-target = 1200             # characters per chunk
-overlap = 150             # characters repeated from the previous chunk
-window = 200              # look-around for a paragraph or word break
-
-[index]
-max_file_bytes = 1048576  # larger docs are skipped and reported
-work_tree = false         # read docs from the working tree instead of HEAD
-auto_debounce = "2s"      # quiet time before an opt-in auto-reindex runs
-`
+// written out: Template of DefaultConfig.
+var ConfigTemplate = Template(DefaultConfig(), nil)

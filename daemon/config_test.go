@@ -113,7 +113,9 @@ func TestLoadConfig_Errors(t *testing.T) {
 		env        map[string]string
 		want       []string // parts of the error
 	}{
-		{"unknown key", "[search]\nvector_wieght = 0.5\n", nil, []string{`"search.vector_wieght"`, "unknown key"}},
+		{"unknown key", "[search]\nvector_wieght = 0.5\n", nil, []string{`"search.vector_wieght"`, "unknown key", "line 2", `did you mean "search.vector_weight"`}},
+		{"typo of limit", "[search]\nfusion = \"rrf\"\n\nlimt = 5\n", nil, []string{"line 4", `"search.limt"`, `did you mean "search.limit"`, "ragd config --defaults"}},
+		{"syntax error has its line", "[search]\nfusion = \"rrf\"\nthreshold = = 1\n", nil, []string{"line 3"}},
 		{"unknown section", "[serach]\nfusion = \"rrf\"\n", nil, []string{`"serach`, "unknown key"}},
 		{"unknown top-level key", "socket = \"/tmp/x\"\n", nil, []string{`"socket"`}},
 		{"wrong type", "[embedding]\ndims = \"768\"\n", nil, []string{"dims"}},
@@ -189,5 +191,38 @@ func collectKeys(t reflect.Type, prefix string, keys *[]string) {
 			continue
 		}
 		*keys = append(*keys, name)
+	}
+}
+
+func TestLoadConfigSources(t *testing.T) {
+	clearEnv(t)
+	path := writeConfig(t, "[search]\nfusion = \"rrf\"\nrrf_k = 30\n")
+	t.Setenv("RAGD_MODEL", "all-minilm")
+	cfg, src, err := daemon.LoadConfigSources(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Search.Fusion != "rrf" || cfg.Search.RRFK != 30 || cfg.Embedding.Model != "all-minilm" {
+		t.Fatalf("config %+v", cfg)
+	}
+	for key, want := range map[string]string{
+		"search.fusion": "file", "search.rrf_k": "file", "embedding.model": "env RAGD_MODEL",
+		"search.threshold": "default", "daemon.socket": "default",
+	} {
+		if got := src.Of(key); got != want {
+			t.Errorf("source of %s = %q, want %q", key, got, want)
+		}
+	}
+	// The effective template shows the values in force and their sources,
+	// and parses back to the same configuration.
+	text := daemon.Template(cfg, src)
+	for _, want := range []string{`fusion = "rrf"`, "[file]", `model = "all-minilm"`, "[env RAGD_MODEL]", "[default]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("effective template lacks %q:\n%s", want, text)
+		}
+	}
+	back := daemon.DefaultConfig()
+	if err := daemon.ParseConfig(strings.NewReader(text), &back); err != nil || !reflect.DeepEqual(back, cfg) {
+		t.Errorf("effective template parses to %+v (%v), want %+v", back, err, cfg)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
@@ -111,20 +110,14 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	} else if n > 0 {
 		d.logger.Warn("marked interrupted index runs as failed", "runs", n)
 	}
-	d.embedder, err = embedding.New(embedding.Config{
-		Host: cfg.Embedding.Host, Model: cfg.Embedding.Model, Dims: cfg.Embedding.Dims,
-		BatchSize: cfg.Embedding.BatchSize, Concurrency: cfg.Embedding.Concurrency,
-		IndexTimeout: cfg.Embedding.IndexTimeout.Duration, QueryTimeout: cfg.Embedding.QueryTimeout.Duration,
-		DocumentPrefix: cfg.Embedding.DocumentPrefix, QueryPrefix: cfg.Embedding.QueryPrefix,
-		Logger: opt.Logger,
-	}, d.store)
+	d.embedder, err = embedding.New(cfg.Embedding.Service(opt.Logger), d.store)
 	if err != nil {
 		return nil, fmt.Errorf("embedding configuration: %w", err)
 	}
 	d.indexer = &index.Indexer{
 		Store:    d.store,
 		Embedder: d.embedder,
-		Chunking: chunking.Options{Target: cfg.Chunking.Target, Overlap: cfg.Chunking.Overlap, Window: cfg.Chunking.Window},
+		Chunking: cfg.Chunking.Options(),
 		Source:   source.Options{MaxFileBytes: cfg.Index.MaxFileBytes, WorkTree: cfg.Index.WorkTree},
 		Logger:   opt.Logger,
 	}

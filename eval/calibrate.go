@@ -33,7 +33,7 @@ type Grid struct {
 func DefaultGrid() Grid {
 	g := Grid{
 		Thresholds:     []float64{0, 0.1, 0.2, 0.3},
-		Normalizations: []search.Normalization{search.NormSaturate, search.NormMax, search.NormMinMax},
+		Normalizations: slices.Clone(search.Normalizations),
 		Fills:          []bool{false, true},
 		RRFKs:          []int{10, 30, 60, 100},
 		Depths:         []int{12, 25, 50, 100},

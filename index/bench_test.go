@@ -28,10 +28,10 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 func sharedDir() string {
@@ -237,11 +237,11 @@ func BenchmarkIndex(b *testing.B) {
 				peak := startPeak()
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
-					s := openStoreAt(b, filepath.Join(b.TempDir(), fmt.Sprint("ragd", i, ".db")), store.DefaultDims)
+					s := openStoreAt(b, filepath.Join(b.TempDir(), fmt.Sprint("ragd", i, ".db")), embedding.DefaultDims)
 					p := addProject(b, s, "p", r.dir)
 					ix := newIndexer(s, nil)
 					if srv != nil {
-						ix.Embedder = service(b, srv.URL, s, store.DefaultDims)
+						ix.Embedder = service(b, srv.URL, s, embedding.DefaultDims)
 					}
 					b.StartTimer()
 					rep := reindex(b, ix, p, "docs", "adr")
@@ -270,9 +270,9 @@ func BenchmarkIndex(b *testing.B) {
 func BenchmarkReindexUnchanged(b *testing.B) {
 	for _, r := range benchRepos(b, b.TempDir()) {
 		b.Run(r.name, func(b *testing.B) {
-			s := openStoreAt(b, filepath.Join(b.TempDir(), "ragd.db"), store.DefaultDims)
+			s := openStoreAt(b, filepath.Join(b.TempDir(), "ragd.db"), embedding.DefaultDims)
 			srv := ollamatest.NewServer(b, ollamatest.Options{})
-			ix := newIndexer(s, service(b, srv.URL, s, store.DefaultDims))
+			ix := newIndexer(s, service(b, srv.URL, s, embedding.DefaultDims))
 			p := addProject(b, s, "p", r.dir)
 
 			peak := startPeak()

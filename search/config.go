@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Fusion names how the vector and lexical candidate lists become one ranking.
@@ -112,12 +115,45 @@ func DefaultConfig() Config {
 	}
 }
 
+// Fusions lists every fusion, the default first. Validation, help texts, the
+// configuration template and evaluation derive from it: a new fusion is a
+// constant, an entry here and its case in Fuse.
+var Fusions = []Fusion{FusionWeighted, FusionRRF}
+
+// Normalizations lists every lexical normalisation, the default first; the
+// calibration grid tries each.
+var Normalizations = []Normalization{NormSaturate, NormMax, NormMinMax}
+
 // ValidFusion reports whether f names a fusion.
-func ValidFusion(f Fusion) bool { return f == FusionWeighted || f == FusionRRF }
+func ValidFusion(f Fusion) bool { return slices.Contains(Fusions, f) }
 
 // ValidNormalization reports whether n names a normalisation.
-func ValidNormalization(n Normalization) bool {
-	return n == NormSaturate || n == NormMax || n == NormMinMax
+func ValidNormalization(n Normalization) bool { return slices.Contains(Normalizations, n) }
+
+// FusionChoices lists the fusions for a help text: "weighted | rrf".
+func FusionChoices() string { return choices(Fusions, " | ") }
+
+// NormalizationChoices lists the normalisations for a help text.
+func NormalizationChoices() string { return choices(Normalizations, " | ") }
+
+func choices[T ~string](xs []T, sep string) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
+	}
+	return strings.Join(s, sep)
+}
+
+// oneOf lists xs quoted for an error message: "a", "b" or "c".
+func oneOf[T ~string](xs []T) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(string(x))
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // Validate reports every problem of c at once, each naming the field and the
@@ -125,10 +161,10 @@ func ValidNormalization(n Normalization) bool {
 func (c Config) Validate() error {
 	var errs []error
 	if !ValidFusion(c.Fusion) {
-		errs = append(errs, fmt.Errorf("fusion %q: want %q or %q", c.Fusion, FusionWeighted, FusionRRF))
+		errs = append(errs, fmt.Errorf("fusion %q: want %s", c.Fusion, oneOf(Fusions)))
 	}
 	if !ValidNormalization(c.Normalization) {
-		errs = append(errs, fmt.Errorf("normalization %q: want %q, %q or %q", c.Normalization, NormSaturate, NormMax, NormMinMax))
+		errs = append(errs, fmt.Errorf("normalization %q: want %s", c.Normalization, oneOf(Normalizations)))
 	}
 	for _, w := range []struct {
 		name string

@@ -150,7 +150,7 @@ func (s *Searcher) validate(req Request) (request, error) {
 	}
 	if req.Fusion != "" {
 		if !ValidFusion(req.Fusion) {
-			return r, fmt.Errorf("%w: unknown fusion %q, want %q or %q", ragd.ErrInvalid, req.Fusion, FusionWeighted, FusionRRF)
+			return r, fmt.Errorf("%w: unknown fusion %q, want %s", ragd.ErrInvalid, req.Fusion, oneOf(Fusions))
 		}
 		r.cfg.Fusion = req.Fusion
 		if err := r.cfg.Validate(); err != nil {

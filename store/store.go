@@ -53,10 +53,6 @@ const mmapSize = 16 << 30
 
 // Defaults for Options.
 const (
-	// DefaultDims is nomic-embed-text's dimension, the default embedding space.
-	DefaultDims = 768
-	// DefaultSpace names the default embedding space (model/dims).
-	DefaultSpace = "nomic-embed-text/768"
 	// DefaultBusyTimeout is how long a writer waits for another before failing:
 	// long enough to sit out a reindex's replace transaction.
 	DefaultBusyTimeout = 10 * time.Second
@@ -76,9 +72,10 @@ var (
 // Options configure Open.
 type Options struct {
 	// Space names the embedding space of the vectors (model/dims), e.g.
-	// "nomic-embed-text/768". Optional: DefaultSpace.
+	// "nomic-embed-text/768". Required: the embedding package owns the
+	// default model, and a store never guesses one.
 	Space string
-	// Dims is the vector length of Space. Optional: DefaultDims.
+	// Dims is the vector length of Space. Required.
 	Dims int
 	// ResetSpace drops every stored vector when the database holds another
 	// space, instead of refusing to open. Chunks stay (lexical search keeps
@@ -113,10 +110,7 @@ type Store struct {
 // makes sure the vector table matches the configured embedding space.
 func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	if opt.Space == "" {
-		opt.Space = DefaultSpace
-	}
-	if opt.Dims == 0 {
-		opt.Dims = DefaultDims
+		return nil, fmt.Errorf("open store %s: no embedding space given", path)
 	}
 	if opt.Dims < 1 || opt.Dims > 8192 {
 		return nil, fmt.Errorf("open store %s: embedding dimensions %d out of range 1..8192", path, opt.Dims)

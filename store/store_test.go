@@ -146,13 +146,13 @@ func TestOpen_BadInput(t *testing.T) {
 		if err := os.WriteFile(path, []byte(strings.Repeat("this is not sqlite\n", 500)), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Open(ctx, path, Options{Dims: 4})
+		_, err := Open(ctx, path, Options{Space: "test/4", Dims: 4})
 		if !errors.Is(err, ErrNotDatabase) || !strings.Contains(err.Error(), path) {
 			t.Fatalf("err = %v, want ErrNotDatabase naming %s", err, path)
 		}
 	})
 	t.Run("directory", func(t *testing.T) {
-		_, err := Open(ctx, dir, Options{Dims: 4})
+		_, err := Open(ctx, dir, Options{Space: "test/4", Dims: 4})
 		if err == nil || !strings.Contains(err.Error(), "directory") {
 			t.Fatalf("err = %v", err)
 		}
@@ -163,7 +163,7 @@ func TestOpen_BadInput(t *testing.T) {
 			// one can create a directory in.
 			file := filepath.Join(dir, "plainfile")
 			os.WriteFile(file, nil, 0o600)
-			_, err := Open(ctx, filepath.Join(file, "sub", "ragd.db"), Options{Dims: 4})
+			_, err := Open(ctx, filepath.Join(file, "sub", "ragd.db"), Options{Space: "test/4", Dims: 4})
 			if err == nil || !strings.Contains(err.Error(), file) {
 				t.Fatalf("err = %v", err)
 			}
@@ -171,13 +171,13 @@ func TestOpen_BadInput(t *testing.T) {
 		}
 		ro := filepath.Join(dir, "ro")
 		os.Mkdir(ro, 0o500)
-		_, err := Open(ctx, filepath.Join(ro, "ragd.db"), Options{Dims: 4})
+		_, err := Open(ctx, filepath.Join(ro, "ragd.db"), Options{Space: "test/4", Dims: 4})
 		if err == nil || !strings.Contains(err.Error(), "not writable") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("dims out of range", func(t *testing.T) {
-		if _, err := Open(ctx, filepath.Join(dir, "x.db"), Options{Dims: -3}); err == nil {
+		if _, err := Open(ctx, filepath.Join(dir, "x.db"), Options{Space: "test/-3", Dims: -3}); err == nil {
 			t.Fatal("no error")
 		}
 	})
