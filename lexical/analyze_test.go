@@ -131,8 +131,8 @@ func TestAnalyze_Normalisation(t *testing.T) {
 		{"Ação AÇÃO acao", "acao acao acao"},
 		{"Ёж ёж еж", "еж еж еж"},
 		{"Straße", "strasse"},
-		{"e\u0301te\u0301 été", "ete ete"},     // decomposed and composed accents
-		{"Ｆｕｌｌ ﬁle ²", "full file 2"},          // NFKC: full width, ligature
+		{"e\u0301te\u0301 été", "ete ete"},                         // decomposed and composed accents
+		{"Ｆｕｌｌ ﬁle ²", "full file 2"},                              // NFKC: full width, ligature
 		{"project_id e-mail nDCG@10", "project id e mail ndcg 10"}, // unicode61's split
 		{"Ωμέγα", "ωμεγα"},
 		{"हिन्दी", "हिन्दी"}, // Devanagari vowel signs are kept
