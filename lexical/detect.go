@@ -26,10 +26,11 @@ const (
 	// the text Simple: no stemmer fits it, and bigrams serve it in any
 	// language.
 	unspacedShare = 0.5
-	// fullEvidence is the number of stop-word hits at which the margin
-	// between the Latin languages is trusted in full; fewer scale the
+	// fullEvidence is the number of telling stop words (listed by one
+	// language only) at which the lead between the Latin languages is
+	// trusted in full: a paragraph holds about ten. Fewer scale the
 	// confidence down.
-	fullEvidence = 30
+	fullEvidence = 10
 )
 
 // Detect guesses the language of a sample of a project's text, as a
@@ -38,10 +39,13 @@ const (
 //   - mostly Han, kana, Thai…: Simple (no stemmer applies);
 //   - more Cyrillic letters than Latin ones: Russian;
 //   - otherwise the Latin-script language whose stop words occur most,
-//     each word counted shared among the languages that list it.
+//     counting only the stop words that one language alone lists.
 //
-// Confidence is the winner's share of the evidence (letters for scripts,
-// stop-word hits for Latin languages), scaled down for small samples. A
+// Confidence is the winner's share of the letters for scripts, and for
+// Latin languages its lead over the runner-up relative to its own score
+// (Portuguese and Spanish share many stop words, so a share of the hits
+// would stay low even when the lead is clear), scaled down for small
+// samples. A
 // sample without evidence gives DefaultLanguage with confidence 0.
 func Detect(sample string) Detection {
 	if len(sample) > maxDetectBytes {
@@ -97,26 +101,28 @@ func detectLatin(sample string) Detection {
 	score := map[Language]float64{}
 	hits := 0
 	for w := range strings.FieldsFuncSeq(sample, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		// A word listed by several languages (de, que, a) tells them
+		// nothing apart.
 		owners := stopOwners[strings.ToLower(w)]
-		if len(owners) == 0 {
+		if len(owners) != 1 {
 			continue
 		}
 		hits++
-		for _, l := range owners {
-			score[l] += 1 / float64(len(owners))
-		}
+		score[owners[0]]++
 	}
 	if hits == 0 {
 		return Detection{Language: DefaultLanguage}
 	}
-	best, total := DefaultLanguage, 0.0
-	for _, l := range latinLanguages { // fixed order: ties go to the first
-		total += score[l]
-		if score[l] > score[best] {
-			best = l
+	best, second := DefaultLanguage, 0.0
+	for _, l := range latinLanguages[1:] { // fixed order: ties go to English
+		switch {
+		case score[l] > score[best]:
+			second, best = score[best], l
+		case score[l] > second:
+			second = score[l]
 		}
 	}
-	conf := score[best] / total
+	conf := (score[best] - second) / score[best]
 	if hits < fullEvidence {
 		conf *= float64(hits) / fullEvidence
 	}
