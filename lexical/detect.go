@@ -45,8 +45,8 @@ const (
 // Latin languages its lead over the runner-up relative to its own score
 // (Portuguese and Spanish share many stop words, so a share of the hits
 // would stay low even when the lead is clear), scaled down for small
-// samples. A
-// sample without evidence gives DefaultLanguage with confidence 0.
+// samples. A sample without evidence gives DefaultLanguage with
+// confidence 0.
 func Detect(sample string) Detection {
 	if len(sample) > maxDetectBytes {
 		// A rune cut in half decodes as an error rune: not a letter.
