@@ -350,7 +350,10 @@ func TestSymlinks(t *testing.T) {
 		"docs/root.md":      "..",                   // the top level
 		"docs/image.png":    "../README.md",         // not markdown: ignored
 		"docs/through.md":   "notes/n.md",           // through a link: not followed
-		"docs/other.txt":    "/etc/passwd",          // not markdown: ignored
+		"docs/other.txt":    "/etc/passwd",          // not markdown, but leaves the repository: listed
+		"docs/etclink":      "/etc",                 // a folder outside: listed
+		"docs/up":           "../..",                // a folder above the repository: listed
+		"docs/tool":         "../notes/n.md",        // not markdown, inside: ignored
 		"docs/self/loop.md": "loop.md",              // points at itself
 		"docs/escape.md":    "../docs/../../x.md",   // back into docs on the way, then out
 		"docs/back-in.md":   "../docs/../README.md", // leaves docs, stays in the repository
@@ -376,6 +379,11 @@ func TestSymlinks(t *testing.T) {
 		"docs/notes":        ReasonLinkToDir,
 		"docs/adr-link.md":  ReasonLinkToDir,
 		"docs/root.md":      ReasonLinkToDir,
+		// Links leaving the repository may name a folder of documents;
+		// ragd does not look outside to find out, so it lists them all.
+		"docs/other.txt": ReasonLinkAbsolute,
+		"docs/etclink":   ReasonLinkAbsolute,
+		"docs/up":        ReasonLinkOutside,
 	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {

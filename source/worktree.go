@@ -188,7 +188,10 @@ func (w *wtReader) symlink(p string) error {
 	}
 	tp, reason := linkTarget(p, filepath.ToSlash(target))
 	if reason != "" {
-		if markdown {
+		// Any link that leaves the repository is listed: it may name a
+		// folder of documents, and ragd does not look outside the
+		// repository to find out.
+		if markdown || reason == ReasonLinkAbsolute || reason == ReasonLinkOutside {
 			w.skip(p, reason, 0)
 		}
 		return nil
