@@ -36,6 +36,9 @@
 //   - Git LFS pointer files (content not in the repository) and files
 //     larger than Options.MaxFileBytes (default 1 MiB) are listed in
 //     Tree.Skipped;
+//   - content that is not text, whatever the file's name (a NUL byte, or
+//     more than a quarter of its bytes not valid UTF-8), is listed in
+//     Tree.Skipped; text with a few stray bytes is read as it is;
 //   - objects missing from the object store (a partial clone) are listed in
 //     Tree.Skipped.
 //

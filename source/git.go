@@ -51,7 +51,8 @@ type File struct {
 	Path string
 	// Scope is ScopeADR or ScopeDocs.
 	Scope string
-	// Content is the file's bytes as stored, not checked for UTF-8.
+	// Content is the file's bytes as stored: text, but not checked to be
+	// valid UTF-8 (see ReasonBinary for what is refused).
 	Content []byte
 	// Blob is the git blob hash of the content, "" in work-tree mode.
 	Blob string
@@ -243,6 +244,10 @@ func (tr *treeReader) blob(p string, h plumbing.Hash) error {
 	}
 	if size, ok := lfsPointer(content); ok {
 		tr.skip(p, ReasonLFSPointer, size)
+		return nil
+	}
+	if isBinary(content) {
+		tr.skip(p, ReasonBinary, 0)
 		return nil
 	}
 	tr.out.Files = append(tr.out.Files, File{Path: p, Scope: scope, Content: content, Blob: h.String()})

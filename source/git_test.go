@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -395,6 +396,46 @@ func TestSymlinks(t *testing.T) {
 					t.Errorf("link read with blob %s, want README.md's", f.Blob)
 				}
 			}
+		})
+	}
+}
+
+// TestBinarySkipped checks that content that is not text, whatever its
+// name, is skipped with a reason rather than indexed as U+FFFD (issue 11
+// #12), and that text with a few stray bytes is still read.
+func TestBinarySkipped(t *testing.T) {
+	random := make([]byte, 200<<10)
+	rand.New(rand.NewSource(12)).Read(random)
+	utf16 := []byte{0xff, 0xfe}
+	for _, c := range "# Notes\n\nwritten by an editor in UTF-16\n" {
+		utf16 = append(utf16, byte(c), 0)
+	}
+	latin1 := "# Caf\xe9\n\nUne d\xe9cision prise \xe0 la r\xe9union, not re-encoded.\n"
+	r := gittest.New(t)
+	r.Commit(t, "binary", map[string]string{
+		"docs/random.md":  string(random),
+		"docs/utf16.md":   string(utf16),
+		"docs/dump.md":    "# Title\n\x00\x00\x00\x01\x02 a dump\n",
+		"docs/latin1.md":  latin1,
+		"docs/adr/ok.md":  "# Decision\n\nplain text\n",
+		"docs/image.png":  string(random[:1000]), // not markdown: not read at all
+		"docs/empty.md":   "",
+		"docs/unicode.md": "# Décision 👩‍💻\n\nрешение, ação\n",
+	})
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			tree := readDocs(t, r.Dir, m.opt)
+			equalMaps(t, "skipped", skipped(tree), map[string]string{
+				"docs/random.md": ReasonBinary,
+				"docs/utf16.md":  ReasonBinary,
+				"docs/dump.md":   ReasonBinary,
+			})
+			equalMaps(t, "files", files(tree), map[string]string{
+				"docs/latin1.md":  "docs:" + latin1,
+				"docs/adr/ok.md":  "adr:# Decision\n\nplain text\n",
+				"docs/empty.md":   "docs:",
+				"docs/unicode.md": "docs:# Décision 👩‍💻\n\nрешение, ação\n",
+			})
 		})
 	}
 }

@@ -175,6 +175,10 @@ func (w *wtReader) file(p, src string) error {
 		w.skip(p, ReasonLFSPointer, size)
 		return nil
 	}
+	if isBinary(content) {
+		w.skip(p, ReasonBinary, 0)
+		return nil
+	}
 	w.out.Files = append(w.out.Files, File{Path: p, Scope: scope, Content: content})
 	return nil
 }
