@@ -125,6 +125,11 @@ type EmbeddingReport struct {
 	// Calls counts requests to the provider.
 	Calls  int    `json:"calls"`
 	Reason string `json:"reason,omitempty"`
+	// ProviderDown is set when the provider was found down during this
+	// reindex (timeout, connection refused, model missing…): from then on
+	// it was not asked again, and the remaining chunks were written
+	// lexical only.
+	ProviderDown bool `json:"providerDown,omitempty"`
 }
 
 // Input is a source that was skipped or altered, and why: a file (Path) or

@@ -74,6 +74,7 @@ func TestPathologicalMarkdown(t *testing.T) {
 		"unclosed fence":        "# T\n\n```\n" + strings.Repeat("# not a heading\n", 10_000),
 		"unclosed html":         "<div>\n" + strings.Repeat("# no\n", 10_000),
 		"binary-looking":        strings.Repeat("\x00\x01\xff\xfe#\n", 50_000),
+		"deeply nested list":    string(nestedList(1000)) + "# After\n",
 	}
 	for name, src := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -100,6 +101,8 @@ func TestTamedHeadings(t *testing.T) {
 		{"reference definition resolves in a heading", "## [Unreleased]\n\nx\n\n[Unreleased]: https://example.com\n", []string{"Unreleased"}, "t"},
 		{"undefined reference stays bracketed", "## [WIP] Design\n", []string{"[WIP] Design"}, "t"},
 		{"definitions past the run limit", strings.Repeat("[a]: /a\n", 2*maxRefRun) + "\n# [a]\n", []string{""}, "a"},
+		{"deep indentation keeps an html block open", "<div>\n" + strings.Repeat(" ", 3*maxIndent) + "text\n# in the block\n\n# Top\n", []string{""}, "Top"},
+		{"a deep list ends at a heading", string(nestedList(300)) + "# Top\n## After\nx\n", []string{"", "After"}, "Top"},
 		{"heading text that looks like a list", "# 1. *Scope*\n## - `dash`\n", []string{"", "- dash"}, "1. Scope"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,6 +127,58 @@ func TestTamedHeadings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTameBoundsIndentation checks that the parser never sees a line
+// indented, with its container markers, past maxIndent columns (issue 11
+// #11: a list nested one level per line made goldmark cubic in the depth),
+// and that tame keeps what decides the top-level structure: the length,
+// which lines are blank, and the text of lines indented less.
+func TestTameBoundsIndentation(t *testing.T) {
+	for name, src := range map[string]string{
+		"nested list":            string(nestedList(1000)),
+		"nested list with tabs":  strings.ReplaceAll(string(nestedList(300)), "    ", "\t"),
+		"quotes then indented":   strings.Repeat(strings.Repeat("> ", maxNesting)+strings.Repeat(" ", 4*maxIndent)+"- deep\n", 50),
+		"deep blank lines":       strings.Repeat("- a\n"+strings.Repeat(" ", 3*maxIndent)+"\n", 50),
+		"html block goes on":     "<div>\n" + strings.Repeat(" ", 3*maxIndent) + "text\n# in the block\n\n# Top\n",
+		"ordered nested in tabs": strings.Repeat("\t", 2*maxIndent) + "1) x\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := tame([]byte(src))
+			if len(got) != len(src) {
+				t.Fatalf("tame changed the length: %d, want %d", len(got), len(src))
+			}
+			lines, orig := strings.Split(string(got), "\n"), strings.Split(src, "\n")
+			for i, line := range lines {
+				if col, text := prefixColumns(line); text && col > maxIndent {
+					t.Fatalf("line %d: the parser sees text %d columns in, want at most %d", i, col, maxIndent)
+				}
+				if blank := strings.TrimSpace(line) == ""; blank != (strings.TrimSpace(orig[i]) == "") {
+					t.Fatalf("line %d: blank %v, was %v", i, blank, !blank)
+				}
+				if col, _ := prefixColumns(orig[i]); col < maxIndent && line != orig[i] {
+					t.Fatalf("line %d changed: %q", i, line)
+				}
+			}
+		})
+	}
+}
+
+// prefixColumns is the width in columns of line's leading white space and
+// container-marker characters (tabs to the next multiple of four), and
+// whether text follows them.
+func prefixColumns(line string) (col int, text bool) {
+	for _, c := range line {
+		switch {
+		case c == '\t':
+			col += 4 - col%4
+		case strings.ContainsRune(" \r>-+*.)0123456789", c):
+			col++
+		default:
+			return col, true
+		}
+	}
+	return col, false
 }
 
 func TestTame(t *testing.T) {

@@ -133,3 +133,32 @@ func BenchmarkText(b *testing.B) {
 		}
 	}
 }
+
+// nestedList returns a list nested levels deep, one item per line, each
+// indented two columns more than its parent: about levels² bytes. It made
+// goldmark's parser superlinear (issue 11 #11) before tame bounded the
+// indentation it sees.
+func nestedList(levels int) []byte {
+	var b bytes.Buffer
+	for i := range levels {
+		b.WriteString(strings.Repeat("  ", i))
+		fmt.Fprintf(&b, "- item %d\n", i)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkMarkdownNestedList chunks lists 1,000 and 2,000 levels deep (1
+// and 4 MB): per byte, the deeper must cost about what the shallower does.
+func BenchmarkMarkdownNestedList(b *testing.B) {
+	for _, levels := range []int{1000, 2000} {
+		b.Run(fmt.Sprintf("levels=%d", levels), func(b *testing.B) {
+			src := nestedList(levels)
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if _, err := Markdown(src, "nested.md", DefaultOptions()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

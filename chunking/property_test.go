@@ -241,6 +241,8 @@ func addSeeds(f *testing.F) {
 		"a\r\n\r\nb\r\n# H\r\n", "\xff\xfe\x00# bad\x00\n\xc3", "caf\u00e9 cafe\u0301 👩\u200d💻 🇵🇹",
 		"Ёлка " + strings.Repeat("слово ", 50), strings.Repeat("x", 300), strings.Repeat("\u0301", 100),
 		"| a | b |\n|---|---|\n| 1 | 2 |\n", "# `code` *em* [l](u) <b>x</b> &amp;\n",
+		// A list nested one level per line: goldmark was cubic in its depth.
+		string(nestedList(200)) + "# After\n", "<div>\n" + strings.Repeat(" ", 300) + "text\n# no\n",
 	} {
 		f.Add([]byte(s), uint16(0), uint16(0), uint16(0))
 		f.Add([]byte(s), uint16(30), uint16(7), uint16(9))

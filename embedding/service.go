@@ -44,6 +44,13 @@ type Result struct {
 	// some texts did get vectors it ends with how many did not, e.g.
 	// "timeout after 60s (64 of 100 texts not embedded)".
 	Reason string
+	// Cause is the failure alone, without the count Reason may end with:
+	// for a caller that adds up several Results and counts itself.
+	Cause string
+	// ProviderDown is set when a failure was about the provider rather than
+	// the texts sent (unreachable, timed out, model missing, authorization
+	// refused, wrong dims): a request now would fail the same way.
+	ProviderDown bool
 	// Embedded counts texts whose vector came from the provider, Cached those
 	// from the cache, Skipped blank texts, Failed texts without a vector.
 	// They add up to len(Vectors).
@@ -151,6 +158,7 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 		return res
 	}
 	if s.modelReason != "" {
+		res.ProviderDown = true
 		return s.finish(res, jobs, s.modelReason)
 	}
 
@@ -198,6 +206,7 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 		if reason == "" {
 			reason = o.reason // batch order, so the first failure is reported
 		}
+		res.ProviderDown = res.ProviderDown || o.fatal
 		for i, v := range o.vecs {
 			if v != nil {
 				batches[b][i].vec = v
@@ -371,6 +380,7 @@ func (s *Service) finish(res Result, jobs []*job, reason string) Result {
 	if reason == "" {
 		reason = "embedding failed" // unreachable in practice: every failure has a reason
 	}
+	res.Cause = reason
 	if got := res.Embedded + res.Cached; got > 0 {
 		reason = fmt.Sprintf("%s (%d of %d texts not embedded)", reason, res.Failed, res.Failed+got)
 	}
@@ -388,6 +398,7 @@ func cancelled(ctx context.Context, res Result) Result {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		res.Reason = "cancelled: the caller's deadline passed"
 	}
+	res.Cause, res.ProviderDown = res.Reason, false
 	return res
 }
 

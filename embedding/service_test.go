@@ -73,6 +73,9 @@ func wantFailed(t *testing.T, r embedding.Result, reason string) {
 	if r.Embedded != 0 || r.Cached != 0 || r.Failed != len(r.Vectors)-r.Skipped {
 		t.Fatalf("counts: %+v", r)
 	}
+	if r.Cause != reason {
+		t.Fatalf("Cause=%q, want %q: nothing embedded, no count", r.Cause, reason)
+	}
 }
 
 func TestEmbedDocuments(t *testing.T) {
@@ -202,6 +205,9 @@ func TestTimeout(t *testing.T) {
 	wantFailed(t, r, "timeout after 100ms")
 	if r.Calls != 1 {
 		t.Fatalf("%d calls: a hung server must not be waited for once per batch", r.Calls)
+	}
+	if r.Cause != "timeout after 100ms" || !r.ProviderDown {
+		t.Fatalf("Cause=%q ProviderDown=%v", r.Cause, r.ProviderDown)
 	}
 	if _, ok, reason := s.EmbedQuery(t.Context(), "q"); ok || reason != "timeout after 50ms" {
 		t.Fatalf("EmbedQuery: %v %q", ok, reason)
@@ -373,6 +379,10 @@ func TestPartialBatchFailure(t *testing.T) {
 	if r.Embedded != 4 || r.Failed != 2 || r.Calls != 3 {
 		t.Fatalf("counts %+v", r)
 	}
+	// A 500 may pass on the next request: the provider is not down.
+	if r.Cause != "ollama failed (HTTP 500): boom" || r.ProviderDown {
+		t.Fatalf("Cause=%q ProviderDown=%v", r.Cause, r.ProviderDown)
+	}
 	if cache.Len() != 4 {
 		t.Fatalf("cache holds %d vectors, want the 4 that succeeded", cache.Len())
 	}
@@ -410,6 +420,9 @@ func TestFatalFailureStopsFurtherBatches(t *testing.T) {
 	r := s.EmbedDocuments(t.Context(), texts(5, "t%d"))
 	if r.Reason != "model returned 384 dims, index expects 768 (4 of 5 texts not embedded)" || r.Calls != 2 || srv.Calls() != 2 {
 		t.Fatalf("Reason=%q Calls=%d server calls=%d", r.Reason, r.Calls, srv.Calls())
+	}
+	if r.Cause != "model returned 384 dims, index expects 768" || !r.ProviderDown {
+		t.Fatalf("Cause=%q ProviderDown=%v", r.Cause, r.ProviderDown)
 	}
 	if r.Vectors[0] == nil || slices.ContainsFunc(r.Vectors[1:], func(v []float32) bool { return v != nil }) {
 		t.Fatal("vectors: want only the first")

@@ -34,7 +34,9 @@ import (
 
 // Embedder embeds texts for indexing. *embedding.Service implements it: it
 // never fails, it reports texts it could not embed with nil vectors and a
-// reason.
+// reason. Reindex reads the Result's counts, Cause (the failure without
+// counts: it counts over the whole scope itself) and ProviderDown (its
+// breaker: once set, the rest of the reindex does not ask again).
 type Embedder interface {
 	EmbedDocuments(ctx context.Context, texts []string) embedding.Result
 	Space() embedding.Space

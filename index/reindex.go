@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/ragd/ragd"
@@ -117,8 +116,10 @@ type reindex struct {
 	opt      chunking.Options
 	progress func(api.Progress)
 
-	// down is the reason the provider embedded nothing, once it did so:
-	// the scopes after that one do not ask it again.
+	// down is the reason the provider was found down (a timeout, a
+	// connection refused, a model missing, or a slice with no vector at
+	// all), once it was: a breaker, so that the rest of the reindex, this
+	// scope's remaining slices and the scopes after it, does not ask again.
 	down string
 
 	// tree is the documents read, shared by docs and adr.
@@ -254,7 +255,7 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []store
 	}
 	er.Space = e.Space().String()
 	if r.down != "" {
-		er.Available, er.Failed, er.Reason = false, len(need), r.down
+		er.Available, er.Failed, er.Reason, er.ProviderDown = false, len(need), r.down, true
 		return nil
 	}
 
@@ -269,8 +270,8 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []store
 		res := e.EmbedDocuments(ctx, texts)
 		if len(res.Vectors) != len(part) {
 			// Only a broken Embedder does this; *embedding.Service never.
-			res = embedding.Result{Vectors: make([][]float32, len(part)), Failed: len(part), Calls: res.Calls,
-				Reason: fmt.Sprintf("the embedder answered %d vectors for %d texts", len(res.Vectors), len(part))}
+			cause := fmt.Sprintf("the embedder answered %d vectors for %d texts", len(res.Vectors), len(part))
+			res = embedding.Result{Vectors: make([][]float32, len(part)), Failed: len(part), Calls: res.Calls, Reason: cause, Cause: cause}
 		}
 		for j, i := range part {
 			inputs[i].Vector = res.Vectors[j]
@@ -281,17 +282,21 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []store
 		er.Failed += res.Failed
 		er.Calls += res.Calls
 		if er.Reason == "" {
-			er.Reason = sliceCount.ReplaceAllString(res.Reason, "")
+			er.Reason = res.Cause
 		}
 		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Done: from + len(part), Total: len(need)})
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("%s: embedding: %w", sr.Scope, err)
 		}
-		if res.Failed > 0 && res.Embedded+res.Cached == 0 {
-			// Nothing of this slice got a vector: the provider is down (or
-			// refuses this model); asking again for every slice would cost a
-			// timeout each. The rest is indexed without vectors.
+		if res.ProviderDown || (res.Failed > 0 && res.Embedded+res.Cached == 0) {
+			// The provider is down, hung, or refuses this model (or
+			// embedded nothing of this slice): asking again for every
+			// slice would cost a timeout each, however many of its texts
+			// the cache holds. The rest of this reindex is indexed without
+			// vectors, at once.
 			er.Failed += len(need) - from - len(part)
+			er.ProviderDown = true
+			er.Reason = res.Cause + "; " + notAskedAgain
 			r.down = er.Reason
 			break
 		}
@@ -307,9 +312,8 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []store
 	return nil
 }
 
-// sliceCount matches the count the embedding service appends to a reason;
-// embed appends its own, over all slices.
-var sliceCount = regexp.MustCompile(` \(\d+ of \d+ texts not embedded\)$`)
+// notAskedAgain ends the embedding reason once the provider is found down.
+const notAskedAgain = "the provider was not asked again during this reindex"
 
 // ticker spaces the progress reports of a phase over about twenty steps.
 type ticker struct {

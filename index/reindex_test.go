@@ -475,6 +475,7 @@ func TestReindex_SkippedAndReplacedInputs(t *testing.T) {
 		"docs/empty.md":     "",
 		"docs/front.md":     "---\ntitle: only front matter\n---\n\n",
 		"docs/bad-utf8.md":  "# Bad\n\nbytes \xff\xfe here\n",
+		"docs/blob.md":      "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
 		"docs/adr/large.md": "# Big ADR\n\n" + strings.Repeat("word ", 400),
 	})
 	repo.CommitSymlink(t, "link", "docs/link.md", "ok.md")
@@ -493,6 +494,7 @@ func TestReindex_SkippedAndReplacedInputs(t *testing.T) {
 		"docs/lfs.md":       source.ReasonLFSPointer,
 		"docs/empty.md":     index.ReasonNothingToIndex,
 		"docs/front.md":     index.ReasonNothingToIndex,
+		"docs/blob.md":      source.ReasonBinary,
 		"docs/adr/large.md": "", // adr's, not docs'
 	}
 	for path, reason := range want {
@@ -500,7 +502,7 @@ func TestReindex_SkippedAndReplacedInputs(t *testing.T) {
 			t.Errorf("%s: skipped as %q, want %q", path, reasons[path], reason)
 		}
 	}
-	if len(docs.Skipped) != 4 {
+	if len(docs.Skipped) != 5 {
 		t.Errorf("docs skipped: %+v", docs.Skipped)
 	}
 	if len(docs.Replaced) != 1 || docs.Replaced[0].Path != "docs/bad-utf8.md" || !strings.Contains(docs.Replaced[0].Reason, "1 run(s)") {
@@ -513,7 +515,7 @@ func TestReindex_SkippedAndReplacedInputs(t *testing.T) {
 	if !slices.Equal(got, []string{"docs/bad-utf8.md", "docs/link.md", "docs/ok.md"}) {
 		t.Errorf("indexed %v", got)
 	}
-	if !strings.Contains(docs.Summary, "4 skipped") || !strings.Contains(docs.Summary, "1 with bad bytes replaced") {
+	if !strings.Contains(docs.Summary, "5 skipped") || !strings.Contains(docs.Summary, "1 with bad bytes replaced") {
 		t.Errorf("summary %q", docs.Summary)
 	}
 }

@@ -25,15 +25,20 @@
 //     file inside the repository is read (from the tree at HEAD, or from
 //     disk through an os.Root in work-tree mode) under the link's own path
 //     and scope, so a link to another document yields its content twice.
-//     A markdown-named link with an absolute target or one that leaves the
-//     repository, a dangling link, a link to a link, a link through a
-//     linked directory, and any link to a directory are listed in
-//     Tree.Skipped; other links are ignored like any non-markdown file;
+//     A markdown-named link that is dangling, a link to a link or a link
+//     through a linked directory, any link to a directory, and any link
+//     with an absolute target or one that leaves the repository (it may
+//     name a folder of documents: ragd does not look outside to find out)
+//     are listed in Tree.Skipped; other links are ignored like any
+//     non-markdown file;
 //   - nested repositories on disk (a checked-out submodule) are listed in
 //     Tree.Skipped in work-tree mode;
 //   - Git LFS pointer files (content not in the repository) and files
 //     larger than Options.MaxFileBytes (default 1 MiB) are listed in
 //     Tree.Skipped;
+//   - content that is not text, whatever the file's name (a NUL byte, or
+//     more than a quarter of its bytes not valid UTF-8), is listed in
+//     Tree.Skipped; text with a few stray bytes is read as it is;
 //   - objects missing from the object store (a partial clone) are listed in
 //     Tree.Skipped.
 //

@@ -51,7 +51,8 @@ type File struct {
 	Path string
 	// Scope is ragd.ScopeADR or ragd.ScopeDocs.
 	Scope string
-	// Content is the file's bytes as stored, not checked for UTF-8.
+	// Content is the file's bytes as stored: text, but not checked to be
+	// valid UTF-8 (see ReasonBinary for what is refused).
 	Content []byte
 	// Blob is the git blob hash of the content, "" in work-tree mode.
 	Blob string
@@ -245,14 +246,18 @@ func (tr *treeReader) blob(p string, h plumbing.Hash) error {
 		tr.skip(p, ReasonLFSPointer, size)
 		return nil
 	}
+	if isBinary(content) {
+		tr.skip(p, ReasonBinary, 0)
+		return nil
+	}
 	tr.out.Files = append(tr.out.Files, File{Path: p, Scope: scope, Content: content, Blob: h.String()})
 	return nil
 }
 
 // symlink handles the symbolic link at p whose target is stored in blob h.
 // A markdown-named link is read or skipped with a reason; any other link is
-// reported only when it names a directory, since that directory may hold
-// documents the reader did not follow.
+// reported only when it names a directory or leaves the repository, since
+// it may name a folder holding documents the reader did not follow.
 func (tr *treeReader) symlink(p string, h plumbing.Hash) error {
 	_, markdown := ScopeOf(p)
 	b, err := object.GetBlob(tr.st, h)
@@ -272,7 +277,10 @@ func (tr *treeReader) symlink(p string, h plumbing.Hash) error {
 	}
 	tp, reason := linkTarget(p, string(target))
 	if reason != "" {
-		if markdown {
+		// Any link that leaves the repository is listed: it may name a
+		// folder of documents, and ragd does not look outside the
+		// repository to find out.
+		if markdown || reason == ReasonLinkAbsolute || reason == ReasonLinkOutside {
 			tr.skip(p, reason, 0)
 		}
 		return nil

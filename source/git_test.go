@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -351,7 +352,10 @@ func TestSymlinks(t *testing.T) {
 		"docs/root.md":      "..",                   // the top level
 		"docs/image.png":    "../README.md",         // not markdown: ignored
 		"docs/through.md":   "notes/n.md",           // through a link: not followed
-		"docs/other.txt":    "/etc/passwd",          // not markdown: ignored
+		"docs/other.txt":    "/etc/passwd",          // not markdown, but leaves the repository: listed
+		"docs/etclink":      "/etc",                 // a folder outside: listed
+		"docs/up":           "../..",                // a folder above the repository: listed
+		"docs/tool":         "../notes/n.md",        // not markdown, inside: ignored
 		"docs/self/loop.md": "loop.md",              // points at itself
 		"docs/escape.md":    "../docs/../../x.md",   // back into docs on the way, then out
 		"docs/back-in.md":   "../docs/../README.md", // leaves docs, stays in the repository
@@ -377,6 +381,11 @@ func TestSymlinks(t *testing.T) {
 		"docs/notes":        ReasonLinkToDir,
 		"docs/adr-link.md":  ReasonLinkToDir,
 		"docs/root.md":      ReasonLinkToDir,
+		// Links leaving the repository may name a folder of documents;
+		// ragd does not look outside to find out, so it lists them all.
+		"docs/other.txt": ReasonLinkAbsolute,
+		"docs/etclink":   ReasonLinkAbsolute,
+		"docs/up":        ReasonLinkOutside,
 	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
@@ -388,6 +397,46 @@ func TestSymlinks(t *testing.T) {
 					t.Errorf("link read with blob %s, want README.md's", f.Blob)
 				}
 			}
+		})
+	}
+}
+
+// TestBinarySkipped checks that content that is not text, whatever its
+// name, is skipped with a reason rather than indexed as U+FFFD (issue 11
+// #12), and that text with a few stray bytes is still read.
+func TestBinarySkipped(t *testing.T) {
+	random := make([]byte, 200<<10)
+	rand.New(rand.NewSource(12)).Read(random)
+	utf16 := []byte{0xff, 0xfe}
+	for _, c := range "# Notes\n\nwritten by an editor in UTF-16\n" {
+		utf16 = append(utf16, byte(c), 0)
+	}
+	latin1 := "# Caf\xe9\n\nUne d\xe9cision prise \xe0 la r\xe9union, not re-encoded.\n"
+	r := gittest.New(t)
+	r.Commit(t, "binary", map[string]string{
+		"docs/random.md":  string(random),
+		"docs/utf16.md":   string(utf16),
+		"docs/dump.md":    "# Title\n\x00\x00\x00\x01\x02 a dump\n",
+		"docs/latin1.md":  latin1,
+		"docs/adr/ok.md":  "# Decision\n\nplain text\n",
+		"docs/image.png":  string(random[:1000]), // not markdown: not read at all
+		"docs/empty.md":   "",
+		"docs/unicode.md": "# Décision 👩‍💻\n\nрешение, ação\n",
+	})
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			tree := readDocs(t, r.Dir, m.opt)
+			equalMaps(t, "skipped", skipped(tree), map[string]string{
+				"docs/random.md": ReasonBinary,
+				"docs/utf16.md":  ReasonBinary,
+				"docs/dump.md":   ReasonBinary,
+			})
+			equalMaps(t, "files", files(tree), map[string]string{
+				"docs/latin1.md":  "docs:" + latin1,
+				"docs/adr/ok.md":  "adr:# Decision\n\nplain text\n",
+				"docs/empty.md":   "docs:",
+				"docs/unicode.md": "docs:# Décision 👩‍💻\n\nрешение, ação\n",
+			})
 		})
 	}
 }

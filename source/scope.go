@@ -61,6 +61,9 @@ const (
 	ReasonLinkOther      = "symlink not followed: target is not a regular file"
 	ReasonInvalidName    = "invalid path in tree"
 	ReasonNotRegularFile = "not a regular file"
+	// ReasonBinary is a document whose content is not text, whatever its
+	// name: indexed, it would be chunks of U+FFFD.
+	ReasonBinary = "binary content, not text"
 )
 
 // linkTarget resolves the target of the symbolic link at linkPath (a git

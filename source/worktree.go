@@ -175,6 +175,10 @@ func (w *wtReader) file(p, src string) error {
 		w.skip(p, ReasonLFSPointer, size)
 		return nil
 	}
+	if isBinary(content) {
+		w.skip(p, ReasonBinary, 0)
+		return nil
+	}
 	w.out.Files = append(w.out.Files, File{Path: p, Scope: scope, Content: content})
 	return nil
 }
@@ -188,7 +192,10 @@ func (w *wtReader) symlink(p string) error {
 	}
 	tp, reason := linkTarget(p, filepath.ToSlash(target))
 	if reason != "" {
-		if markdown {
+		// Any link that leaves the repository is listed: it may name a
+		// folder of documents, and ragd does not look outside the
+		// repository to find out.
+		if markdown || reason == ReasonLinkAbsolute || reason == ReasonLinkOutside {
 			w.skip(p, reason, 0)
 		}
 		return nil

@@ -129,6 +129,11 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	}
 
 	s := &Store{path: path, telemetryPath: TelemetryPath(path), space: opt.Space, dims: opt.Dims, logger: opt.Logger.With("system", "store")}
+	for _, p := range []string{s.path, s.telemetryPath} {
+		if err := makePrivate(p, s.logger); err != nil {
+			return nil, err
+		}
+	}
 	defer func() {
 		if err != nil {
 			s.Close()
