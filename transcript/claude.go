@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"path/filepath"
 	"strings"
 	"time"
@@ -86,6 +87,16 @@ type untimedTitle struct {
 // readClaude reads a Claude Code transcript (one JSON record per line).
 func readClaude(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 	cr := &claudeReader{reader: newReader(ClaudeCode, name, opt, fn), pending: map[string]string{}}
+	if c := opt.Resume; c != nil {
+		maps.Copy(cr.pending, c.Summaries)
+		cr.titleRank = c.TitleRank
+	}
+	cr.keep = func(c *Checkpoint) {
+		if len(cr.pending) > 0 {
+			c.Summaries = maps.Clone(cr.pending)
+		}
+		c.TitleRank = cr.titleRank
+	}
 	err := cr.lines(r, func(line []byte, n int, off int64, final bool) (bool, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			return true, nil
@@ -290,7 +301,7 @@ func (cr *claudeReader) block(rec *claudeRecord, msg *claudeMessage, id string, 
 		return cr.emit(id, TypeThinking, actor, b.Thinking, t, "", m)
 	case "tool_use", "server_tool_use":
 		m.Name, m.CallID = b.Name, b.ID
-		return cr.emit(id, TypeToolCall, ragd.ActorAgent, strings.TrimSpace(b.Name+" "+string(b.Input)), t, "", m)
+		return cr.emit(id, TypeToolCall, ragd.ActorAgent, strings.TrimSpace(b.Name+" "+compactJSON(b.Input)), t, "", m)
 	case "tool_result", "web_search_tool_result":
 		m.CallID, m.Error = b.ToolUseID, b.IsError
 		return cr.emit(id, TypeToolResult, ActorTool, stringContent(b.Content, ""), t, "", m)

@@ -313,7 +313,7 @@ func (gr *geminiReader) message(m *geminiMessage) error {
 		}
 		for _, tc := range m.ToolCalls {
 			cm := meta{Record: m.Type, Block: "toolCall", Name: tc.Name, CallID: tc.ID}
-			if err := emit(m.ID+"/call/"+tc.ID, TypeToolCall, ragd.ActorAgent, strings.TrimSpace(tc.Name+" "+string(tc.Args)), cm); err != nil {
+			if err := emit(m.ID+"/call/"+tc.ID, TypeToolCall, ragd.ActorAgent, strings.TrimSpace(tc.Name+" "+compactJSON(tc.Args)), cm); err != nil {
 				return err
 			}
 			switch tc.Status {

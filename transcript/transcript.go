@@ -193,6 +193,13 @@ type Checkpoint struct {
 	Session *Session `json:"session,omitempty"`
 	// LastTime is the latest record time seen, for records without one.
 	LastTime time.Time `json:"lastTime,omitzero"`
+	// Summaries are the Claude Code summaries read but not yet matched
+	// with the record they name, by that record's uuid.
+	Summaries map[string]string `json:"summaries,omitempty"`
+	// TitleRank is the rank of the last title given (Claude Code: summary,
+	// generated title, rename), so that a lesser one read later does not
+	// replace it.
+	TitleRank int `json:"titleRank,omitempty"`
 }
 
 // LineError is a malformed line of a transcript file, left out.
@@ -312,6 +319,8 @@ type reader struct {
 	// Options.KeepRaw.
 	line int
 	raw  []byte
+	// keep adds a format's own state to each checkpoint.
+	keep func(*Checkpoint)
 	// held is set while a record spanning lines is pending (an Aider
 	// block): the checkpoint stays at its start, heldOff and heldLine.
 	held     bool
@@ -450,6 +459,9 @@ func (rd *reader) checkpoint(offset int64, line int) {
 		s := *rd.sess
 		c.Session = &s
 	}
+	if rd.keep != nil {
+		rd.keep(&c)
+	}
 	rd.st.Checkpoint = c
 }
 
@@ -473,7 +485,15 @@ func (rd *reader) lines(r io.Reader, fn func(line []byte, n int, off int64, fina
 	if c := rd.opt.Resume; c != nil {
 		off, n = c.Offset, c.Line
 	}
-	rd.checkpoint(off, n)
+	// The checkpoint is built once, at the end: the offset and line after
+	// the last line handled, or where a held record starts.
+	doneOff, doneLine := off, n
+	defer func() {
+		if rd.held {
+			doneOff, doneLine = rd.heldOff, rd.heldLine
+		}
+		rd.checkpoint(doneOff, doneLine)
+	}()
 	var buf []byte
 	for {
 		line, size, tooLong, terminated, err := readLine(br, buf[:0])
@@ -510,11 +530,7 @@ func (rd *reader) lines(r io.Reader, fn func(line []byte, n int, off int64, fina
 			}
 		}
 		off += int64(size)
-		if rd.held {
-			rd.checkpoint(rd.heldOff, rd.heldLine)
-		} else {
-			rd.checkpoint(off, n)
-		}
+		doneOff, doneLine = off, n
 	}
 }
 
@@ -580,6 +596,16 @@ func shorten(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + " […]"
+}
+
+// compactJSON renders raw JSON without insignificant space, or as it is
+// when it is not JSON.
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
