@@ -152,8 +152,8 @@ func TestClaudeCodeFixture(t *testing.T) {
 	checkStats(t, st, Stats{
 		Files: 1, Lines: 20, Records: 19, Sessions: 1, Messages: 4, Mechanism: 14,
 		Skipped: map[string]int{
-			"summary of another session":                    1,
-			"claude-code file-history-snapshot record":      1,
+			"summary of another session":                     1,
+			"claude-code file-history-snapshot record":       1,
 			"unknown claude-code record type mystery-record": 1,
 		},
 		Malformed:  1,
@@ -225,10 +225,10 @@ func TestCodexFixture(t *testing.T) {
 	checkStats(t, st, Stats{
 		Files: 1, Lines: 16, Records: 15, Sessions: 1, Messages: 3, Mechanism: 7,
 		Skipped: map[string]int{
-			"codex event_msg user_message":      1,
-			"codex turn_context record":         1,
-			"codex event_msg token_count":       1,
-			"unknown codex record type mystery": 1,
+			"codex event_msg user_message":       1,
+			"codex turn_context record":          1,
+			"codex event_msg token_count":        1,
+			"unknown codex record type mystery":  1,
 			"codex response_item ghost_snapshot": 1,
 		},
 		Malformed: 1,
