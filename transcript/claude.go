@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"path/filepath"
@@ -25,7 +26,7 @@ type claudeRecord struct {
 	IsSidechain      bool            `json:"isSidechain"`
 	IsMeta           bool            `json:"isMeta"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
-	Message          json.RawMessage `json:"message"`
+	Message          claudeMessage   `json:"message"`
 	Content          json.RawMessage `json:"content"`
 	Summary          string          `json:"summary"`
 	LeafUUID         string          `json:"leafUuid"`
@@ -102,7 +103,11 @@ func readClaude(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 			return true, nil
 		}
 		var rec claudeRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
+		// The message is decoded with the record, in one scan of the line;
+		// system records carry a string there, a type error that leaves
+		// the rest of the record decoded.
+		var typeErr *json.UnmarshalTypeError
+		if err := json.Unmarshal(line, &rec); err != nil && !(errors.As(err, &typeErr) && typeErr.Field == "message") {
 			if final {
 				return false, nil
 			}
@@ -250,14 +255,18 @@ func (cr *claudeReader) conversation(rec *claudeRecord, t time.Time) error {
 		m.Block = a.Type
 		return cr.emit(id, TypeSystemNote, ActorSystem, strings.TrimSpace(a.Type+" "+stringContent(a.Content, "")+" "+a.Stdout), t, "", m)
 	}
-	var msg claudeMessage
-	if err := json.Unmarshal(rec.Message, &msg); err != nil || len(msg.Content) == 0 {
+	msg := &rec.Message
+	if len(msg.Content) == 0 || string(msg.Content) == "null" {
 		cr.skip("claude-code " + rec.Type + " record without message content")
 		return nil
 	}
-	var str string
-	if json.Unmarshal(msg.Content, &str) == nil {
-		return cr.block(rec, &msg, id, claudeBlock{Type: "text", Text: str}, t)
+	if msg.Content[0] == '"' {
+		var str string
+		if err := json.Unmarshal(msg.Content, &str); err != nil {
+			cr.bad(cr.line, "message content: "+err.Error())
+			return nil
+		}
+		return cr.block(rec, msg, id, claudeBlock{Type: "text", Text: str}, t)
 	}
 	var blocks []claudeBlock
 	if err := json.Unmarshal(msg.Content, &blocks); err != nil {
@@ -265,7 +274,7 @@ func (cr *claudeReader) conversation(rec *claudeRecord, t time.Time) error {
 		return nil
 	}
 	for i, b := range blocks {
-		if err := cr.block(rec, &msg, id+"/"+itoa(i), b, t); err != nil {
+		if err := cr.block(rec, msg, id+"/"+itoa(i), b, t); err != nil {
 			return err
 		}
 	}
