@@ -24,8 +24,8 @@
 // record yields several events (the blocks of a Claude Code message, the
 // tool calls of a Gemini message). Where the source has no id (Codex
 // records, Aider blocks) the id is derived from the session, the byte
-// offset at which the record starts and a hash of its bytes:
-// "codex:<session>@<offset>.<hash>". Transcripts are append-only, so these
+// offset at which the record starts and a short hash of its bytes as
+// written (before redaction): "codex:<session>@<offset>.<hash>". Transcripts are append-only, so these
 // ids are the same on every re-import, and a follower that resumes at a
 // [Checkpoint] produces the ids an import from scratch would.
 //
