@@ -1,0 +1,195 @@
+package transcript
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ragd/ragd"
+)
+
+// Aider appends its chat history to .aider.chat.history.md in the
+// repository, as markdown: "# aider chat started at 2006-01-02 15:04:05"
+// opens each session; the person's input is written as lines starting
+// "#### "; Aider's own messages (tool output, questions, errors) as lines
+// starting "> "; the assistant's reply as plain text between them. Lines
+// end in two spaces (markdown line breaks), which the reader drops.
+
+const (
+	aiderSessionPrefix = "# aider chat started at "
+	aiderTimeLayout    = "2006-01-02 15:04:05"
+	// maxAiderBlock bounds the text one block gathers; the rest of a longer
+	// block is dropped, and counted.
+	maxAiderBlock = MaxLineBytes
+)
+
+type aiderKind int
+
+const (
+	aiderNone aiderKind = iota
+	aiderUser
+	aiderTool
+	aiderAssistant
+)
+
+type aiderReader struct {
+	*reader
+	start time.Time
+	kind  aiderKind
+	block strings.Builder
+	// fenced is set inside a code fence of the reply being read.
+	fenced bool
+	// blockOff and blockLine are where the pending block starts.
+	blockOff  int64
+	blockLine int
+}
+
+// readAider reads an Aider chat history. name should be the file's
+// absolute path: its directory is the sessions' cwd.
+func readAider(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
+	ar := &aiderReader{reader: newReader(Aider, name, opt, fn)}
+	if ar.sess != nil {
+		// Resuming inside a session: its start is the latest time seen.
+		ar.start = ar.lastTime
+	}
+	err := ar.lines(r, func(line []byte, n int, off int64, final bool) (bool, error) {
+		return true, ar.readLine(string(line), n, off)
+	})
+	if err != nil {
+		return ar.st, err
+	}
+	// The last block ends with the file. The checkpoint stays at its start
+	// (see hold), so a follower reads it again if it grows.
+	return ar.st, ar.flush()
+}
+
+func (ar *aiderReader) readLine(s string, n int, off int64) error {
+	ar.st.Records++
+	trimmed := strings.TrimRight(s, " \t\r")
+	var kind aiderKind
+	var text string
+	switch {
+	case strings.HasPrefix(trimmed, aiderSessionPrefix):
+		if err := ar.flush(); err != nil {
+			return err
+		}
+		return ar.session(strings.TrimSpace(strings.TrimPrefix(trimmed, aiderSessionPrefix)), n)
+	case ar.kind == aiderAssistant && ar.fenced:
+		// Inside a code fence of a reply every line is the reply's,
+		// "> " and "#### " included.
+		kind, text = aiderAssistant, trimmed
+		if strings.HasPrefix(strings.TrimSpace(trimmed), "```") {
+			ar.fenced = false
+		}
+	case trimmed == "####" || strings.HasPrefix(trimmed, "#### "):
+		kind, text = aiderUser, strings.TrimPrefix(strings.TrimPrefix(trimmed, "####"), " ")
+	case trimmed == ">" || strings.HasPrefix(trimmed, "> "):
+		// Not ">>>>>>> REPLACE", which ends an edit block in a reply.
+		kind, text = aiderTool, strings.TrimPrefix(strings.TrimPrefix(trimmed, ">"), " ")
+	case trimmed == "":
+		// A blank line ends the person's input and Aider's messages; it is
+		// a paragraph break inside a reply.
+		if ar.kind == aiderAssistant {
+			ar.add("")
+			return nil
+		}
+		return ar.flush()
+	case ar.kind != aiderAssistant && aiderOwn(trimmed):
+		kind, text = aiderTool, trimmed
+	default:
+		kind, text = aiderAssistant, trimmed
+		if strings.HasPrefix(strings.TrimSpace(trimmed), "```") {
+			ar.fenced = true
+		}
+	}
+	if kind != ar.kind {
+		if err := ar.flush(); err != nil {
+			return err
+		}
+		ar.kind, ar.blockOff, ar.blockLine = kind, off, n-1
+		ar.hold(off, n-1)
+	}
+	ar.add(text)
+	return nil
+}
+
+// Aider writes its multi-line messages with "> " before the first line
+// only; these are the continuations it writes most (a failed edit), read
+// as its messages rather than as the assistant's reply.
+var aiderOwnPrefixes = []string{"## SearchReplaceNoExactMatch:", "# The other ", "The SEARCH section must exactly match"}
+
+func aiderOwn(line string) bool {
+	for _, p := range aiderOwnPrefixes {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (ar *aiderReader) add(text string) {
+	if ar.block.Len()+len(text)+1 > maxAiderBlock {
+		ar.skip("aider block text beyond " + itoa(maxAiderBlock) + " bytes")
+		return
+	}
+	if ar.block.Len() > 0 || text != "" {
+		ar.block.WriteString(text)
+		ar.block.WriteByte('\n')
+	}
+}
+
+// session starts the session whose header holds stamp.
+func (ar *aiderReader) session(stamp string, n int) error {
+	loc := ar.opt.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	t, err := time.ParseInLocation(aiderTimeLayout, stamp, loc)
+	if err != nil {
+		ar.bad(n, "session header with a bad time: "+shorten(stamp, 40))
+		ar.sess, ar.start = nil, time.Time{}
+		return nil
+	}
+	// The session is named by its start, as written: the same on every
+	// import wherever the repository is, and unique within a repository
+	// but for two chats started in the same second.
+	s := ar.setSession(t.Format("2006-01-02T15:04:05"))
+	if filepath.IsAbs(ar.name) {
+		s.Cwd = filepath.Dir(ar.name)
+	}
+	ar.start = t
+	ar.seen(t)
+	return nil
+}
+
+// flush emits the pending block. Aider records no time per message, so
+// each event has its session's start time; the store keeps their order.
+func (ar *aiderReader) flush() error {
+	kind, text := ar.kind, strings.TrimSpace(ar.block.String())
+	ar.kind, ar.fenced = aiderNone, false
+	ar.block.Reset()
+	ar.release()
+	if kind == aiderNone || text == "" {
+		return nil
+	}
+	if ar.sess == nil {
+		ar.skip("aider text before any session header")
+		return nil
+	}
+	id := derivedID(ar.sess.ToolID, ar.blockOff, []byte(text))
+	saved := ar.line
+	ar.line = ar.blockLine + 1
+	defer func() { ar.line = saved }()
+	switch kind {
+	case aiderUser:
+		if strings.HasPrefix(text, "/") {
+			return ar.emit(id, TypeCommand, ragd.ActorPerson, text, ar.start, "", meta{Record: "input"})
+		}
+		return ar.emit(id, ragd.TypeChatMessage, ragd.ActorPerson, text, ar.start, "", meta{Record: "input"})
+	case aiderTool:
+		return ar.emit(id, TypeSystemNote, ActorSystem, text, ar.start, "", meta{Record: "output"})
+	default:
+		return ar.emit(id, ragd.TypeAgentResponse, ragd.ActorAgent, text, ar.start, "", meta{Record: "reply"})
+	}
+}
