@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/eval"
@@ -35,43 +34,40 @@ func cmdCalibrate(ctx context.Context, e *env, args []string) error {
 		golden = pos[0]
 	}
 	grid := eval.DefaultGrid()
-	run, err := e.prepareEval(ctx, src, golden, grid.MaxDepth())
+	opt, paths, err := src.options(e, golden, grid.MaxDepth())
 	if err != nil {
 		return err
 	}
-	defer run.close()
-	rep := run.report
-
-	start := time.Now()
-	cal, err := eval.Calibrate(run.retrievals, eval.CalibrateOptions{
-		Grid: grid, Metric: *metric, Holdout: *holdout, Current: run.current, Bootstrap: rep.Bootstrap,
-	})
+	ev, err := e.prepare(ctx, opt)
 	if err != nil {
 		return err
 	}
-	rep.Calibration = cal
-	rep.Timings.Replay = time.Since(start)
-	rep.Timings.Total = time.Since(run.started)
+	defer ev.Close()
+	cal, err := ev.Calibrate(grid, *metric, *holdout)
+	if err != nil {
+		return err
+	}
+	rep := ev.Report
 
 	out := struct {
 		*eval.Report
 		ConfigFile string `json:"configFile"`
 		Applied    bool   `json:"applied"`
 		Note       string `json:"note"`
-	}{Report: rep, ConfigFile: run.paths.Config}
+	}{Report: rep, ConfigFile: paths.Config}
 	switch {
-	case cal.Best.Config == run.current:
+	case cal.Best.Config == ev.Current:
 		out.Note = "the current settings are the best found: nothing to apply"
 	case !*apply:
-		out.Note = fmt.Sprintf("nothing applied: add --apply to write the best settings to [search] of %s, then restart the daemon", run.paths.Config)
+		out.Note = fmt.Sprintf("nothing applied: add --apply to write the best settings to [search] of %s, then restart the daemon", paths.Config)
 	default:
-		if err := daemon.WriteSearchConfig(run.paths.Config, cal.Best.Config); err != nil {
+		if err := daemon.WriteSearchConfig(paths.Config, cal.Best.Config); err != nil {
 			return err
 		}
 		out.Applied = true
 		out.Note = fmt.Sprintf("applied: wrote the best settings to [search] of %s. Restart the daemon (ragd service stop; ragd service start, "+
 			"or restart ragd serve): it reads its configuration at start, and searches, with the weights frozen in their telemetry rows, "+
-			"use the new settings only from then on", run.paths.Config)
+			"use the new settings only from then on", paths.Config)
 	}
 	if err := e.finishEval(rep, out); err != nil {
 		return err

@@ -111,9 +111,10 @@ func (e *env) projectClient(ctx context.Context) (*client.Client, string, error)
 	return c, id, nil
 }
 
-// projectID resolves --project, or the git repository containing the current
-// directory, to the id the daemon knows.
-func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
+// projectRef returns what names the project the command is about: --project
+// (a name, or a path inside a repository, given as its root), or else the
+// root of the git repository containing the current directory.
+func (e *env) projectRef() (string, error) {
 	want := e.project
 	if want == "" {
 		wd, err := os.Getwd()
@@ -124,11 +125,21 @@ func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
 		if err != nil {
 			return "", usagef("no --project given and %s is not inside a git repository", wd)
 		}
-		want = root
-	} else if abs, err := filepath.Abs(want); err == nil && (filepath.IsAbs(want) || fileExists(want)) {
+		return root, nil
+	}
+	if abs, err := filepath.Abs(want); err == nil && (filepath.IsAbs(want) || fileExists(want)) {
 		if root, err := source.Root(abs); err == nil {
-			want = root
+			return root, nil
 		}
+	}
+	return want, nil
+}
+
+// projectID resolves projectRef to the id the daemon knows.
+func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
+	want, err := e.projectRef()
+	if err != nil {
+		return "", err
 	}
 	list, err := c.Projects(ctx)
 	if err != nil {

@@ -112,6 +112,13 @@ func (p *progress) update(pr api.Progress) {
 	p.drawing = true
 }
 
+// Write writes a line of its own below the bar: eval's steps between the
+// progress of indexing.
+func (p *progress) Write(b []byte) (int, error) {
+	p.done()
+	return p.w.Write(b)
+}
+
 func (p *progress) done() {
 	if p.drawing {
 		fmt.Fprintln(p.w)
