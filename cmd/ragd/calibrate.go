@@ -8,15 +8,36 @@ import (
 	"github.com/ragd/ragd/eval"
 )
 
+var calibrateCommand = command{
+	name:    "calibrate",
+	summary: "search fusion settings on judged queries: calibrate GOLDEN | --beir DIR | --telemetry [--holdout 0.2] [--apply]",
+	usage: `Usage: ragd calibrate GOLDEN [flags]
+       ragd calibrate --telemetry [GOLDEN] [flags]
+       ragd calibrate --beir DIR [flags]
+
+Search a grid of fusion settings (fusion, weights, normalisation,
+threshold, RRF k, candidates, fill) for the one scoring best on judged
+queries (the sources of ragd eval), compared with the current settings.
+--holdout keeps a share of the queries out of the search to check the
+choice generalises. Nothing changes without --apply, which writes the best
+settings to [search] of the configuration file; restart the daemon then.
+`,
+	examples: `  ragd calibrate golden.jsonl
+  ragd calibrate --telemetry --holdout 0.2 --metric recall@6
+  ragd calibrate golden.jsonl --apply && ragd service stop && ragd service start
+`,
+	run: cmdCalibrate,
+}
+
 func cmdCalibrate(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("calibrate")
+	fs := e.flags()
 	e.projectFlag(fs)
 	var src evalSource
 	src.addFlags(fs)
 	metric := fs.String("metric", eval.NDCG10, "objective: ndcg@10, recall@6, recall@100 or mrr@10")
 	holdout := fs.Float64("holdout", 0, "share of queries held out of the search (0..0.9), split by query-id hash, to check the chosen settings generalise")
 	apply := fs.Bool("apply", false, "write the best settings to the [search] section of the configuration file (then restart the daemon)")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,45 +19,13 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
+	// cmd is the command being run.
+	cmd *command
+
 	json       bool
 	socket     string
 	configPath string
 	project    string
-}
-
-// flags returns a flag set with the common flags bound to e.
-func (e *env) flags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("ragd "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.BoolVar(&e.json, "json", false, "machine output (JSON)")
-	fs.StringVar(&e.socket, "socket", "", "daemon socket (default: from the configuration)")
-	fs.StringVar(&e.configPath, "config", "", "configuration file (default: $XDG_CONFIG_HOME/ragd/config.toml)")
-	return fs
-}
-
-// projectFlag adds --project to fs.
-func (e *env) projectFlag(fs *flag.FlagSet) {
-	fs.StringVar(&e.project, "project", "", "project name or path (default: the git repository containing the current directory)")
-}
-
-// parse parses args with fs, allowing flags after positional arguments
-// (`ragd search "query" --limit 3`).
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 // paths and config as the daemon would compute them.
