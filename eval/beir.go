@@ -240,7 +240,8 @@ func (b *BEIR) find() error {
 	return nil
 }
 
-// OpenCorpus opens the corpus file, decompressing it when it is gzip.
+// OpenCorpus opens the corpus file as it is, gzip or not: WriteBEIRRepo
+// reads both.
 func (b *BEIR) OpenCorpus() (io.ReadCloser, error) {
 	f, err := os.Open(b.Corpus)
 	if err != nil {
@@ -257,16 +258,12 @@ func (b *BEIR) readCorpus() (map[string]bool, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	br := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
-	var in io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("BEIR corpus %s: %w", b.Corpus, err)
-		}
-		defer gz.Close()
-		in = gz
+	tee := io.TeeReader(f, h)
+	in, closeIn, err := gunzipped(tee)
+	if err != nil {
+		return nil, fmt.Errorf("BEIR corpus %s: %w", b.Corpus, err)
 	}
+	defer closeIn()
 	docs := map[string]bool{}
 	dec := json.NewDecoder(in)
 	for n := 1; ; n++ {
@@ -288,7 +285,8 @@ func (b *BEIR) readCorpus() (map[string]bool, error) {
 		}
 		docs[d.ID] = true
 	}
-	if _, err := io.Copy(io.Discard, br); err != nil { // hash the whole file
+	// Hash the whole file, with whatever the decoder left unread.
+	if _, err := io.Copy(io.Discard, tee); err != nil {
 		return nil, fmt.Errorf("BEIR corpus %s: %w", b.Corpus, err)
 	}
 	if len(docs) == 0 {
@@ -451,4 +449,26 @@ func (b *BEIR) readQrels(queries map[string]*Query, docs map[string]bool) (map[s
 		return nil, err
 	}
 	return out, nil
+}
+
+// gzipMagic starts every gzip stream (RFC 1952, ID1 ID2).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// corpusBuffer is the read buffer of a corpus: large reads of a file of
+// many short JSON lines.
+const corpusBuffer = 64 << 10
+
+// gunzipped returns the bytes of r, decompressed when r starts with gzip's
+// magic number, and a func that closes the decompressor. A corpus may come
+// either way (corpus.jsonl or corpus.jsonl.gz), whatever its file name says.
+func gunzipped(r io.Reader) (io.Reader, func() error, error) {
+	br := bufio.NewReaderSize(r, corpusBuffer)
+	if magic, _ := br.Peek(len(gzipMagic)); bytes.Equal(magic, gzipMagic) {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, err
+		}
+		return gz, gz.Close, nil
+	}
+	return br, func() error { return nil }, nil
 }

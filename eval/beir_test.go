@@ -2,6 +2,8 @@ package eval
 
 import (
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +36,16 @@ func writeBEIR(tb testing.TB, files map[string]string) string {
 	return dir
 }
 
+func fileSHA256(tb testing.TB, path string) string {
+	tb.Helper()
+	body, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
+
 const tinyCorpus = `{"_id": "d1", "title": "Aspirin", "text": "Aspirin reduces heart attack risk."}
 {"_id": "d2", "title": "Statins", "text": "Statins lower cholesterol."}
 {"_id": "d3", "title": "", "text": "Vitamin C does not cure colds."}
@@ -53,8 +65,8 @@ func TestLoadBEIR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Split != "train" || b.Docs != 3 || b.CorpusSHA256 == "" {
-		t.Errorf("split %q, %d docs, sha %q", b.Split, b.Docs, b.CorpusSHA256)
+	if b.Split != "train" || b.Docs != 3 || b.CorpusSHA256 != fileSHA256(t, b.Corpus) {
+		t.Errorf("split %q, %d docs, sha %q (want the file's)", b.Split, b.Docs, b.CorpusSHA256)
 	}
 	r := b.Report
 	if r.Queries != 4 || r.Evaluated != 3 || r.WithoutQrels != 1 || r.Qrels != 6 || r.NotRelevant != 1 ||

@@ -45,7 +45,7 @@ type BEIRIndex struct {
 	Project ragd.Project
 	// Embedder is the documents' embedder; it caches in Store.
 	Embedder *embedding.Service
-	Repo     index.BEIRRepo
+	Repo     BEIRRepo
 	// RepoReused is set when the work folder already held the corpus's
 	// repository.
 	RepoReused bool
@@ -75,7 +75,7 @@ const (
 )
 
 // OpenBEIRIndex makes b's corpus a project in opt.Work and indexes it
-// through the real pipeline: index.WriteBEIRRepo writes each document as
+// through the real pipeline: WriteBEIRRepo writes each document as
 // docs/<id>.md of a new git repository, and an index.Indexer with the
 // configured embedder indexes its docs scope into a store of the work
 // folder. A work folder that already holds this corpus is reused: its
@@ -133,7 +133,7 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 
 // beirRepo returns the corpus's repository in work, writing it unless
 // work already holds it.
-func beirRepo(ctx context.Context, b *BEIR, work string) (index.BEIRRepo, bool, error) {
+func beirRepo(ctx context.Context, b *BEIR, work string) (BEIRRepo, bool, error) {
 	dir := filepath.Join(work, repoDir)
 	metaPath := filepath.Join(work, metaFile)
 	var meta beirMeta
@@ -142,42 +142,42 @@ func beirRepo(ctx context.Context, b *BEIR, work string) (index.BEIRRepo, bool, 
 	case errors.Is(err, os.ErrNotExist):
 		entries, err := os.ReadDir(work)
 		if err != nil {
-			return index.BEIRRepo{}, false, fmt.Errorf("BEIR index: %w", err)
+			return BEIRRepo{}, false, fmt.Errorf("BEIR index: %w", err)
 		}
 		if len(entries) > 0 {
-			return index.BEIRRepo{}, false, fmt.Errorf("BEIR index: work folder %s is not empty and holds no %s: not a ragd evaluation folder; choose another --work", work, metaFile)
+			return BEIRRepo{}, false, fmt.Errorf("BEIR index: work folder %s is not empty and holds no %s: not a ragd evaluation folder; choose another --work", work, metaFile)
 		}
 	case err != nil:
-		return index.BEIRRepo{}, false, fmt.Errorf("BEIR index: %w", err)
+		return BEIRRepo{}, false, fmt.Errorf("BEIR index: %w", err)
 	default:
 		if err := json.Unmarshal(raw, &meta); err != nil {
-			return index.BEIRRepo{}, false, fmt.Errorf("BEIR index: %s: %w", metaPath, err)
+			return BEIRRepo{}, false, fmt.Errorf("BEIR index: %s: %w", metaPath, err)
 		}
 		if meta.SHA256 != b.CorpusSHA256 {
-			return index.BEIRRepo{}, false, fmt.Errorf("BEIR index: work folder %s holds another corpus (%s, sha256 %.12s); remove it or choose another --work",
+			return BEIRRepo{}, false, fmt.Errorf("BEIR index: work folder %s holds another corpus (%s, sha256 %.12s); remove it or choose another --work",
 				work, meta.Corpus, meta.SHA256)
 		}
 		if meta.Commit != "" {
 			if head, err := source.Head(ctx, dir); err == nil && head.Commit == meta.Commit {
-				return index.BEIRRepo{Dir: head.Root, Commit: meta.Commit, Docs: meta.Docs}, true, nil
+				return BEIRRepo{Dir: head.Root, Commit: meta.Commit, Docs: meta.Docs}, true, nil
 			}
 		}
 		// Written only in part (the run was interrupted): start over.
 		if err := os.RemoveAll(dir); err != nil {
-			return index.BEIRRepo{}, false, fmt.Errorf("BEIR index: %w", err)
+			return BEIRRepo{}, false, fmt.Errorf("BEIR index: %w", err)
 		}
 	}
 
 	meta = beirMeta{Corpus: b.Corpus, SHA256: b.CorpusSHA256, Docs: b.Docs}
 	if err := writeMeta(metaPath, meta); err != nil {
-		return index.BEIRRepo{}, false, err
+		return BEIRRepo{}, false, err
 	}
 	f, err := b.OpenCorpus()
 	if err != nil {
-		return index.BEIRRepo{}, false, err
+		return BEIRRepo{}, false, err
 	}
 	defer f.Close()
-	repo, err := index.WriteBEIRRepo(ctx, f, dir)
+	repo, err := WriteBEIRRepo(ctx, f, dir)
 	if err != nil {
 		return repo, false, fmt.Errorf("BEIR index of %s: %w", b.Corpus, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
 )
 
@@ -20,7 +19,7 @@ import (
 //   - a session: SessionID, and optionally EventID, which must equal the
 //     hit's source event;
 //   - a BEIR document: DocID, read back from the hit's source path with
-//     index.BEIRDocID;
+//     BEIRDocID;
 //   - a chunk: ChunkID (a vote recorded in telemetry).
 type Citation struct {
 	SourcePath  string   `json:"sourcePath,omitempty"`
@@ -39,7 +38,7 @@ func (c Citation) Matches(ch ragd.Chunk) bool {
 	case c.ChunkID != "":
 		return ch.ID == c.ChunkID
 	case c.DocID != "":
-		id, ok := index.BEIRDocID(ch.SourcePath)
+		id, ok := BEIRDocID(ch.SourcePath)
 		return ok && id == c.DocID
 	case c.SessionID != "":
 		return ch.SessionID == c.SessionID && (c.EventID == "" || ch.EventID == c.EventID)

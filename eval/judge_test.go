@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
 )
 
@@ -26,7 +25,7 @@ func chunkMap(cs ...ragd.Chunk) map[string]ragd.Chunk {
 }
 
 func beirChunk(id, doc string, pos int) ragd.Chunk {
-	return ragd.Chunk{ID: id, Scope: ragd.ScopeDocs, SourcePath: index.BEIRPath(doc), Position: pos}
+	return ragd.Chunk{ID: id, Scope: ragd.ScopeDocs, SourcePath: BEIRPath(doc), Position: pos}
 }
 
 func TestJudgeDedupesDocuments(t *testing.T) {

@@ -30,7 +30,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
-	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/eval"
 	"github.com/ragd/ragd/source"
 )
 
@@ -72,7 +72,7 @@ func benchRepos(b *testing.B, dir string) []benchRepo {
 	}
 	defer f.Close()
 	repo := filepath.Join(dir, "scifact")
-	if _, err := index.WriteBEIRRepo(ctx, f, repo); err != nil {
+	if _, err := eval.WriteBEIRRepo(ctx, f, repo); err != nil {
 		b.Fatalf("benchmark corpus %s: %v", path, err)
 	}
 	return append(out, measure(b, "scifact", repo))

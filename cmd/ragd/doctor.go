@@ -11,6 +11,22 @@ import (
 	"github.com/ragd/ragd/embedding"
 )
 
+var doctorCommand = command{
+	name:    "doctor",
+	summary: "check socket, database, sqlite-vec and the embedding provider",
+	usage: `Usage: ragd doctor [flags]
+
+Check the configuration file, the daemon's socket, the database and
+sqlite-vec, and the embedding provider, and say how to fix what fails.
+Without a daemon it still checks the provider as the daemon would. It
+fails (exit 1) when a check fails.
+`,
+	examples: `  ragd doctor
+  ragd doctor --json
+`,
+	run: cmdDoctor,
+}
+
 // check is one line of `ragd doctor`.
 type check struct {
 	Name   string `json:"name"`
@@ -20,8 +36,8 @@ type check struct {
 }
 
 func cmdDoctor(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("doctor")
-	if _, err := parse(fs, args); err != nil {
+	fs := e.flags()
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	var checks []check

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,45 +19,13 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
+	// cmd is the command being run.
+	cmd *command
+
 	json       bool
 	socket     string
 	configPath string
 	project    string
-}
-
-// flags returns a flag set with the common flags bound to e.
-func (e *env) flags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("ragd "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.BoolVar(&e.json, "json", false, "machine output (JSON)")
-	fs.StringVar(&e.socket, "socket", "", "daemon socket (default: from the configuration)")
-	fs.StringVar(&e.configPath, "config", "", "configuration file (default: $XDG_CONFIG_HOME/ragd/config.toml)")
-	return fs
-}
-
-// projectFlag adds --project to fs.
-func (e *env) projectFlag(fs *flag.FlagSet) {
-	fs.StringVar(&e.project, "project", "", "project name or path (default: the git repository containing the current directory)")
-}
-
-// parse parses args with fs, allowing flags after positional arguments
-// (`ragd search "query" --limit 3`).
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 // paths and config as the daemon would compute them.
@@ -111,9 +78,10 @@ func (e *env) projectClient(ctx context.Context) (*client.Client, string, error)
 	return c, id, nil
 }
 
-// projectID resolves --project, or the git repository containing the current
-// directory, to the id the daemon knows.
-func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
+// projectRef returns what names the project the command is about: --project
+// (a name, or a path inside a repository, given as its root), or else the
+// root of the git repository containing the current directory.
+func (e *env) projectRef() (string, error) {
 	want := e.project
 	if want == "" {
 		wd, err := os.Getwd()
@@ -124,11 +92,21 @@ func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
 		if err != nil {
 			return "", usagef("no --project given and %s is not inside a git repository", wd)
 		}
-		want = root
-	} else if abs, err := filepath.Abs(want); err == nil && (filepath.IsAbs(want) || fileExists(want)) {
+		return root, nil
+	}
+	if abs, err := filepath.Abs(want); err == nil && (filepath.IsAbs(want) || fileExists(want)) {
 		if root, err := source.Root(abs); err == nil {
-			want = root
+			return root, nil
 		}
+	}
+	return want, nil
+}
+
+// projectID resolves projectRef to the id the daemon knows.
+func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
+	want, err := e.projectRef()
+	if err != nil {
+		return "", err
 	}
 	list, err := c.Projects(ctx)
 	if err != nil {

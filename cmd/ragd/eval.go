@@ -4,269 +4,39 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	domain "github.com/ragd/ragd"
-	"github.com/ragd/ragd/chunking"
-	"github.com/ragd/ragd/daemon"
-	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/eval"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
-// evalSource is where the judged queries of eval and calibrate come from,
-// and how differences are bootstrapped.
-type evalSource struct {
-	beir, split, work string
-	telemetry         bool
-	since, until      string
-	resamples         int
-	seed              uint64
-	level             float64
-}
+var evalCommand = command{
+	name:    "eval",
+	summary: "retrieval quality on judged queries: eval GOLDEN | --beir DIR | --telemetry [--work DIR]",
+	usage: `Usage: ragd eval GOLDEN [flags]
+       ragd eval --telemetry [GOLDEN] [flags]
+       ragd eval --beir DIR [flags]
 
-// addFlags binds the source flags to fs.
-func (s *evalSource) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&s.beir, "beir", "", "evaluate on a BEIR folder (corpus.jsonl[.gz], queries, qrels) indexed into a temporary project")
-	fs.StringVar(&s.split, "split", "", "BEIR split (train, test…) when the folder has several")
-	fs.StringVar(&s.work, "work", "", "keep the BEIR repository and index in this folder and reuse them in later runs (default: a temporary folder under $XDG_CACHE_HOME/ragd/eval, removed)")
-	fs.BoolVar(&s.telemetry, "telemetry", false, "also judge with the votes recorded in telemetry (useful = relevant, irrelevant = not)")
-	fs.StringVar(&s.since, "since", "", "with --telemetry: window start, RFC 3339 time or a duration back (90d, 12h); default all")
-	fs.StringVar(&s.until, "until", "", "with --telemetry: window end (default now)")
-	fs.IntVar(&s.resamples, "bootstrap", 2000, "bootstrap resamples")
-	fs.Uint64Var(&s.seed, "seed", 1, "bootstrap seed")
-	fs.Float64Var(&s.level, "level", 0.95, "confidence level of the intervals")
-}
-
-// evalRun is a prepared evaluation: judged queries with their candidates.
-type evalRun struct {
-	cfg     daemon.Config
-	paths   daemon.Paths
-	current search.Config
-	set     *eval.Set
-	// retrievals of the judged queries.
-	retrievals []*eval.Retrieval
-	report     *eval.Report
-	started    time.Time
-	cleanup    []func()
-}
-
-func (r *evalRun) close() {
-	for i := len(r.cleanup) - 1; i >= 0; i-- {
-		r.cleanup[i]()
-	}
-}
-
-// prepareEval reads the judged queries (a golden file, --beir, --telemetry),
-// opens or builds the index they are asked of, embeds the queries and
-// retrieves every query's candidates once at depth (at least the current
-// candidates, 100, and extra).
-func (e *env) prepareEval(ctx context.Context, src evalSource, golden string, extraDepth int) (_ *evalRun, err error) {
-	if src.resamples < 1 || src.level <= 0 || src.level >= 1 {
-		return nil, usagef("--bootstrap %d, --level %v: want at least 1 resample and a level between 0 and 1", src.resamples, src.level)
-	}
-	switch {
-	case src.beir != "" && (golden != "" || src.telemetry):
-		return nil, usagef("--beir evaluates a BEIR folder alone: no GOLDEN file or --telemetry with it")
-	case src.beir == "" && golden == "" && !src.telemetry:
-		return nil, usagef("what to evaluate on: a GOLDEN file (JSON lines), --beir DIR or --telemetry")
-	case src.beir == "" && (src.work != "" || src.split != ""):
-		return nil, usagef("--work and --split go with --beir")
-	case !src.telemetry && (src.since != "" || src.until != ""):
-		return nil, usagef("--since and --until go with --telemetry")
-	}
-	cfg, paths, err := e.load()
-	if err != nil {
-		return nil, err
-	}
-	current, err := cfg.Search.SearchConfig()
-	if err != nil {
-		return nil, err
-	}
-	run := &evalRun{cfg: cfg, paths: paths, current: current, started: time.Now()}
-	defer func() {
-		if err != nil {
-			run.close()
-		}
-	}()
-	logger := newLogger(e.stderr, "warn")
-	embCfg := embedding.Config{
-		Host: cfg.Embedding.Host, Model: cfg.Embedding.Model, Dims: cfg.Embedding.Dims,
-		BatchSize: cfg.Embedding.BatchSize, Concurrency: cfg.Embedding.Concurrency,
-		IndexTimeout: cfg.Embedding.IndexTimeout.Duration, QueryTimeout: cfg.Embedding.QueryTimeout.Duration,
-		DocumentPrefix: cfg.Embedding.DocumentPrefix, QueryPrefix: cfg.Embedding.QueryPrefix, Logger: logger,
-	}
-	space := embedding.SpaceOf(embCfg.Model, embCfg.Dims)
-	rep := &eval.Report{Space: space.String(), Bootstrap: eval.Bootstrap{Resamples: src.resamples, Seed: src.seed, Level: src.level}, Warnings: []string{}}
-	run.report = rep
-
-	var st *store.Store
-	var project domain.Project
-	var cache embedding.Cache
-	if src.beir != "" {
-		b, err := eval.LoadBEIR(src.beir, src.split)
-		if err != nil {
-			return nil, err
-		}
-		work := src.work
-		if work == "" {
-			base := filepath.Join(paths.CacheDir, "eval")
-			if err := os.MkdirAll(base, 0o700); err != nil {
-				return nil, err
-			}
-			if work, err = os.MkdirTemp(base, "beir-"+b.Name+"-"); err != nil {
-				return nil, err
-			}
-			run.cleanup = append(run.cleanup, func() { os.RemoveAll(work) })
-		}
-		fmt.Fprintf(e.stderr, "indexing %s (%d documents) in %s with %s…\n", b.Corpus, b.Docs, work, space)
-		bar := newProgress(e.stderr, isTerminal(e.stderr))
-		idx, err := eval.OpenBEIRIndex(ctx, b, eval.BEIRIndexOptions{
-			Work: work, Embedding: embCfg, Logger: logger, Progress: bar.update,
-			Chunking: chunking.Options{Target: cfg.Chunking.Target, Overlap: cfg.Chunking.Overlap, Window: cfg.Chunking.Window},
-		})
-		bar.done()
-		if err != nil {
-			return nil, err
-		}
-		run.cleanup = append(run.cleanup, func() { idx.Close() })
-		st, project, cache, run.set = idx.Store, idx.Project, idx.Store, b.Set
-		rep.Dataset, rep.BEIR = b.Set.Name, &b.Report
-		rep.Index = indexSummary(work, idx)
-		rep.Timings.Repo, rep.Timings.Index = idx.RepoTime, idx.IndexTime
-		for _, sr := range idx.Report.Scopes {
-			rep.Timings.IndexEmbed += time.Duration(sr.Durations.EmbedMs) * time.Millisecond
-		}
-	} else {
-		if _, err := os.Stat(paths.Database); err != nil {
-			return nil, fmt.Errorf("no ragd database at %s (%v): register and index a project first (ragd add, ragd reindex)", paths.Database, err)
-		}
-		st, err = store.Open(ctx, paths.Database, store.Options{Space: space.String(), Dims: space.Dims, Logger: logger})
-		if err != nil {
-			return nil, err
-		}
-		run.cleanup = append(run.cleanup, func() { st.Close() })
-		if project, err = e.storeProject(ctx, st); err != nil {
-			return nil, err
-		}
-		run.set = &eval.Set{}
-		if golden != "" {
-			g, err := eval.ReadGoldenFile(golden)
-			if err != nil {
-				return nil, err
-			}
-			res, err := eval.NewProjectResolver(ctx, st, project)
-			if err != nil {
-				return nil, err
-			}
-			g.Resolve(res)
-			run.set.Merge(g, "")
-		}
-		if src.telemetry {
-			now := time.Now()
-			since, err := daemon.ParseWhen(src.since, now)
-			if err != nil {
-				return nil, usagef("--since: %v", err)
-			}
-			until, err := daemon.ParseWhen(src.until, now)
-			if err != nil {
-				return nil, usagef("--until: %v", err)
-			}
-			t, err := eval.TelemetrySet(ctx, st, project.ID, since, until)
-			if err != nil {
-				return nil, err
-			}
-			if len(t.Queries) == 0 {
-				run.set.Warnings = append(run.set.Warnings, "telemetry: no voted search in the window")
-			}
-			run.set.Merge(t, "telemetry:")
-		}
-		rep.Dataset = fmt.Sprintf("%s on project %s", run.set.Name, project.Name)
-	}
-	rep.Counts = run.set.Counts()
-	rep.Warnings = append(rep.Warnings, run.set.Warnings...)
-	judged := run.set.Judged()
-	if len(judged) == 0 {
-		return nil, fmt.Errorf("%s: no query with a relevant citation to evaluate on", run.set.Name)
-	}
-	if len(judged) < 30 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("only %d judged queries: means and intervals are rough (a golden set of 50 or more measures)", len(judged)))
-	}
-
-	qv, err := eval.EmbedQueries(ctx, embCfg, cache, judged)
-	if err != nil {
-		return nil, err
-	}
-	rep.QueryEmbedding, rep.Timings.QueryEmbed = qv.Stats, qv.Stats.Elapsed
-
-	rep.Depth = max(100, current.Candidates, extraDepth)
-	searcher := &search.Searcher{Store: st, Embedder: qv, Config: current, Logger: logger}
-	start := time.Now()
-	step := max(1, len(judged)/10)
-	run.retrievals, err = eval.Retrieve(ctx, searcher, judged, eval.RetrieveOptions{
-		ProjectID: project.ID, Depth: rep.Depth,
-		Progress: func(done, total int) {
-			if done%step == 0 || done == total {
-				fmt.Fprintf(e.stderr, "retrieve: %d/%d queries\n", done, total)
-			}
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
-	rep.Timings.Retrieve = time.Since(start)
-	rep.VectorUnavailable, rep.VectorReason = eval.VectorUnavailable(run.retrievals)
-	return run, nil
-}
-
-// indexSummary describes the BEIR index.
-func indexSummary(work string, idx *eval.BEIRIndex) *eval.IndexSummary {
-	s := &eval.IndexSummary{Work: work, Commit: idx.Repo.Commit, Docs: idx.Repo.Docs, Complete: idx.Report.Complete, Reused: true}
-	for _, sr := range idx.Report.Scopes {
-		s.Chunks += sr.Chunks.Total
-		s.LexicalOnly += sr.LexicalOnly
-		s.Embedded += sr.Embedding.Embedded
-		s.Cached += sr.Embedding.Cached
-		s.Reused = s.Reused && sr.Unchanged
-		if sr.Embedding.Reason != "" {
-			s.Reason = sr.Embedding.Reason
-		}
-	}
-	return s
-}
-
-// storeProject resolves --project, or the git repository containing the
-// current directory, in st.
-func (e *env) storeProject(ctx context.Context, st *store.Store) (domain.Project, error) {
-	want := e.project
-	if want == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return domain.Project{}, err
-		}
-		root, err := source.Root(wd)
-		if err != nil {
-			return domain.Project{}, usagef("no --project given and %s is not inside a git repository", wd)
-		}
-		want = root
-	} else if abs, err := filepath.Abs(want); err == nil && fileExists(want) {
-		if root, err := source.Root(abs); err == nil {
-			want = root
-		}
-	}
-	p, err := st.Project(ctx, want)
-	if errors.Is(err, domain.ErrNotFound) {
-		return p, fmt.Errorf("project %q is not registered: run `ragd add %s`", want, want)
-	}
-	return p, err
+Measure retrieval quality (nDCG@10, recall@6, recall@100, MRR@10) of the
+lexical and the vector half alone and of each fusion, on judged queries:
+a golden file of the project (JSON lines naming the files, sections,
+sessions or messages a query should find), the votes recorded in telemetry,
+or a BEIR folder indexed into a project of its own. Each query's candidates
+are retrieved once and every mode is a replay of them; differences between
+modes come with paired bootstrap intervals. Settings flags (--fusion,
+--vector-weight, …, or --config-json) add modes over the current settings.
+Nothing is recorded in telemetry. It fails (exit 1) when no query could be
+embedded: then only the lexical half was measured.
+`,
+	examples: `  ragd eval golden.jsonl
+  ragd eval --telemetry --since 90d
+  ragd eval --beir ~/beir/scifact --work ~/.cache/ragd/scifact   # keep the index for the next run
+  ragd eval golden.jsonl --fusion rrf --rrf-k 30
+  ragd eval golden.jsonl --config-json '{"vectorWeight":0.3,"lexicalWeight":0.7}' --json
+`,
+	run: cmdEval,
 }
 
 // jsonList is a repeatable flag of JSON values.
@@ -353,13 +123,13 @@ func (c *customFlags) modes(fs *flag.FlagSet, current search.Config) ([]eval.Mod
 }
 
 func cmdEval(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("eval")
+	fs := e.flags()
 	e.projectFlag(fs)
 	var src evalSource
 	src.addFlags(fs)
 	var custom customFlags
 	custom.addFlags(fs)
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -370,55 +140,21 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	if len(pos) == 1 {
 		golden = pos[0]
 	}
-	cfg, _, err := e.load()
+	opt, _, err := src.options(e, golden, 0)
 	if err != nil {
 		return err
 	}
-	current, err := cfg.Search.SearchConfig()
+	extra, err := custom.modes(fs, opt.Search)
 	if err != nil {
 		return err
 	}
-	extra, err := custom.modes(fs, current)
-	if err != nil {
-		return err
-	}
-	depth := 0
 	for _, m := range extra {
-		depth = max(depth, m.Config.Candidates)
+		opt.Depth = max(opt.Depth, m.Config.Candidates)
 	}
-	run, err := e.prepareEval(ctx, src, golden, depth)
+	ev, err := e.prepare(ctx, opt)
 	if err != nil {
 		return err
 	}
-	defer run.close()
-	rep := run.report
-
-	start := time.Now()
-	modes := append(eval.StandardModes(run.current, rep.Depth), extra...)
-	rep.Modes = eval.Evaluate(run.retrievals, modes, 0)
-	rep.Comparisons = eval.CompareModes(rep.Modes, "lexical", eval.Metrics, rep.Bootstrap)
-	rep.Timings.Replay = time.Since(start)
-	rep.Timings.Total = time.Since(run.started)
-	return e.finishEval(rep, nil)
-}
-
-// finishEval prints rep (or, with --json, out when not nil: rep with more
-// fields) and fails when no query could be embedded: then only the lexical
-// half was measured.
-func (e *env) finishEval(rep *eval.Report, out any) error {
-	if e.json {
-		if out == nil {
-			out = rep
-		}
-		if err := e.printJSON(out); err != nil {
-			return err
-		}
-	} else if err := rep.WriteTable(e.stdout); err != nil {
-		return err
-	}
-	if rep.VectorUnavailable > 0 && rep.VectorUnavailable == rep.Counts.Judged {
-		fmt.Fprintf(e.stderr, "ragd: the vector half was unavailable for every query (%s): only the lexical half was measured\n", rep.VectorReason)
-		return errSilent
-	}
-	return nil
+	defer ev.Close()
+	return e.finishEval(ev.Evaluate(extra), nil)
 }

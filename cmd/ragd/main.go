@@ -4,13 +4,13 @@
 //	ragd add [PATH]            register a git repository (default: the one here)
 //	ragd search "query"        hybrid search with citations
 //
-// Run `ragd help` for every command.
+// Run `ragd help` for every command and `ragd help COMMAND` for one. Each
+// command lives in a file of its own, with its usage text.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,8 +25,6 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	switch {
 	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(2)
 	case errors.Is(err, errSilent):
 		os.Exit(1)
 	default:
@@ -49,46 +47,56 @@ func (e usageError) Error() string { return e.msg + " (ragd help)" }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// command is one subcommand.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, env *env, args []string) error
-}
-
-func commands() []command {
-	return []command{
-		{"serve", "run the daemon in the foreground", cmdServe},
-		{"add", "register a git repository: add [PATH] [--name NAME] [--auto-reindex]", cmdAdd},
-		{"projects", "list registered projects", cmdProjects},
-		{"remove", "unregister a project and drop its index: remove PROJECT", cmdRemove},
-		{"reindex", "rebuild a project's index: reindex [--scope docs|adr|session|all]", cmdReindex},
-		{"search", `hybrid search: search "query" [--scope S] [--limit N] [--fusion F] [--explain]`, cmdSearch},
-		{"coverage", "what is indexed, from which commit, and what is stale", cmdCoverage},
-		{"feedback", "vote a hit: feedback SEARCH_ID CHUNK_ID useful|irrelevant", cmdFeedback},
-		{"sessions", "session events: sessions import FILE | sessions show EVENT_ID", cmdSessions},
-		{"measure", "precision@k, latency and degradation over a window: measure [--since 7d]", cmdMeasure},
-		{"eval", "retrieval quality on judged queries: eval GOLDEN | --beir DIR | --telemetry [--work DIR]", cmdEval},
-		{"calibrate", "search fusion settings on judged queries: calibrate GOLDEN | --beir DIR | --telemetry [--holdout 0.2] [--apply]", cmdCalibrate},
-		{"doctor", "check socket, database, sqlite-vec and the embedding provider", cmdDoctor},
-		{"service", "per-user background service: service install|uninstall|start|stop|status", cmdService},
-		{"config", "print the configuration file with every default", cmdConfig},
-		{"version", "print the version", cmdVersion},
-	}
+// commands is the dispatch table, in the order `ragd help` lists them. A
+// new command is a file defining its command value, plus one line here.
+var commands = []command{
+	serveCommand,
+	addCommand,
+	projectsCommand,
+	removeCommand,
+	reindexCommand,
+	searchCommand,
+	coverageCommand,
+	feedbackCommand,
+	sessionsCommand,
+	measureCommand,
+	evalCommand,
+	calibrateCommand,
+	doctorCommand,
+	serviceCommand,
+	configCommand,
+	versionCommand,
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" && len(args) == 1 {
 		usage(stdout)
 		return nil
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(ctx, e, args[1:])
+	name, rest := args[0], args[1:]
+	if name == "help" {
+		// `ragd help CMD` is `ragd CMD -h`.
+		name, rest = args[1], []string{"-h"}
+	}
+	c := lookup(name)
+	if c == nil {
+		return usagef("unknown command %q", name)
+	}
+	e.cmd = c
+	if err := c.run(ctx, e, rest); !errors.Is(err, errHelped) {
+		return err
+	}
+	return nil
+}
+
+func lookup(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
 		}
 	}
-	return usagef("unknown command %q", args[0])
+	return nil
 }
 
 func usage(w io.Writer) {
@@ -96,12 +104,13 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage: ragd COMMAND [flags]")
 	fmt.Fprintln(w)
-	for _, c := range commands() {
+	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Every command accepts --json (machine output), --socket PATH and --config PATH.")
 	fmt.Fprintln(w, "The project defaults to the git repository containing the current directory.")
+	fmt.Fprintln(w, "Run `ragd help COMMAND` (or `ragd COMMAND -h`) for a command's flags and examples.")
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {

@@ -3,54 +3,30 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/ragd/ragd/api"
 )
 
-func cmdAdd(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("add")
-	name := fs.String("name", "", "short id (default: from the folder name)")
-	auto := fs.Bool("auto-reindex", false, "reindex by itself when HEAD moves")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 1 {
-		return usagef("add takes one PATH, got %d", len(pos))
-	}
-	path := "."
-	if len(pos) == 1 {
-		path = pos[0]
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return err
-	}
-	if _, err := os.Stat(abs); err != nil {
-		return fmt.Errorf("add %s: %w", path, err)
-	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	p, err := c.AddProject(ctx, api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto})
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(p)
-	}
-	fmt.Fprintf(e.stdout, "added project %s (%s); index it with: ragd reindex --project %s\n", p.ID, p.Path, p.ID)
-	return nil
+var projectsCommand = command{
+	name:    "projects",
+	summary: "list registered projects",
+	usage: `Usage: ragd projects [flags]
+
+List the registered projects: id, repository path, whether the daemon
+reindexes it by itself, and which scopes are stale (HEAD moved, or never
+indexed).
+`,
+	examples: `  ragd projects
+  ragd projects --json
+`,
+	run: cmdProjects,
 }
 
 func cmdProjects(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("projects")
-	if _, err := parse(fs, args); err != nil {
+	fs := e.flags()
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	c, err := e.client()
@@ -79,29 +55,4 @@ func cmdProjects(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", p.ID, p.Path, p.AutoReindex, stale)
 	}
 	return tw.Flush()
-}
-
-func cmdRemove(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("remove")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("remove takes one PROJECT")
-	}
-	e.project = pos[0]
-	c, id, err := e.projectClient(ctx)
-	if err != nil {
-		return err
-	}
-	out, err := c.RemoveProject(ctx, id)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(out)
-	}
-	fmt.Fprintf(e.stdout, "removed project %s and its index\n", id)
-	return nil
 }

@@ -6,19 +6,35 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"strings"
 
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
-	"golang.org/x/term"
 )
 
+var reindexCommand = command{
+	name:    "reindex",
+	summary: "rebuild a project's index: reindex [--scope docs|adr|session|all]",
+	usage: `Usage: ragd reindex [flags]
+
+Rebuild the project's index of one scope or of all: docs and ADRs from the
+commit at HEAD, sessions from the imported events. Unchanged files are not
+embedded again. Progress goes to standard error (a bar on a terminal, one
+line per phase otherwise), then a report per scope. The reindex is NOT
+complete when chunks are lexical only (the embedding provider was
+unavailable: search still finds them by their words) or a scope failed.
+`,
+	examples: `  ragd reindex                                # every scope of the repository here
+  ragd reindex --project billing --scope adr
+  ragd reindex --scope session --json
+`,
+	run: cmdReindex,
+}
+
 func cmdReindex(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("reindex")
+	fs := e.flags()
 	e.projectFlag(fs)
 	scope := fs.String("scope", "all", "docs, adr, session or all")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -69,105 +85,4 @@ func printReport(w io.Writer, rep *api.Report) {
 		state = "NOT complete (see above: lexical-only chunks or failed scopes)"
 	}
 	fmt.Fprintf(w, "reindex of %s: %s, %.1fs\n", rep.Project, state, float64(rep.DurationMs)/1000)
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// progress draws reindex progress: a bar redrawn in place on a terminal,
-// one plain line per phase otherwise (logs, pipes).
-type progress struct {
-	w       io.Writer
-	tty     bool
-	last    string // phase/scope of the last plain line
-	drawing bool
-}
-
-func newProgress(w io.Writer, tty bool) *progress { return &progress{w: w, tty: tty} }
-
-func (p *progress) update(pr api.Progress) {
-	key := pr.Scope + " " + pr.Phase
-	if !p.tty {
-		if key != p.last && pr.Phase != api.PhaseDone {
-			fmt.Fprintf(p.w, "%s: %s (%d)\n", pr.Scope, pr.Phase, pr.Total)
-			p.last = key
-		}
-		return
-	}
-	// One line per scope: the bar is redrawn in place within a scope, and
-	// a scope's last state stays on screen when the next one starts.
-	if p.drawing && pr.Scope != p.last {
-		fmt.Fprintln(p.w)
-	}
-	p.last = pr.Scope
-	const width = 30
-	filled := width
-	if pr.Total > 0 {
-		filled = min(width, width*pr.Done/pr.Total)
-	}
-	fmt.Fprintf(p.w, "\r%-8s %-6s [%s%s] %d/%d ", pr.Scope, pr.Phase,
-		strings.Repeat("#", filled), strings.Repeat(".", width-filled), pr.Done, pr.Total)
-	p.drawing = true
-}
-
-func (p *progress) done() {
-	if p.drawing {
-		fmt.Fprintln(p.w)
-		p.drawing = false
-	}
-}
-
-func cmdCoverage(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("coverage")
-	e.projectFlag(fs)
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	c, id, err := e.projectClient(ctx)
-	if err != nil {
-		return err
-	}
-	cov, err := c.Coverage(ctx, id)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(cov)
-	}
-	head := "unreadable"
-	if cov.Head != nil {
-		head = short(cov.Head.Commit)
-		if cov.Head.Branch != "" {
-			head += " (" + cov.Head.Branch + ")"
-		}
-	}
-	fmt.Fprintf(e.stdout, "project %s, HEAD %s\n", cov.Project, head)
-	for _, sc := range cov.Scopes {
-		last := "never indexed"
-		if sc.LastIndexed != nil {
-			last = "indexed " + sc.LastIndexed.Local().Format("2006-01-02 15:04")
-			if sc.LastCommit != "" {
-				last += " from " + short(sc.LastCommit)
-			}
-		}
-		stale := ""
-		if sc.Stale {
-			stale = "  STALE: " + sc.StaleReason
-		}
-		fmt.Fprintf(e.stdout, "  %-8s %d/%d %s indexed, %d chunks (lexical only: %d), %s%s\n",
-			sc.Scope, sc.Indexed, sc.Total, sc.Unit, sc.Chunks, sc.LexicalOnly, last, stale)
-	}
-	for _, n := range cov.Notes {
-		fmt.Fprintf(e.stdout, "  note: %s\n", n)
-	}
-	return nil
-}
-
-func short(commit string) string {
-	if len(commit) > 10 {
-		return commit[:10]
-	}
-	return commit
 }

@@ -4,15 +4,33 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/search"
 )
+
+var searchCommand = command{
+	name:    "search",
+	summary: `hybrid search: search "query" [--scope S] [--limit N] [--fusion F] [--explain]`,
+	usage: `Usage: ragd search QUERY... [flags]
+
+Search the project's docs, ADRs and sessions by meaning (vectors) and by
+words (bm25), fused into one ranking. Each hit cites its source (path §
+headings, or session and message) with its score and both signals' scores.
+The words after search are the query; flags may follow them. The search id
+printed last is the one to vote with (ragd feedback). When the embedding
+provider is unavailable the search is lexical only, and says so.
+`,
+	examples: `  ragd search "how are fusion weights chosen"
+  ragd search sqlite-vec telemetry --scope adr --limit 3
+  ragd search "socket permissions" --explain --fusion rrf
+  ragd search "retry policy" --actor agent --session S1 --json
+`,
+	run: cmdSearch,
+}
 
 // stringList is a repeatable or comma-separated flag.
 type stringList []string
@@ -28,7 +46,7 @@ func (s *stringList) Set(v string) error {
 }
 
 func cmdSearch(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("search")
+	fs := e.flags()
 	e.projectFlag(fs)
 	var scopes stringList
 	fs.Var(&scopes, "scope", "docs, adr or session (repeatable; default all)")
@@ -37,7 +55,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	explain := fs.Bool("explain", false, "show each signal's rank and raw score")
 	session := fs.String("session", "", "the session this search belongs to")
 	actor := fs.String("actor", "person", "person or agent")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -164,129 +182,4 @@ func snippet(s string, max, width int) []string {
 		lines = append(lines, line.String())
 	}
 	return lines
-}
-
-func cmdFeedback(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("feedback")
-	session := fs.String("session", "", "the session this vote belongs to")
-	actor := fs.String("actor", "person", "person or agent")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 3 {
-		return usagef("feedback takes SEARCH_ID CHUNK_ID useful|irrelevant")
-	}
-	searchID, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil || searchID <= 0 {
-		return usagef("search id %q: want the number a search printed", pos[0])
-	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	vote, err := c.Feedback(ctx, api.FeedbackRequest{SearchID: searchID, ChunkID: pos[1], Verdict: pos[2], Actor: *actor, SessionID: *session})
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(vote)
-	}
-	fmt.Fprintf(e.stdout, "recorded: %s for the hit at rank %d of search %d", vote.Verdict, vote.Rank, vote.SearchID)
-	if vote.Replaced != "" {
-		fmt.Fprintf(e.stdout, " (was %s)", vote.Replaced)
-	}
-	fmt.Fprintln(e.stdout)
-	return nil
-}
-
-func cmdSessions(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("sessions")
-	e.projectFlag(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 2 || (pos[0] != "import" && pos[0] != "show") {
-		return usagef("sessions import FILE | sessions show EVENT_ID")
-	}
-	c, id, err := e.projectClient(ctx)
-	if err != nil {
-		return err
-	}
-	if pos[0] == "show" {
-		ev, err := c.Event(ctx, id, pos[1])
-		if err != nil {
-			return err
-		}
-		if e.json {
-			return e.printJSON(ev)
-		}
-		fmt.Fprintf(e.stdout, "%s  %s  %s (%s) in session %s\n\n%s\n", ev.Time.Local().Format("2006-01-02 15:04:05"), ev.ID, ev.Type, ev.Actor, ev.SessionID, ev.Text)
-		return nil
-	}
-	f, err := os.Open(pos[1])
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	rep, err := c.ImportEvents(ctx, id, f)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(rep)
-	}
-	fmt.Fprintf(e.stdout, "%s: %d lines, %d events: %d stored (%d messages), %d duplicates, %d conflicts, %d malformed lines\n",
-		pos[1], rep.Lines, rep.Events, rep.Appended, rep.Messages, rep.Duplicates, len(rep.Conflicts), rep.Bad)
-	for _, le := range rep.LineErrors {
-		fmt.Fprintf(e.stdout, "  line %d: %s\n", le.Line, le.Reason)
-	}
-	for _, c := range rep.Conflicts {
-		fmt.Fprintf(e.stdout, "  conflict: %s\n", c.Error)
-	}
-	if rep.Messages > 0 {
-		fmt.Fprintln(e.stdout, "make them searchable: ragd reindex --scope session")
-	}
-	return nil
-}
-
-func cmdMeasure(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("measure")
-	project := fs.String("project", "", "one project (default: all)")
-	since := fs.String("since", "7d", "window start: RFC 3339 time or a duration back (7d, 12h)")
-	until := fs.String("until", "", "window end (default: now)")
-	k := fs.Int("k", 0, "the k of precision@k (default 6)")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	q := api.MeasureQuery{Since: *since, Until: *until, K: *k}
-	if *project != "" {
-		e.project = *project
-		id, err := e.projectID(ctx, c)
-		if err != nil {
-			return err
-		}
-		q.Project = id
-	}
-	rep, err := c.Measure(ctx, q)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		e.printJSON(rep)
-	} else if err := search.WriteMeasureTable(e.stdout, rep); err != nil {
-		return err
-	}
-	if rep.Failed {
-		if !e.json {
-			fmt.Fprintln(e.stderr, "ragd: measure failed:", rep.FailReason)
-		}
-		return errSilent
-	}
-	return nil
 }

@@ -7,10 +7,29 @@ import (
 	"github.com/ragd/ragd/daemon"
 )
 
+var serveCommand = command{
+	name:    "serve",
+	summary: "run the daemon in the foreground",
+	usage: `Usage: ragd serve [flags]
+
+Run the daemon in the foreground: it listens on the socket (mode 0600),
+answers the other commands, and reindexes projects added with
+--auto-reindex when their HEAD moves, until SIGINT or SIGTERM, when it
+finishes or stops what it is doing and exits. It logs to standard error at
+the configured level. One daemon runs per database. To run it in the
+background, see ragd service.
+`,
+	examples: `  ragd serve
+  ragd serve --config ~/.config/ragd/test.toml
+  ragd serve --reset-vectors                  # after changing the model; then ragd reindex
+`,
+	run: cmdServe,
+}
+
 func cmdServe(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("serve")
+	fs := e.flags()
 	reset := fs.Bool("reset-vectors", false, "drop stored vectors of another embedding space (then reindex)")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	cfg, paths, err := e.load()
@@ -33,32 +52,4 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-}
-
-func cmdConfig(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("config")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	cfg, paths, err := e.load()
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(map[string]any{"file": paths.Config, "socket": paths.Socket, "database": paths.Database, "config": cfg})
-	}
-	fmt.Fprintf(e.stdout, "# file: %s\n# socket: %s\n# database: %s\n\n%s", paths.Config, paths.Socket, paths.Database, daemon.ConfigTemplate)
-	return nil
-}
-
-func cmdVersion(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("version")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(map[string]string{"version": daemon.Version})
-	}
-	fmt.Fprintln(e.stdout, "ragd", daemon.Version)
-	return nil
 }

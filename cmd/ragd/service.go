@@ -9,6 +9,23 @@ import (
 	"github.com/kardianos/service"
 )
 
+var serviceCommand = command{
+	name:    "service",
+	summary: "per-user background service: service install|uninstall|start|stop|status",
+	usage: `Usage: ragd service install|uninstall|start|stop|status [flags]
+
+Run ragd serve as a per-user background service, through the platform's
+manager (systemd --user, launchd, …): install registers this binary as
+"ragd serve" (with --config, when given), restarted on failure; uninstall
+removes it; start, stop and status do what they say.
+`,
+	examples: `  ragd service install && ragd service start
+  ragd service status
+  ragd service install --config ~/.config/ragd/work.toml
+`,
+	run: cmdService,
+}
+
 // program satisfies service.Interface; the service manager only needs it to
 // build the unit: it runs `ragd serve`, which handles SIGTERM itself.
 type program struct{}
@@ -36,8 +53,8 @@ func newService(e *env) (service.Service, error) {
 }
 
 func cmdService(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("service")
-	pos, err := parse(fs, args)
+	fs := e.flags()
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,6 @@
-package index
+package eval
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,16 +52,11 @@ func WriteBEIRRepo(ctx context.Context, corpus io.Reader, dir string) (BEIRRepo,
 		return out, fmt.Errorf("write BEIR repository: %w", err)
 	}
 
-	br := bufio.NewReaderSize(corpus, 64<<10)
-	var in io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return out, fmt.Errorf("write BEIR repository: corpus: %w", err)
-		}
-		defer gz.Close()
-		in = gz
+	in, closeIn, err := gunzipped(corpus)
+	if err != nil {
+		return out, fmt.Errorf("write BEIR repository: corpus: %w", err)
 	}
+	defer closeIn()
 	dec := json.NewDecoder(in)
 	seen := map[string]bool{}
 	for {

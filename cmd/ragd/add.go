@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ragd/ragd/api"
+)
+
+var addCommand = command{
+	name:    "add",
+	summary: "register a git repository: add [PATH] [--name NAME] [--auto-reindex]",
+	usage: `Usage: ragd add [PATH] [flags]
+
+Register the git repository at PATH (default: the current directory) with
+the daemon. Nothing is indexed yet: ragd reindex indexes its docs and ADRs
+from the commit at HEAD. With --auto-reindex the daemon reindexes the
+project by itself when HEAD moves.
+`,
+	examples: `  ragd add                                    # the repository here
+  ragd add ~/src/billing --name billing       # choose its short id
+  ragd add . --auto-reindex --json
+`,
+	run: cmdAdd,
+}
+
+func cmdAdd(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
+	name := fs.String("name", "", "short id (default: from the folder name)")
+	auto := fs.Bool("auto-reindex", false, "reindex by itself when HEAD moves")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("add takes one PATH, got %d", len(pos))
+	}
+	path := "."
+	if len(pos) == 1 {
+		path = pos[0]
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return fmt.Errorf("add %s: %w", path, err)
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	p, err := c.AddProject(ctx, api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto})
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(p)
+	}
+	fmt.Fprintf(e.stdout, "added project %s (%s); index it with: ragd reindex --project %s\n", p.ID, p.Path, p.ID)
+	return nil
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+)
+
+var coverageCommand = command{
+	name:    "coverage",
+	summary: "what is indexed, from which commit, and what is stale",
+	usage: `Usage: ragd coverage [flags]
+
+Say what is indexed for the project, per scope: files or sessions indexed
+out of all, chunks and how many are lexical only, when and from which
+commit, and whether the scope is stale against HEAD (and why).
+`,
+	examples: `  ragd coverage
+  ragd coverage --project billing --json
+`,
+	run: cmdCoverage,
+}
+
+func cmdCoverage(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
+	e.projectFlag(fs)
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	c, id, err := e.projectClient(ctx)
+	if err != nil {
+		return err
+	}
+	cov, err := c.Coverage(ctx, id)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(cov)
+	}
+	head := "unreadable"
+	if cov.Head != nil {
+		head = short(cov.Head.Commit)
+		if cov.Head.Branch != "" {
+			head += " (" + cov.Head.Branch + ")"
+		}
+	}
+	fmt.Fprintf(e.stdout, "project %s, HEAD %s\n", cov.Project, head)
+	for _, sc := range cov.Scopes {
+		last := "never indexed"
+		if sc.LastIndexed != nil {
+			last = "indexed " + sc.LastIndexed.Local().Format("2006-01-02 15:04")
+			if sc.LastCommit != "" {
+				last += " from " + short(sc.LastCommit)
+			}
+		}
+		stale := ""
+		if sc.Stale {
+			stale = "  STALE: " + sc.StaleReason
+		}
+		fmt.Fprintf(e.stdout, "  %-8s %d/%d %s indexed, %d chunks (lexical only: %d), %s%s\n",
+			sc.Scope, sc.Indexed, sc.Total, sc.Unit, sc.Chunks, sc.LexicalOnly, last, stale)
+	}
+	for _, n := range cov.Notes {
+		fmt.Fprintf(e.stdout, "  note: %s\n", n)
+	}
+	return nil
+}
+
+func short(commit string) string {
+	if len(commit) > 10 {
+		return commit[:10]
+	}
+	return commit
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/eval"
+)
+
+// evalSource is where the judged queries of eval and calibrate come from,
+// and how differences are bootstrapped.
+type evalSource struct {
+	beir, split, work string
+	telemetry         bool
+	since, until      string
+	resamples         int
+	seed              uint64
+	level             float64
+}
+
+// addFlags binds the source flags to fs.
+func (s *evalSource) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&s.beir, "beir", "", "evaluate on a BEIR folder (corpus.jsonl[.gz], queries, qrels) indexed into a temporary project")
+	fs.StringVar(&s.split, "split", "", "BEIR split (train, test…) when the folder has several")
+	fs.StringVar(&s.work, "work", "", "keep the BEIR repository and index in this folder and reuse them in later runs (default: a temporary folder under $XDG_CACHE_HOME/ragd/eval, removed)")
+	fs.BoolVar(&s.telemetry, "telemetry", false, "also judge with the votes recorded in telemetry (useful = relevant, irrelevant = not)")
+	fs.StringVar(&s.since, "since", "", "with --telemetry: window start, RFC 3339 time or a duration back (90d, 12h); default all")
+	fs.StringVar(&s.until, "until", "", "with --telemetry: window end (default now)")
+	fs.IntVar(&s.resamples, "bootstrap", 2000, "bootstrap resamples")
+	fs.Uint64Var(&s.seed, "seed", 1, "bootstrap seed")
+	fs.Float64Var(&s.level, "level", 0.95, "confidence level of the intervals")
+}
+
+// options checks the source flags and returns the evaluation's options
+// with the configuration's settings, the queries' project resolved as
+// --project or the current directory.
+func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, daemon.Paths, error) {
+	if s.resamples < 1 || s.level <= 0 || s.level >= 1 {
+		return eval.Options{}, daemon.Paths{}, usagef("--bootstrap %d, --level %v: want at least 1 resample and a level between 0 and 1", s.resamples, s.level)
+	}
+	switch {
+	case s.beir != "" && (golden != "" || s.telemetry):
+		return eval.Options{}, daemon.Paths{}, usagef("--beir evaluates a BEIR folder alone: no GOLDEN file or --telemetry with it")
+	case s.beir == "" && golden == "" && !s.telemetry:
+		return eval.Options{}, daemon.Paths{}, usagef("what to evaluate on: a GOLDEN file (JSON lines), --beir DIR or --telemetry")
+	case s.beir == "" && (s.work != "" || s.split != ""):
+		return eval.Options{}, daemon.Paths{}, usagef("--work and --split go with --beir")
+	case !s.telemetry && (s.since != "" || s.until != ""):
+		return eval.Options{}, daemon.Paths{}, usagef("--since and --until go with --telemetry")
+	}
+	cfg, paths, err := e.load()
+	if err != nil {
+		return eval.Options{}, paths, err
+	}
+	current, err := cfg.Search.SearchConfig()
+	if err != nil {
+		return eval.Options{}, paths, err
+	}
+	logger := newLogger(e.stderr, "warn")
+	opt := eval.Options{
+		Golden: golden, BEIR: s.beir, Split: s.split, Work: s.work, CacheDir: paths.CacheDir,
+		Telemetry: s.telemetry, Database: paths.Database,
+		Embedding: embedding.Config{
+			Host: cfg.Embedding.Host, Model: cfg.Embedding.Model, Dims: cfg.Embedding.Dims,
+			BatchSize: cfg.Embedding.BatchSize, Concurrency: cfg.Embedding.Concurrency,
+			IndexTimeout: cfg.Embedding.IndexTimeout.Duration, QueryTimeout: cfg.Embedding.QueryTimeout.Duration,
+			DocumentPrefix: cfg.Embedding.DocumentPrefix, QueryPrefix: cfg.Embedding.QueryPrefix, Logger: logger,
+		},
+		Chunking:  chunking.Options{Target: cfg.Chunking.Target, Overlap: cfg.Chunking.Overlap, Window: cfg.Chunking.Window},
+		Search:    current,
+		Depth:     depth,
+		Bootstrap: eval.Bootstrap{Resamples: s.resamples, Seed: s.seed, Level: s.level},
+		Logger:    logger,
+	}
+	if s.beir != "" {
+		return opt, paths, nil
+	}
+	if opt.Project, err = e.projectRef(); err != nil {
+		return opt, paths, err
+	}
+	if s.telemetry {
+		now := time.Now()
+		if opt.Since, err = daemon.ParseWhen(s.since, now); err != nil {
+			return opt, paths, usagef("--since: %v", err)
+		}
+		if opt.Until, err = daemon.ParseWhen(s.until, now); err != nil {
+			return opt, paths, usagef("--until: %v", err)
+		}
+	}
+	return opt, paths, nil
+}
+
+// prepare runs eval.Prepare with the steps and the indexing progress on
+// standard error.
+func (e *env) prepare(ctx context.Context, opt eval.Options) (*eval.Evaluation, error) {
+	bar := newProgress(e.stderr, isTerminal(e.stderr))
+	opt.Log, opt.Progress = bar, bar.update
+	defer bar.done()
+	return eval.Prepare(ctx, opt)
+}
+
+// finishEval prints rep (or, with --json, out when not nil: rep with more
+// fields) and fails when no query could be embedded: then only the lexical
+// half was measured.
+func (e *env) finishEval(rep *eval.Report, out any) error {
+	if e.json {
+		if out == nil {
+			out = rep
+		}
+		if err := e.printJSON(out); err != nil {
+			return err
+		}
+	} else if err := rep.WriteTable(e.stdout); err != nil {
+		return err
+	}
+	if rep.VectorUnavailable > 0 && rep.VectorUnavailable == rep.Counts.Judged {
+		fmt.Fprintf(e.stderr, "ragd: the vector half was unavailable for every query (%s): only the lexical half was measured\n", rep.VectorReason)
+		return errSilent
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ragd/ragd/api"
+	"golang.org/x/term"
+)
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progress draws reindex progress: a bar redrawn in place on a terminal,
+// one plain line per phase otherwise (logs, pipes).
+type progress struct {
+	w       io.Writer
+	tty     bool
+	last    string // phase/scope of the last plain line
+	drawing bool
+}
+
+func newProgress(w io.Writer, tty bool) *progress { return &progress{w: w, tty: tty} }
+
+func (p *progress) update(pr api.Progress) {
+	key := pr.Scope + " " + pr.Phase
+	if !p.tty {
+		if key != p.last && pr.Phase != api.PhaseDone {
+			fmt.Fprintf(p.w, "%s: %s (%d)\n", pr.Scope, pr.Phase, pr.Total)
+			p.last = key
+		}
+		return
+	}
+	// One line per scope: the bar is redrawn in place within a scope, and
+	// a scope's last state stays on screen when the next one starts.
+	if p.drawing && pr.Scope != p.last {
+		fmt.Fprintln(p.w)
+	}
+	p.last = pr.Scope
+	const width = 30
+	filled := width
+	if pr.Total > 0 {
+		filled = min(width, width*pr.Done/pr.Total)
+	}
+	fmt.Fprintf(p.w, "\r%-8s %-6s [%s%s] %d/%d ", pr.Scope, pr.Phase,
+		strings.Repeat("#", filled), strings.Repeat(".", width-filled), pr.Done, pr.Total)
+	p.drawing = true
+}
+
+// Write writes a line of its own below the bar: eval's steps between the
+// progress of indexing.
+func (p *progress) Write(b []byte) (int, error) {
+	p.done()
+	return p.w.Write(b)
+}
+
+func (p *progress) done() {
+	if p.drawing {
+		fmt.Fprintln(p.w)
+		p.drawing = false
+	}
+}
