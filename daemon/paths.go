@@ -7,7 +7,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/ragd/ragd/store"
 )
+
+// PermissionWarnings says, for `ragd doctor`, what of p's database other
+// users can reach, each with the chmod that fixes it.
+func (p Paths) PermissionWarnings() []string { return store.PermissionWarnings(p.Database) }
 
 // Paths are the files and folders the daemon uses. Every one follows the XDG
 // base directories, so a test gives a daemon a private world by setting

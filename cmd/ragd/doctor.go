@@ -54,6 +54,10 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		add(check{Name: "config", OK: true, Detail: "no file at " + paths.Config + ": defaults"})
 	}
 
+	for _, w := range paths.PermissionWarnings() {
+		add(check{Name: "permissions", Detail: w, Fix: "keep ragd's files private to you (see the chmod above)"})
+	}
+
 	c := client.New(paths.Socket)
 	defer c.Close()
 	h, err := c.Health(ctx)
@@ -64,8 +68,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		}
 		add(check{Name: "socket", Detail: err.Error(), Fix: fix})
 		// Without a daemon, still check the provider as the daemon would.
-		svc, err := embedding.New(embedding.Config{Host: cfg.Embedding.Host, Model: cfg.Embedding.Model, Dims: cfg.Embedding.Dims,
-			QueryTimeout: cfg.Embedding.QueryTimeout.Duration}, nil)
+		svc, err := embedding.New(cfg.Embedding.Service(nil), nil)
 		if err != nil {
 			add(check{Name: "provider", Detail: err.Error(), Fix: "fix [embedding] in " + paths.Config})
 		} else {

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/daemon"
-	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/eval"
 )
 
@@ -65,13 +63,8 @@ func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, da
 	opt := eval.Options{
 		Golden: golden, BEIR: s.beir, Split: s.split, Work: s.work, CacheDir: paths.CacheDir,
 		Telemetry: s.telemetry, Database: paths.Database,
-		Embedding: embedding.Config{
-			Host: cfg.Embedding.Host, Model: cfg.Embedding.Model, Dims: cfg.Embedding.Dims,
-			BatchSize: cfg.Embedding.BatchSize, Concurrency: cfg.Embedding.Concurrency,
-			IndexTimeout: cfg.Embedding.IndexTimeout.Duration, QueryTimeout: cfg.Embedding.QueryTimeout.Duration,
-			DocumentPrefix: cfg.Embedding.DocumentPrefix, QueryPrefix: cfg.Embedding.QueryPrefix, Logger: logger,
-		},
-		Chunking:  chunking.Options{Target: cfg.Chunking.Target, Overlap: cfg.Chunking.Overlap, Window: cfg.Chunking.Window},
+		Embedding: cfg.Embedding.Service(logger),
+		Chunking:  cfg.Chunking.Options(),
 		Search:    current,
 		Depth:     depth,
 		Bootstrap: eval.Bootstrap{Resamples: s.resamples, Seed: s.seed, Level: s.level},

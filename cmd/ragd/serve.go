@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"syscall"
 
 	"github.com/ragd/ragd/daemon"
 )
@@ -36,6 +37,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Every file the daemon creates holds indexed text or past queries:
+	// private to the user whatever the login shell's umask.
+	syscall.Umask(0o077)
 	logger := newLogger(e.stderr, cfg.Daemon.LogLevel)
 	d, err := daemon.Open(ctx, daemon.Options{Config: cfg, Paths: paths, ResetVectors: *reset, Logger: logger})
 	if err != nil {
