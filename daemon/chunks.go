@@ -214,8 +214,8 @@ func (d *Daemon) messagePassage(ctx context.Context, p ragd.Project, id, session
 	}
 	out := &api.Passage{
 		Project: p.Name, Scope: ragd.ScopeSession,
-		Origin:  ragd.Origin{Kind: ragd.OriginSession, SessionID: ev.SessionID, EventID: ev.ID, Title: ev.Title},
-		Text:    ev.Text, Chunks: []string{}, Message: &ev, Before: before, After: after,
+		Origin: ragd.Origin{Kind: ragd.OriginSession, SessionID: ev.SessionID, EventID: ev.ID, Title: ev.Title},
+		Text:   ev.Text, Chunks: []string{}, Message: &ev, Before: before, After: after,
 	}
 	for _, c := range cs {
 		out.Chunks = append(out.Chunks, c.ID)
