@@ -70,6 +70,7 @@ func commands() []command {
 		{"measure", "precision@k, latency and degradation over a window: measure [--since 7d]", cmdMeasure},
 		{"eval", "retrieval quality on judged queries: eval GOLDEN | --beir DIR | --telemetry [--work DIR]", cmdEval},
 		{"calibrate", "search fusion settings on judged queries: calibrate GOLDEN | --beir DIR | --telemetry [--holdout 0.2] [--apply]", cmdCalibrate},
+		{"mcp", "serve the MCP tools (search, get, feedback, status, reindex) on stdio for an agent or editor", cmdMCP},
 		{"doctor", "check socket, database, sqlite-vec and the embedding provider", cmdDoctor},
 		{"service", "per-user background service: service install|uninstall|start|stop|status", cmdService},
 		{"config", "print the configuration file with every default", cmdConfig},
