@@ -52,7 +52,7 @@ func TestMain(m *testing.M) {
 
 // connect spawns a server process for the daemon on socket with dir as its
 // working directory, and connects an MCP client to it over its stdio.
-func connect(t *testing.T, socket, dir string) *mcp.ClientSession {
+func connect(t testing.TB, socket, dir string) *mcp.ClientSession {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), serveSocketEnv+"="+socket, serveDirEnv+"="+dir)
@@ -126,7 +126,7 @@ func failed(t *testing.T, what string, res *mcp.CallToolResult, says ...string) 
 	}
 }
 
-func newOllama(t *testing.T) *ollamatest.Server {
+func newOllama(t testing.TB) *ollamatest.Server {
 	t.Helper()
 	return ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
 }
