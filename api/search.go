@@ -10,8 +10,10 @@ type SearchRequest struct {
 	Limit   *int   `json:"limit,omitempty"`
 	Fusion  string `json:"fusion,omitempty"` // weighted | rrf; absent = configured
 	Explain bool   `json:"explain,omitempty"`
-	// Actor is person (default) or agent; SessionID the session the search
-	// comes from, if any: it then also lands in that session's event log.
+	// Actor is person (default), agent, or agent:NAME for a named agent
+	// (the MCP server sends its client's name); SessionID the session the
+	// search comes from, if any: it then also lands in that session's event
+	// log.
 	Actor     string `json:"actor,omitempty"`
 	SessionID string `json:"sessionId,omitempty"`
 }

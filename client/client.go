@@ -210,6 +210,12 @@ func (c *Client) Event(ctx context.Context, project, id string) (*ragd.Event, er
 	return call[ragd.Event](ctx, c, http.MethodGet, api.EventPath(project, id), nil)
 }
 
+// Passage resolves a citation into the whole section or message, with what
+// surrounds it; see api.PassageQuery.
+func (c *Client) Passage(ctx context.Context, project string, q api.PassageQuery) (*api.Passage, error) {
+	return call[api.Passage](ctx, c, http.MethodGet, api.ProjectPath(project, "/passage")+q.Encode(), nil)
+}
+
 // Measure reports on the search telemetry of a window; see api.MeasureQuery.
 func (c *Client) Measure(ctx context.Context, q api.MeasureQuery) (*api.MeasureReport, error) {
 	return call[api.MeasureReport](ctx, c, http.MethodGet, api.PathMeasure+q.Encode(), nil)

@@ -35,6 +35,7 @@ func (d *Daemon) Handler() http.Handler {
 	h("POST /v1/projects/{project}/events", d.handleAppendEvents)
 	h("POST /v1/projects/{project}/events/import", d.handleImportEvents)
 	h("GET /v1/projects/{project}/events/{event}", d.handleGetEvent)
+	h("GET /v1/projects/{project}/passage", d.handlePassage)
 	h("POST /v1/feedback", d.handleFeedback)
 	h("GET /v1/measure", d.handleMeasure)
 	return muxErrorsAsJSON(mux)

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 #   g++                     the test kit's Ollama build (llama.cpp)
 #   git                     a newcomer's clone (ragd itself reads git with go-git)
 #   curl                    the test kit's health checks, curl --unix-socket examples
-#   nodejs, npm             the test kit's use-lite embedding server
+#   nodejs, npm             the test kit's use-lite embedding server; the MCP real-client tier
 #   nlohmann-json3-dev, libstb-dev  headers the test kit's Ollama build needs
 #   util-linux              flock, setsid, setpriv (the kit; the socket permission test)
 #   procps                  ps/pkill in scripts
@@ -33,4 +33,6 @@ fi
 
 command -v go >/dev/null || { echo "setup: Go is not installed (want go 1.26 in PATH)" >&2; exit 1; }
 go mod download
-echo "setup: ok ($(go version | cut -d' ' -f3), modules downloaded)" >&2
+# The MCP real-client tier: the official TypeScript SDK, at the locked version.
+(cd tests/mcp-node && npm ci --no-audit --no-fund --silent)
+echo "setup: ok ($(go version | cut -d' ' -f3), modules downloaded, MCP Node client installed)" >&2

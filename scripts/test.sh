@@ -3,7 +3,8 @@
 #   1. vet and gofmt
 #   2. unit and integration tests with the race detector (real SQLite with
 #      sqlite-vec and FTS5, real git repositories, the real socket, an
-#      in-process server speaking Ollama's API)
+#      in-process server speaking Ollama's API), and the MCP real-client
+#      tier (the official TypeScript SDK spawns `ragd mcp`)
 #   3. bounded fuzzing of every parser (FUZZTIME each, default 15s)
 #   4. the real-server tier (build tag testkit) against the test kit's real
 #      Ollama with glove-100d, then against the use-lite server
@@ -38,6 +39,10 @@ go vet -tags "$TAGS" ./...
 go vet -tags "$TAGS,testkit" ./...
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 [ -z "$unformatted" ] || { echo "gofmt needed: $unformatted" >&2; exit 1; }
+
+# The MCP real-client tier (cmd/ragd TestMCP_NodeClient) runs with the
+# TypeScript SDK that setup installed.
+export RAGD_NODE_TESTS=1
 
 step "unit and integration tests, race detector on"
 log=$(mktemp)

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ragd/ragd"
@@ -39,7 +40,8 @@ type Recorder interface {
 
 var _ Recorder = (*store.Store)(nil)
 
-// Actor is who asked: a person or an agent.
+// Actor is who asked: a person, an agent, or a named agent
+// ("agent:claude-code", as the MCP server records its client).
 type Actor string
 
 // Actors.
@@ -47,6 +49,19 @@ const (
 	ActorPerson Actor = "person"
 	ActorAgent  Actor = "agent"
 )
+
+// AgentPrefix starts a named agent's actor: AgentPrefix + the client's name.
+const AgentPrefix = "agent:"
+
+// MaxAgentName bounds a named agent's name in runes: a client name, not a
+// document.
+const MaxAgentName = 64
+
+// NamedAgent returns the actor of the agent called name.
+func NamedAgent(name string) Actor { return Actor(AgentPrefix + name) }
+
+// IsAgent reports whether a is an agent, named or not.
+func (a Actor) IsAgent() bool { return a == ActorAgent || strings.HasPrefix(string(a), AgentPrefix) }
 
 // Purpose tells real searches from evaluation runs, which never count in
 // Measure.
@@ -199,7 +214,14 @@ func validActor(a Actor) (Actor, error) {
 	case ActorPerson, ActorAgent:
 		return a, nil
 	}
-	return "", fmt.Errorf("%w: unknown actor %q, want %q or %q", ragd.ErrInvalid, a, ActorPerson, ActorAgent)
+	if name, ok := strings.CutPrefix(string(a), AgentPrefix); ok {
+		if n := utf8.RuneCountInString(name); n == 0 || n > MaxAgentName || !utf8.ValidString(name) ||
+			strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+			return "", fmt.Errorf("%w: actor %q: want %s followed by 1..%d printable characters", ragd.ErrInvalid, clip(string(a)), AgentPrefix, MaxAgentName)
+		}
+		return a, nil
+	}
+	return "", fmt.Errorf("%w: unknown actor %q, want %q, %q or %q", ragd.ErrInvalid, clip(string(a)), ActorPerson, ActorAgent, AgentPrefix+"NAME")
 }
 
 // clip shortens text quoted in an error message.

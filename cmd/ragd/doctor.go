@@ -77,6 +77,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		return e.report(checks)
 	}
 	add(check{Name: "socket", OK: true, Detail: fmt.Sprintf("ragd %s answers on %s", h.Version, paths.Socket)})
+	add(mcpCheck(ctx, paths.Socket))
 	add(check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, %d chunks of which %d lexical only, %.1f MB)",
 		h.Database.Path, h.Database.SchemaVersion, h.Index.Vectors+h.Index.LexicalOnly, h.Index.LexicalOnly, float64(h.Index.FileBytes)/1e6)})
 	add(check{Name: "sqlite-vec", OK: h.Database.SqliteVec != "", Detail: h.Database.SqliteVec + ", vectors in space " + h.Database.Space})

@@ -62,6 +62,7 @@ var commands = []command{
 	measureCommand,
 	evalCommand,
 	calibrateCommand,
+	mcpCommand,
 	doctorCommand,
 	serviceCommand,
 	configCommand,

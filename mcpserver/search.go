@@ -1,0 +1,162 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
+)
+
+// SearchInput is the search tool's arguments.
+type SearchInput struct {
+	Query   string   `json:"query" jsonschema:"What to look for: a question or keywords, in plain words."`
+	Project string   `json:"project,omitempty" jsonschema:"Optional. The ragd project (its name, or a path inside its repository). Default: the registered project whose git repository holds the working directory."`
+	Scopes  []string `json:"scopes,omitempty" jsonschema:"Optional. Where to search: docs (documentation), adr (architecture decision records), session (past conversations). Default: all three."`
+	Limit   int      `json:"limit,omitempty" jsonschema:"Optional. How many hits, 1..20. Default: the daemon's configured limit (6 unless changed)."`
+	Fusion  string   `json:"fusion,omitempty" jsonschema:"Optional. How the semantic and keyword rankings are combined: weighted (score blend) or rrf (reciprocal rank fusion). Default: the daemon's configuration."`
+	Full    bool     `json:"fullText,omitempty" jsonschema:"Optional. true returns each hit's whole chunk text instead of a short snippet; costs more tokens. Prefer get on the hits you need."`
+}
+
+// SearchOutput is the search tool's structured result.
+type SearchOutput struct {
+	Project string `json:"project"`
+	// SearchID is what feedback votes refer to; null when ragd could not
+	// record the search (there is nothing to vote on then).
+	SearchID        *int64 `json:"searchId" jsonschema:"Identifies this search for feedback; null when it could not be recorded."`
+	Degraded        bool   `json:"degraded" jsonschema:"true when the search ran on keywords alone (no semantic signal)."`
+	Reason          string `json:"reason,omitempty" jsonschema:"Why the search was degraded or found nothing to search for."`
+	VectorAvailable bool   `json:"vectorAvailable"`
+	// Stale lists scopes whose sources moved since they were indexed.
+	Stale []string `json:"stale" jsonschema:"Scopes whose sources changed since they were indexed: hits may be out of date; reindex refreshes them."`
+	Hits  []Hit    `json:"hits"`
+}
+
+// Hit is one search hit: a citation, its scores and its text.
+type Hit struct {
+	Rank    int    `json:"rank"`
+	ChunkID string `json:"chunkId" jsonschema:"Open it with get; vote on it with feedback."`
+	Scope   string `json:"scope"`
+	// Citation is the hit's origin in one line.
+	Citation    string   `json:"citation" jsonschema:"Where the text comes from, in one line, to quote."`
+	File        string   `json:"file,omitempty"`
+	HeadingPath []string `json:"headingPath,omitempty"`
+	Title       string   `json:"title,omitempty"`
+	Commit      string   `json:"commit,omitempty"`
+	SessionID   string   `json:"sessionId,omitempty"`
+	EventID     string   `json:"eventId,omitempty"`
+	Score       float64  `json:"score"`
+	// VectorScore and LexicalScore are null when that signal did not score
+	// the hit.
+	VectorScore  *float64 `json:"vectorScore"`
+	LexicalScore *float64 `json:"lexicalScore"`
+	Snippet      string   `json:"snippet,omitempty" jsonschema:"The part of the hit's text around the query's words."`
+	Text         string   `json:"text,omitempty" jsonschema:"The hit's whole chunk text (fullText only)."`
+}
+
+func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	return run(ctx, s, in.Project, func(project string) (string, SearchOutput, error) {
+		sr := api.SearchRequest{Query: in.Query, Scopes: in.Scopes, Fusion: in.Fusion, Actor: actor(req)}
+		if in.Limit != 0 {
+			sr.Limit = &in.Limit
+		}
+		resp, err := s.opts.Client.Search(ctx, project, sr)
+		if err != nil {
+			return "", SearchOutput{}, err
+		}
+		out := searchOutput(resp, in)
+		return searchText(in.Query, out), out, nil
+	})
+}
+
+func searchOutput(resp *api.SearchResponse, in SearchInput) SearchOutput {
+	out := SearchOutput{Project: resp.Project, SearchID: resp.SearchID, Degraded: resp.Degraded, Reason: resp.Reason,
+		VectorAvailable: resp.VectorAvailable, Stale: resp.Stale, Hits: make([]Hit, 0, len(resp.Hits))}
+	if out.Stale == nil {
+		out.Stale = []string{}
+	}
+	for _, h := range resp.Hits {
+		hit := Hit{Rank: h.Rank, ChunkID: h.ChunkID, Scope: h.Scope, Citation: citation(h.Origin), Score: h.Score,
+			VectorScore: h.VectorScore, LexicalScore: h.LexicalScore, Title: h.Origin.Title}
+		if h.Origin.Kind == ragd.OriginSession {
+			hit.SessionID, hit.EventID = h.Origin.SessionID, h.Origin.EventID
+		} else {
+			hit.File, hit.HeadingPath, hit.Commit = h.Origin.SourcePath, h.Origin.HeadingPath, h.Origin.Commit
+		}
+		if in.Full {
+			hit.Text = h.Content
+		} else {
+			hit.Snippet = snippet(h.Content, in.Query)
+		}
+		out.Hits = append(out.Hits, hit)
+	}
+	return out
+}
+
+// searchText is the compact form of a search result: one citation line and
+// one text line per hit, then what to do next.
+func searchText(query string, out SearchOutput) string {
+	var b strings.Builder
+	id := "not recorded"
+	if out.SearchID != nil {
+		id = fmt.Sprint(*out.SearchID)
+	}
+	fmt.Fprintf(&b, "%d hits for %q in project %s (searchId %s)", len(out.Hits), query, out.Project, id)
+	if out.Degraded {
+		fmt.Fprintf(&b, "; keyword-only: %s", out.Reason)
+	} else if out.Reason != "" {
+		fmt.Fprintf(&b, "; %s", out.Reason)
+	}
+	if len(out.Stale) > 0 {
+		fmt.Fprintf(&b, "; stale scopes: %s (reindex refreshes them)", strings.Join(out.Stale, ", "))
+	}
+	b.WriteString("\n")
+	for _, h := range out.Hits {
+		fmt.Fprintf(&b, "\n%d. %s [%s] score %.2f chunkId %s\n", h.Rank, h.Citation, h.Scope, h.Score, h.ChunkID)
+		text := h.Snippet
+		if h.Text != "" {
+			text = h.Text
+		}
+		fmt.Fprintf(&b, "   %s\n", strings.ReplaceAll(text, "\n", "\n   "))
+	}
+	if len(out.Hits) > 0 {
+		b.WriteString("\nRead a hit in full: get {chunkId}. Vote: feedback {searchId, chunkId, verdict: useful|irrelevant}.")
+	} else {
+		b.WriteString("\nNo hit. Try other words, another scope, or check status (is the project indexed?).")
+	}
+	return b.String()
+}
+
+// citation is an origin in one line: "docs/adr/0001-storage.md § Decision
+// @1a2b3c4" or "session s1 (Title) › message e3".
+func citation(o ragd.Origin) string {
+	if o.Kind == ragd.OriginSession {
+		title := ""
+		if o.Title != "" {
+			title = fmt.Sprintf(" (%s)", o.Title)
+		}
+		return fmt.Sprintf("session %s%s › message %s", o.SessionID, title, o.EventID)
+	}
+	var b strings.Builder
+	b.WriteString(o.SourcePath)
+	if len(o.HeadingPath) > 0 {
+		b.WriteString(" § " + strings.Join(o.HeadingPath, " › "))
+	}
+	if o.Commit != "" {
+		b.WriteString(" @" + shortCommit(o.Commit))
+	}
+	return b.String()
+}
+
+// shortCommitLen is how much of a commit hash a citation shows, as git does.
+const shortCommitLen = 7
+
+func shortCommit(c string) string {
+	if len(c) > shortCommitLen {
+		return c[:shortCommitLen]
+	}
+	return c
+}

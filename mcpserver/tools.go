@@ -1,0 +1,177 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
+)
+
+// Bounds of the tools' arguments, as the daemon enforces them: the schemas
+// tell a model before it asks.
+const (
+	// maxLimit is the socket's largest search limit.
+	maxLimit = 20
+	// maxQuery is the socket's longest query, in characters.
+	maxQuery = 1000
+)
+
+// projectDoc describes every tool's project argument.
+const projectDoc = "Optional. The ragd project (its name, or a path inside its repository). " +
+	"Default: the registered project whose git repository holds the working directory."
+
+// Verdicts of the feedback tool, as the socket takes them.
+const (
+	verdictUseful     = "useful"
+	verdictIrrelevant = "irrelevant"
+)
+
+// Fusions of the search tool, as the socket takes them.
+var fusions = []any{"weighted", "rrf"}
+
+func scopeEnum() []any {
+	out := make([]any, len(ragd.Scopes))
+	for i, s := range ragd.Scopes {
+		out[i] = s
+	}
+	return out
+}
+
+// tool describes one tool and tweaks its inferred input schema: bounds and
+// enums that struct tags cannot say.
+type tool[In, Out any] struct {
+	def     *mcp.Tool
+	tweak   func(props map[string]*jsonschema.Schema)
+	handler mcp.ToolHandlerFor[In, Out]
+}
+
+func add[In, Out any](s *mcp.Server, t tool[In, Out]) error {
+	in, err := jsonschema.For[In](nil)
+	if err != nil {
+		return fmt.Errorf("mcpserver: %s input schema: %w", t.def.Name, err)
+	}
+	if t.tweak != nil {
+		t.tweak(in.Properties)
+	}
+	t.def.InputSchema = in
+	mcp.AddTool(s, t.def, t.handler)
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (s *Server) addTools() error {
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+	for _, err := range []error{
+		add(s.mcp, tool[SearchInput, SearchOutput]{
+			def: &mcp.Tool{
+				Name:  "search",
+				Title: "Search project docs, ADRs and past sessions",
+				Description: "Search this project's documentation, architecture decision records (ADRs) and past conversation " +
+					"sessions with hybrid semantic + keyword search. Use it before answering how the project works, why a " +
+					"design decision was made, or what was said in an earlier session. Returns ranked hits, each a citation " +
+					"(file + section heading + commit, or session + message) with a short snippet, its chunkId, and the " +
+					"searchId. Read a hit in full with get (chunkId); after using hits, vote with feedback.",
+				Annotations: readOnly,
+			},
+			tweak: func(p map[string]*jsonschema.Schema) {
+				p["query"].MinLength, p["query"].MaxLength = ptr(1), ptr(maxQuery)
+				p["scopes"].Items.Enum = scopeEnum()
+				p["scopes"].UniqueItems = true
+				p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(maxLimit))
+				p["fusion"].Enum = fusions
+			},
+			handler: s.search,
+		}),
+		add(s.mcp, tool[GetInput, GetOutput]{
+			def: &mcp.Tool{
+				Name:  "get",
+				Title: "Open a citation in full",
+				Description: "Open a search hit or citation in full: the whole document section (with the headings of its " +
+					"parent, previous, next and sub-sections, to read on) or the whole conversation message (with the " +
+					"messages around it). Name it in one way: chunkId (from search); or file + headingPath (the section's " +
+					"headings under the document title, outermost first; none for the text under the title); or eventId " +
+					"(a session message, optionally with its sessionId).",
+				Annotations: readOnly,
+			},
+			tweak: func(p map[string]*jsonschema.Schema) {
+				p["around"].Minimum, p["around"].Maximum = ptr(0.0), ptr(float64(api.MaxAround))
+				p["around"].Default = []byte(fmt.Sprint(api.DefaultAround))
+			},
+			handler: s.get,
+		}),
+		add(s.mcp, tool[FeedbackInput, FeedbackOutput]{
+			def: &mcp.Tool{
+				Name:  "feedback",
+				Title: "Vote on a search hit",
+				Description: "Tell ragd whether a search hit helped: verdict useful or irrelevant, for the searchId and chunkId " +
+					"of a search result. Vote on hits you actually read; the votes measure and tune ranking. Voting again on " +
+					"the same hit replaces the vote.",
+				Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+			},
+			tweak: func(p map[string]*jsonschema.Schema) {
+				p["searchId"].Minimum = ptr(1.0)
+				p["chunkId"].MinLength = ptr(1)
+				p["verdict"].Enum = []any{verdictUseful, verdictIrrelevant}
+			},
+			handler: s.feedback,
+		}),
+		add(s.mcp, tool[StatusInput, StatusOutput]{
+			def: &mcp.Tool{
+				Name:  "status",
+				Title: "What ragd has indexed",
+				Description: "Show what ragd has indexed for the project: for each scope (docs, adr, session) the chunks, the " +
+					"commit indexed, whether it is stale against the repository and why, whether a reindex is running, and " +
+					"whether semantic (vector) search is available or searches are keyword-only. Also says whether the ragd " +
+					"daemon runs and lists the registered projects.",
+				Annotations: readOnly,
+			},
+			handler: s.status,
+		}),
+		add(s.mcp, tool[ReindexInput, ReindexOutput]{
+			def: &mcp.Tool{
+				Name:  "reindex",
+				Title: "Refresh the project's index",
+				Description: "Rebuild the project's index from its git repository (docs, ADRs at the current commit) and its " +
+					"session log, so that search sees recent changes. Use it when status says a scope is stale. Unchanged " +
+					"text is not embedded again; it takes seconds to minutes. Refused while a reindex of the project runs.",
+				Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+			},
+			tweak: func(p map[string]*jsonschema.Schema) {
+				p["scopes"].Items.Enum = scopeEnum()
+				p["scopes"].UniqueItems = true
+			},
+			handler: s.reindex,
+		}),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// result is a tool result whose text is the compact form; the SDK adds the
+// structured output beside it.
+func result(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// run is what every handler shares: resolve the project, call the daemon,
+// turn a failure into a tool error.
+func run[Out any](ctx context.Context, s *Server, asked string, fn func(project string) (string, Out, error)) (*mcp.CallToolResult, Out, error) {
+	var zero Out
+	project, err := s.resolveProject(ctx, asked)
+	if err != nil {
+		return nil, zero, s.toolError(asked, err)
+	}
+	text, out, err := fn(project)
+	if err != nil {
+		return nil, zero, s.toolError(project, err)
+	}
+	return result(text), out, nil
+}
