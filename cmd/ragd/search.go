@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/report"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
 )
@@ -288,7 +289,7 @@ func cmdMeasure(ctx context.Context, e *env, args []string) error {
 	}
 	if e.json {
 		e.printJSON(rep)
-	} else if err := rep.WriteTable(e.stdout); err != nil {
+	} else if err := report.MeasureText(e.stdout, &rep); err != nil {
 		return err
 	}
 	if rep.Failed {
