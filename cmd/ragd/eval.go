@@ -396,6 +396,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	modes := append(eval.StandardModes(run.current, rep.Depth), extra...)
 	rep.Modes = eval.Evaluate(run.retrievals, modes, 0)
 	rep.Comparisons = eval.CompareModes(rep.Modes, "lexical", eval.Metrics, rep.Bootstrap)
+	rep.Detail(run.retrievals)
 	rep.Timings.Replay = time.Since(start)
 	rep.Timings.Total = time.Since(run.started)
 	return e.finishEval(rep, nil)
