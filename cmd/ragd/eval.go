@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/eval"
+	"github.com/ragd/ragd/report"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
@@ -358,6 +360,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	src.addFlags(fs)
 	var custom customFlags
 	custom.addFlags(fs)
+	html := htmlFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -399,21 +402,17 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	rep.Detail(run.retrievals)
 	rep.Timings.Replay = time.Since(start)
 	rep.Timings.Total = time.Since(run.started)
-	return e.finishEval(rep, nil)
+	return e.finishEval(rep, nil, *html)
 }
 
 // finishEval prints rep (or, with --json, out when not nil: rep with more
-// fields) and fails when no query could be embedded: then only the lexical
-// half was measured.
-func (e *env) finishEval(rep *eval.Report, out any) error {
-	if e.json {
-		if out == nil {
-			out = rep
-		}
-		if err := e.printJSON(out); err != nil {
-			return err
-		}
-	} else if err := rep.WriteTable(e.stdout); err != nil {
+// fields), writes its page to html when set, and fails when no query could
+// be embedded: then only the lexical half was measured.
+func (e *env) finishEval(rep *eval.Report, out any, html string) error {
+	if out == nil {
+		out = rep
+	}
+	if err := e.printReport(html, out, rep.WriteTable, func(w io.Writer) error { return report.EvalHTML(w, rep) }); err != nil {
 		return err
 	}
 	if rep.VectorUnavailable > 0 && rep.VectorUnavailable == rep.Counts.Judged {

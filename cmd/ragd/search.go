@@ -260,6 +260,7 @@ func cmdMeasure(ctx context.Context, e *env, args []string) error {
 	since := fs.String("since", "7d", "window start: RFC 3339 time or a duration back (7d, 12h)")
 	until := fs.String("until", "", "window end (default: now)")
 	k := fs.Int("k", 0, "the k of precision@k (default 6)")
+	html := htmlFlag(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -287,9 +288,8 @@ func cmdMeasure(ctx context.Context, e *env, args []string) error {
 	if err := c.Do(ctx, "GET", "/v1/measure?"+q.Encode(), nil, &rep); err != nil {
 		return err
 	}
-	if e.json {
-		e.printJSON(rep)
-	} else if err := report.MeasureText(e.stdout, &rep); err != nil {
+	if err := e.printReport(*html, rep, func(w io.Writer) error { return report.MeasureText(w, &rep) },
+		func(w io.Writer) error { return report.MeasureHTML(w, &rep) }); err != nil {
 		return err
 	}
 	if rep.Failed {
