@@ -154,7 +154,7 @@ func TestBrowser(t *testing.T) {
 		charts int
 	}{
 		{"report-measure", func(b *bytes.Buffer) error { return MeasureHTML(b, sampleMeasure()) }, screen{1200, 1000}, 4},
-		{"report-eval", func(b *bytes.Buffer) error { return EvalHTML(b, sampleEval()) }, screen{1200, 900}, 3},
+		{"report-eval", func(b *bytes.Buffer) error { return EvalHTML(b, sampleEval()) }, screen{1200, 1000}, 3},
 		{"report-calibrate", func(b *bytes.Buffer) error { return EvalHTML(b, sampleCalibrate()) }, screen{1200, 990}, 2},
 	}
 	// Every browser at once: each mostly waits on its own start-up.

@@ -96,7 +96,7 @@ func evalSections(r *eval.Report) []section {
 		diffs.Rows = append(diffs.Rows, []cell{{Text: c.A + " − " + c.B}, {Text: metricHead[c.Metric]}, numCell(signed(c.Mean)),
 			numCell(fmt.Sprintf("[%s, %s]", signed(c.Low), signed(c.High))), {Text: c.Verdict}})
 	}
-	missed := table{Caption: "Queries no mode answered", Head: []string{"query id", "query", "what every mode did"},
+	missed := table{Head: []string{"query id", "query", "what every mode did"},
 		Empty: "none: every query had a relevant hit in some mode's top 10"}
 	for _, q := range r.Queries {
 		if !q.Missed {
@@ -112,13 +112,15 @@ func evalSections(r *eval.Report) []section {
 		{Heading: "Modes", Figures: []figure{
 			{SVG: modesChart(r), Caption: fmt.Sprintf("Each mode's mean over the judged queries (dot) with its %.0f%% bootstrap interval (whiskers); "+
 				"score from 0 (nothing relevant) to 1 (ideal ranking).", bs.Level*100)},
+		}},
+		{Heading: "Where each signal wins", Figures: []figure{
 			{SVG: diffChart(r), Caption: "Each mode minus lexical-only, paired over the same queries: an interval clear of 0 is a measured difference " +
 				"(blue: the mode better, vermillion: lexical-only better, orange: no measured difference)."},
-		}, Tables: []table{modes, diffs}},
-		{Heading: "Where each signal wins", Figures: []figure{
 			{SVG: scatterChart(r), Caption: "Per query: nDCG@10 of the bm25 list alone (x) against the cosine list alone (y). " +
 				"Above the diagonal the vector signal ranked better, below it the lexical one; a dot's area counts the queries at that point."},
-		}, Tables: []table{missed}},
+		}},
+		{Heading: "The figures", Tables: []table{modes, diffs}},
+		{Heading: "Queries no mode answered", Tables: []table{missed}},
 	}
 }
 

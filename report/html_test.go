@@ -26,7 +26,7 @@ var hostile = []string{
 // ourTags are every element the pages use: hostile text adds none.
 var ourTags = map[string]bool{
 	"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "header": true, "h1": true, "h2": true,
-	"p": true, "section": true, "figure": true, "figcaption": true, "footer": true, "table": true, "caption": true, "thead": true,
+	"p": true, "div": true, "section": true, "figure": true, "figcaption": true, "footer": true, "table": true, "caption": true, "thead": true,
 	"tbody": true, "tr": true, "th": true, "td": true, "bdi": true,
 	"svg": true, "defs": true, "pattern": true, "line": true, "rect": true, "circle": true, "text": true, "path": true,
 }

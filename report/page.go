@@ -89,9 +89,10 @@ h2 { font-size: 17px; margin: 22px 0 6px; border-bottom: 1px solid var(--grid); 
 .sub, figcaption, .intro, .empty { color: var(--muted); }
 .note { padding: 6px 10px; background: var(--panel); border-left: 4px solid var(--good); margin: 8px 0; overflow-wrap: anywhere; }
 .note.bad { border-left-color: var(--bad); font-weight: 600; }
-figure { display: inline-block; vertical-align: top; margin: 6px 18px 10px 0; max-width: 100%; }
+.figs { display: flex; flex-wrap: wrap; gap: 10px 28px; align-items: flex-start; margin: 6px 0 10px; }
+figure { margin: 0; max-width: 100%; }
 figure svg { max-width: 100%; height: auto; display: block; }
-figcaption { font-size: 12.5px; max-width: 520px; margin-top: 2px; }
+figcaption { font-size: 12.5px; margin-top: 2px; width: 0; min-width: 100%; } /* as wide as its chart, never wider */
 table { border-collapse: collapse; margin: 8px 0 14px; font-size: 13px; }
 caption { text-align: left; font-weight: 600; padding-bottom: 4px; }
 th, td { padding: 3px 10px 3px 0; border-bottom: 1px solid var(--grid); text-align: left; vertical-align: top; }
@@ -136,8 +137,12 @@ svg .bar-label { font-size: 9.5px; fill: var(--muted); }
 <section>
 <h2>{{.Heading}}</h2>
 {{with .Intro}}<p class="intro">{{.}}</p>{{end}}
-{{- range .Figures}}
+{{- with .Figures}}
+<div class="figs">
+{{- range .}}
 <figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
+{{- end}}
+</div>
 {{- end}}
 {{- range .Tables}}
 {{if .Rows}}<table>
