@@ -5,6 +5,7 @@
 #   make test    vet, unit + race tests, bounded fuzzing, real-server tier
 #   make bench   Go benchmarks (figures, not pass/fail)
 #   make run     the newcomer's path: start ragd on its own docs
+#   make screenshots  remake docs/report-*.png (the HTML reports, in headless chromium)
 #
 # Build facts kept here so nobody has to remember them:
 #   - FTS5 needs the sqlite_fts5 build tag of mattn/go-sqlite3.
@@ -24,7 +25,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS := -O2 -g -I$(INCLUDE) $(AVX)
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_fts5
 
-.PHONY: setup build test bench run fuzz vet clean header
+.PHONY: setup build test bench run fuzz vet clean header screenshots
 
 setup:
 	bash scripts/setup.sh
@@ -54,6 +55,9 @@ bench: header
 
 run: header
 	bash scripts/run.sh
+
+screenshots: header
+	RAGD_BROWSER_TESTS=1 $(GO) test ./report -run '^TestBrowser$$' -count=1 -screenshots $(CURDIR)/docs
 
 clean:
 	rm -rf bin .build

@@ -7,6 +7,36 @@ import (
 	"time"
 )
 
+// MeasureQuery selects the window of GET /v1/measure. Every field is
+// optional: the daemon's defaults are the last seven days of every project,
+// and k = the default search limit.
+type MeasureQuery struct {
+	// Project names one project; "" means every project.
+	Project string
+	// Since and Until are RFC 3339 times or durations back from now ("7d",
+	// "36h").
+	Since, Until string
+	// K is the k of precision@k; 0 means the default.
+	K int
+}
+
+// Encode returns q as a query string, with its "?" ("" when q is empty).
+func (q MeasureQuery) Encode() string {
+	v := url.Values{}
+	for _, kv := range [][2]string{{"project", q.Project}, {"since", q.Since}, {"until", q.Until}} {
+		if kv[1] != "" {
+			v.Set(kv[0], kv[1])
+		}
+	}
+	if q.K != 0 {
+		v.Set("k", strconv.Itoa(q.K))
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
+
 // MeasureReport is a measurement of the searches in a window (evaluation searches
 // never count), in total and per frozen weight set.
 type MeasureReport struct {
@@ -23,6 +53,66 @@ type MeasureReport struct {
 	// hybrid. Everything else is a report, not a failure.
 	Failed     bool   `json:"failed"`
 	FailReason string `json:"failReason,omitempty"`
+	// BucketDays is the width of Series' buckets in UTC days: 1 unless the
+	// window is longer than maxSeriesBuckets days.
+	BucketDays int `json:"bucketDays"`
+	// Series is the window bucket by bucket, oldest first: every bucket of
+	// the window, those without searches too (their ratios null).
+	Series []MeasureBucket `json:"series"`
+	// Slowest are the window's slowest searches, slowest first (at most
+	// maxListed).
+	Slowest []SearchLine `json:"slowest"`
+	// ZeroHitQueries are the queries of the window that found nothing, the
+	// most often repeated first (at most maxListed).
+	ZeroHitQueries []ZeroHitQuery `json:"zeroHitQueries"`
+}
+
+// MeasureBucket is the measurement of the searches of one bucket of the window:
+// [Start, End), whole UTC days clipped to the window.
+type MeasureBucket struct {
+	Start         time.Time `json:"start"`
+	End           time.Time `json:"end"`
+	Searches      int       `json:"searches"`
+	Degraded      int       `json:"degraded"`
+	DegradedShare *float64  `json:"degradedShare"`
+	ZeroHit       int       `json:"zeroHit"`
+	LatencyP50Ms  *float64  `json:"latencyP50Ms"`
+	LatencyP95Ms  *float64  `json:"latencyP95Ms"`
+	// Precision is precision@k per weight set that ran in the bucket, in
+	// Groups order.
+	Precision []GroupPrecision `json:"precision"`
+}
+
+// GroupPrecision is precision@k of one weight set over some searches.
+type GroupPrecision struct {
+	// Group is the index of the weight set in MeasureReport.Groups.
+	Group  int `json:"group"`
+	Judged int `json:"judged"`
+	Useful int `json:"useful"`
+	// PrecisionAtK is Useful / Judged, null when nothing was judged;
+	// Low and High its 95% Wilson score interval.
+	PrecisionAtK *float64 `json:"precisionAtK"`
+	Low          *float64 `json:"low"`
+	High         *float64 `json:"high"`
+}
+
+// SearchLine is one search of the window.
+type SearchLine struct {
+	ID        int64     `json:"id"`
+	At        time.Time `json:"at"`
+	Query     string    `json:"query"`
+	LatencyMs float64   `json:"latencyMs"`
+	Hits      int       `json:"hits"`
+	Degraded  bool      `json:"degraded"`
+	// Group is the index of its weight set in MeasureReport.Groups.
+	Group int `json:"group"`
+}
+
+// ZeroHitQuery is a query text that found nothing, and how often.
+type ZeroHitQuery struct {
+	Query string    `json:"query"`
+	Count int       `json:"count"`
+	Last  time.Time `json:"last"`
 }
 
 // MeasureGroup is the measurement of the searches that ran with one weight set.
@@ -67,34 +157,4 @@ type MeasureStats struct {
 type RankCount struct {
 	Rank  int `json:"rank"`
 	Count int `json:"count"`
-}
-
-// MeasureQuery selects the window of GET /v1/measure. Every field is
-// optional: the daemon's defaults are the last seven days of every project,
-// and k = the default search limit.
-type MeasureQuery struct {
-	// Project names one project; "" means every project.
-	Project string
-	// Since and Until are RFC 3339 times or durations back from now ("7d",
-	// "36h").
-	Since, Until string
-	// K is the k of precision@k; 0 means the default.
-	K int
-}
-
-// Encode returns q as a query string, with its "?" ("" when q is empty).
-func (q MeasureQuery) Encode() string {
-	v := url.Values{}
-	for _, kv := range [][2]string{{"project", q.Project}, {"since", q.Since}, {"until", q.Until}} {
-		if kv[1] != "" {
-			v.Set(kv[0], kv[1])
-		}
-	}
-	if q.K != 0 {
-		v.Set("k", strconv.Itoa(q.K))
-	}
-	if len(v) == 0 {
-		return ""
-	}
-	return "?" + v.Encode()
 }

@@ -146,6 +146,24 @@ type Calibration struct {
 	// Comparisons: best − current, best − lexical and current − lexical on
 	// the objective, on each part.
 	Comparisons []Comparison `json:"comparisons"`
+	// Surface is the objective over the weighted part of the grid, one
+	// cell per depth, fill, normalisation and vector weight, in grid order.
+	Surface []Cell `json:"surface"`
+}
+
+// Cell is the weighted setting of one depth, fill, normalisation and vector
+// weight whose threshold scores best on the training part (the first in
+// grid order on a tie), and its objective on each part: the held-out part
+// judges a choice made without it.
+type Cell struct {
+	Depth         int                  `json:"depth"`
+	Fill          bool                 `json:"fill"`
+	Normalization search.Normalization `json:"normalization"`
+	VectorWeight  float64              `json:"vectorWeight"`
+	Threshold     float64              `json:"threshold"`
+	Train         float64              `json:"train"`
+	// HeldOut is nil without a holdout.
+	HeldOut *float64 `json:"heldOut,omitempty"`
 }
 
 // Tried is one setting and its objective on the training part.
@@ -274,8 +292,53 @@ func Calibrate(rs []*Retrieval, opt CalibrateOptions) (*Calibration, error) {
 			cal.Comparisons = append(cal.Comparisons, c)
 		}
 	}
+	cal.Surface = surface(configs, objective, held, opt)
 	cal.Elapsed = time.Since(start)
 	return cal, nil
+}
+
+// surface keeps, for each depth, fill, normalisation and vector weight of
+// the weighted settings, the threshold best on the training part, and
+// scores it on the held-out part.
+func surface(configs []search.Config, objective []float64, held []*Retrieval, opt CalibrateOptions) []Cell {
+	type key struct {
+		depth int
+		fill  bool
+		norm  search.Normalization
+		alpha float64
+	}
+	var out []Cell
+	at := map[key]int{}
+	chosen := []search.Config{}
+	for i, c := range configs {
+		if c.Fusion != search.FusionWeighted {
+			continue
+		}
+		k := key{c.Candidates, c.Fill, c.Normalization, c.VectorWeight}
+		j, ok := at[k]
+		if !ok {
+			at[k] = len(out)
+			out = append(out, Cell{Depth: c.Candidates, Fill: c.Fill, Normalization: c.Normalization,
+				VectorWeight: c.VectorWeight, Threshold: c.Threshold, Train: objective[i]})
+			chosen = append(chosen, c)
+			continue
+		}
+		if objective[i] > out[j].Train {
+			out[j].Threshold, out[j].Train, chosen[j] = c.Threshold, objective[i], c
+		}
+	}
+	if len(held) > 0 {
+		parallel(len(out), opt.Workers, func(i int) {
+			m := Mode{Signals: SignalsBoth, Config: chosen[i]}
+			var sum float64
+			for _, r := range held {
+				sum += r.Score(m).Get(opt.Metric)
+			}
+			v := sum / float64(len(held))
+			out[i].HeldOut = &v
+		})
+	}
+	return out
 }
 
 // changes counts the settings of c that differ from current (weights count

@@ -118,8 +118,55 @@ func TestBEIRPipelineAndCalibration(t *testing.T) {
 	if len(cal.Comparisons) != 6 {
 		t.Errorf("%d comparisons, want 3 per part", len(cal.Comparisons))
 	}
+	// The surface: one cell per depth, fill, normalisation and α, each the
+	// best threshold on the training part, scored on the held-out part.
+	if len(cal.Surface) != 4*2*3*11 {
+		t.Fatalf("%d surface cells", len(cal.Surface))
+	}
+	train, held := Split(rs, 0.3)
+	for _, i := range []int{0, 100, len(cal.Surface) - 1} {
+		c := cal.Surface[i]
+		best := math.Inf(-1)
+		for _, th := range DefaultGrid().Thresholds {
+			cfg := search.Config{Fusion: search.FusionWeighted, VectorWeight: c.VectorWeight, LexicalWeight: round(1 - c.VectorWeight),
+				Threshold: th, RRFK: search.DefaultConfig().RRFK, Candidates: c.Depth, Normalization: c.Normalization, Fill: c.Fill}
+			tr := Evaluate(train, []Mode{{Signals: SignalsBoth, Config: cfg}}, 1)[0].Means[NDCG10]
+			if tr > best {
+				best = tr
+				if c.Threshold != th {
+					t.Errorf("cell %d: threshold %v, but %v scores better on train (%v)", i, c.Threshold, th, tr)
+				}
+				ho := Evaluate(held, []Mode{{Signals: SignalsBoth, Config: cfg}}, 1)[0].Means[NDCG10]
+				if c.HeldOut == nil || math.Abs(*c.HeldOut-ho) > 1e-12 {
+					t.Errorf("cell %d: held-out %v, want %v", i, c.HeldOut, ho)
+				}
+			}
+		}
+		if math.Abs(c.Train-best) > 1e-12 {
+			t.Errorf("cell %d %+v: train %v, want %v", i, c, c.Train, best)
+		}
+		if c.Train > cal.Top[0].Train {
+			t.Errorf("cell %d beats the top setting: %v > %v", i, c.Train, cal.Top[0].Train)
+		}
+	}
+
 	var sb strings.Builder
 	rep := &Report{Dataset: b.Set.Name, Modes: results, Comparisons: comps, Calibration: cal, Bootstrap: DefaultBootstrap()}
+	rep.Detail(rs)
+	if len(rep.Queries) != len(rs) || rep.Queries[0].ID != rs[0].Query.ID || len(rep.Queries[0].NDCG10) != len(results) {
+		t.Fatalf("queries %d, want %d", len(rep.Queries), len(rs))
+	}
+	for j, m := range results {
+		if v := rep.Queries[3].NDCG10[j]; v == nil || *v != m.Scores[3].NDCG10 {
+			t.Errorf("query 3 under %s: %v, want %v", m.Name, v, m.Scores[3].NDCG10)
+		}
+		for _, metric := range Metrics {
+			iv, ok := m.Intervals[metric]
+			if !ok || math.Abs(iv.Mean-m.Means[metric]) > 1e-12 || iv.Low > iv.Mean || iv.High < iv.Mean {
+				t.Errorf("%s %s: interval %+v, mean %v", m.Name, metric, iv, m.Means[metric])
+			}
+		}
+	}
 	if err := rep.WriteTable(&sb); err != nil {
 		t.Fatal(err)
 	}

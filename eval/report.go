@@ -31,6 +31,9 @@ type Report struct {
 	// Comparisons: every mode against lexical on every metric, and other
 	// fused modes against weighted on nDCG@10.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
+	// Queries are the per-query nDCG@10 of every mode, in the order of the
+	// judged queries: set by Detail.
+	Queries []QueryResult `json:"queries,omitempty"`
 	// Calibration is set by `ragd calibrate`.
 	Calibration *Calibration `json:"calibration,omitempty"`
 	Warnings    []string     `json:"warnings"`

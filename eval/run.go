@@ -193,6 +193,9 @@ type ModeResult struct {
 	// NoHitQueries their number.
 	NoHit        float64 `json:"noHit"`
 	NoHitQueries int     `json:"noHitQueries"`
+	// Intervals are the bootstrap intervals of Means, by metric: set by
+	// Report.Detail.
+	Intervals map[string]Interval `json:"intervals,omitempty"`
 	// Scores are the per-query metrics, in the order of the retrievals.
 	Scores []Scores `json:"-"`
 }

@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 #   nlohmann-json3-dev, libstb-dev  headers the test kit's Ollama build needs
 #   util-linux              flock, setsid, setpriv (the kit; the socket permission test)
 #   procps                  ps/pkill in scripts
-packages=(gcc g++ libc6-dev make git curl nlohmann-json3-dev libstb-dev util-linux procps)
+#   chromium                the browser tier: report pages rendered headless (package report)
+packages=(gcc g++ libc6-dev make git curl nlohmann-json3-dev libstb-dev util-linux procps chromium)
 # node and npm may come from outside Debian's packages: take them as they are.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	packages+=(nodejs npm)

@@ -45,6 +45,9 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 export RAGD_NODE_TESTS=1
 
 step "unit and integration tests, race detector on"
+# The browser tier (report pages in headless Chromium) must run here, not
+# skip: a missing chromium fails it.
+export RAGD_BROWSER_TESTS=1
 log=$(mktemp)
 trap 'rm -f "$log"; for kit in "${stop[@]}"; do "$KIT/$kit" down >/dev/null 2>&1 || true; done' EXIT
 go test -race -count=1 -tags "$TAGS" ./... 2>&1 | tee "$log"

@@ -1,16 +1,14 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ragd/ragd"
@@ -36,6 +34,17 @@ type MeasureRequest struct {
 	// K is the k of precision@k, 1..MaxLimit. Optional: DefaultMeasureK.
 	K int
 }
+
+// maxSeriesBuckets bounds a series: about the points a chart a page wide
+// draws legibly (a few pixels a bar). Longer windows get wider buckets.
+const maxSeriesBuckets = 120
+
+// maxListed is how many slowest and zero-hit queries a report lists: a
+// table a person reads, not an export.
+const maxListed = 10
+
+// wilsonZ is the normal quantile of the precision intervals: 95%.
+const wilsonZ = 1.959963984540054
 
 // Measure reports on the searches of a window. It returns an error wrapping
 // ragd.ErrInvalid for a bad window or k; a window whose searches all ran without
@@ -67,13 +76,13 @@ func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*api.Measur
 	if err != nil {
 		return nil, fmt.Errorf("measure: %w", err)
 	}
-	rep := measure(w, req.K)
-	rep.ProjectID, rep.Since, rep.Until = req.ProjectID, req.Since.UTC(), req.Until.UTC()
+	rep := measure(w, req.K, req.Since.UTC(), req.Until.UTC())
+	rep.ProjectID = req.ProjectID
 	return rep, nil
 }
 
-// measure computes a report from a window's rows.
-func measure(w store.TelemetryWindow, k int) *api.MeasureReport {
+// measure computes a report from the rows of the window [since, until).
+func measure(w store.TelemetryWindow, k int, since, until time.Time) *api.MeasureReport {
 	votes := map[int64][]store.Vote{}
 	for _, v := range w.Votes {
 		votes[v.SearchID] = append(votes[v.SearchID], v)
@@ -86,10 +95,14 @@ func measure(w store.TelemetryWindow, k int) *api.MeasureReport {
 		}
 		groups[r.Weights] = append(groups[r.Weights], r)
 	}
-	rep := &api.MeasureReport{K: k, Total: stats(w.Searches, votes, k), Groups: []api.MeasureGroup{}}
-	for _, key := range keys {
+	rep := &api.MeasureReport{K: k, Since: since, Until: until, Total: stats(w.Searches, votes, k), Groups: []api.MeasureGroup{}}
+	index := map[string]int{}
+	for i, key := range keys {
+		index[key] = i
 		rep.Groups = append(rep.Groups, api.MeasureGroup{Weights: json.RawMessage(key), MeasureStats: stats(groups[key], votes, k)})
 	}
+	rep.BucketDays, rep.Series = series(w.Searches, votes, k, index, since, until)
+	rep.Slowest, rep.ZeroHitQueries = listed(w.Searches, index)
 	if t := rep.Total; t.Searches > 0 && t.VectorUnavailable == t.Searches {
 		rep.Failed = true
 		rep.FailReason = fmt.Sprintf("all %d searches of the window ran without a query vector: this measured the lexical half, not the hybrid search", t.Searches)
@@ -139,6 +152,114 @@ func stats(searches []store.SearchSummary, votes map[int64][]store.Vote, k int) 
 	return st
 }
 
+// series splits the searches into buckets of whole UTC days, the first
+// starting at since's midnight, clipped to [since, until).
+func series(searches []store.SearchSummary, votes map[int64][]store.Vote, k int, index map[string]int, since, until time.Time) (int, []api.MeasureBucket) {
+	day := 24 * time.Hour
+	first := since.Truncate(day) // UTC: Truncate works in absolute time
+	days := int((until.Sub(first) + day - 1) / day)
+	width := max(1, (days+maxSeriesBuckets-1)/maxSeriesBuckets)
+	var out []api.MeasureBucket
+	for start := first; start.Before(until); start = start.Add(time.Duration(width) * day) {
+		end := start.Add(time.Duration(width) * day)
+		out = append(out, api.MeasureBucket{Start: maxTime(start, since), End: minTime(end, until)})
+	}
+	at := func(t time.Time) int { return int(t.Sub(first) / (time.Duration(width) * day)) }
+	in := make([][]store.SearchSummary, len(out))
+	for _, r := range searches {
+		if i := at(r.CreatedAt); i >= 0 && i < len(out) {
+			in[i] = append(in[i], r)
+		}
+	}
+	for i := range out {
+		b := &out[i]
+		st := stats(in[i], votes, k)
+		b.Searches, b.Degraded, b.DegradedShare, b.ZeroHit = st.Searches, st.Degraded, st.DegradedShare, st.ZeroHit
+		b.LatencyP50Ms, b.LatencyP95Ms = st.LatencyP50Ms, st.LatencyP95Ms
+		b.Precision = []api.GroupPrecision{}
+		byGroup := map[int][]store.SearchSummary{}
+		var order []int
+		for _, r := range in[i] {
+			g := index[r.Weights]
+			if _, ok := byGroup[g]; !ok {
+				order = append(order, g)
+			}
+			byGroup[g] = append(byGroup[g], r)
+		}
+		slices.Sort(order)
+		for _, g := range order {
+			gs := stats(byGroup[g], votes, k)
+			low, high := wilson(gs.Useful, gs.Judged)
+			b.Precision = append(b.Precision, api.GroupPrecision{Group: g, Judged: gs.Judged, Useful: gs.Useful,
+				PrecisionAtK: gs.PrecisionAtK, Low: low, High: high})
+		}
+	}
+	return width, out
+}
+
+// listed returns the slowest searches and the most repeated zero-hit
+// queries, at most maxListed of each.
+func listed(searches []store.SearchSummary, index map[string]int) ([]api.SearchLine, []api.ZeroHitQuery) {
+	slowest := make([]api.SearchLine, 0, len(searches))
+	zero := map[string]*api.ZeroHitQuery{}
+	for _, r := range searches {
+		slowest = append(slowest, api.SearchLine{ID: r.ID, At: r.CreatedAt.UTC(), Query: r.Query, LatencyMs: r.LatencyMs,
+			Hits: r.Hits, Degraded: r.Degraded, Group: index[r.Weights]})
+		if r.Hits == 0 {
+			z, ok := zero[r.Query]
+			if !ok {
+				z = &api.ZeroHitQuery{Query: r.Query}
+				zero[r.Query] = z
+			}
+			z.Count++
+			z.Last = maxTime(z.Last, r.CreatedAt.UTC())
+		}
+	}
+	// Stable: equal latencies keep time order, the earlier first.
+	slices.SortStableFunc(slowest, func(a, b api.SearchLine) int { return cmp.Compare(b.LatencyMs, a.LatencyMs) })
+	zeros := make([]api.ZeroHitQuery, 0, len(zero))
+	for _, z := range zero {
+		zeros = append(zeros, *z)
+	}
+	slices.SortFunc(zeros, func(a, b api.ZeroHitQuery) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		if c := b.Last.Compare(a.Last); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Query, b.Query)
+	})
+	return slowest[:min(len(slowest), maxListed)], zeros[:min(len(zeros), maxListed)]
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// wilson is the Wilson score interval of a proportion n/d at wilsonZ: unlike
+// the normal approximation it stays within [0, 1] and is honest about 1/1.
+// Both are nil when d is 0.
+func wilson(n, d int) (low, high *float64) {
+	if d == 0 {
+		return nil, nil
+	}
+	p, nd, z2 := float64(n)/float64(d), float64(d), wilsonZ*wilsonZ
+	centre := (p + z2/(2*nd)) / (1 + z2/nd)
+	half := wilsonZ / (1 + z2/nd) * math.Sqrt(p*(1-p)/nd+z2/(4*nd*nd))
+	return ptr(max(0, centre-half)), ptr(min(1, centre+half))
+}
+
 func ratio(n, d int) *float64 {
 	if d == 0 {
 		return nil
@@ -156,72 +277,12 @@ func percentile(sorted []float64, p float64) *float64 {
 	return ptr(sorted[max(0, min(i, len(sorted)-1))])
 }
 
-// WriteMeasureTable writes r as a table for people: one row per weight set and a
-// total, then the rank distribution of useful votes, then the verdict.
-func WriteMeasureTable(w io.Writer, r *api.MeasureReport) error {
-	var b strings.Builder
-	project := "all projects"
-	if r.ProjectID != 0 {
-		project = fmt.Sprintf("project %d", r.ProjectID)
-	}
-	fmt.Fprintf(&b, "searches from %s to %s, %s (evaluation runs excluded)\n\n",
-		r.Since.Format(time.RFC3339), r.Until.Format(time.RFC3339), project)
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "weights\tsearches\tdegraded\tzero-hit\tp50 ms\tp95 ms\tprecision@%d\tjudged\tvotes\n", r.K)
-	row := func(name string, s api.MeasureStats) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", name, s.Searches,
-			share(s.Degraded, s.DegradedShare), share(s.ZeroHit, s.ZeroHitShare),
-			ms(s.LatencyP50Ms), ms(s.LatencyP95Ms), precision(s), s.Judged, s.Votes)
-	}
-	for _, g := range r.Groups {
-		row(weightsLabel(g.Weights), g.MeasureStats)
-	}
-	row("total", r.Total)
-	tw.Flush()
-
-	b.WriteString("\nuseful votes by rank: ")
-	if len(r.Total.UsefulRanks) == 0 {
-		b.WriteString("none")
-	}
-	for i, rc := range r.Total.UsefulRanks {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "#%d×%d", rc.Rank, rc.Count)
-	}
-	b.WriteString("\n")
-	if r.Failed {
-		fmt.Fprintf(&b, "\nFAILED: %s\n", r.FailReason)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func weightsLabel(raw json.RawMessage) string {
+// GroupLabel is g's weight set on one line ("weighted v=0.6 l=0.4 …"), or its
+// JSON verbatim when it does not decode as weights.
+func GroupLabel(g api.MeasureGroup) string {
 	var w Weights
-	if err := json.Unmarshal(raw, &w); err != nil || w.Fusion == "" {
-		return string(raw)
+	if err := json.Unmarshal(g.Weights, &w); err != nil || w.Fusion == "" {
+		return string(g.Weights)
 	}
 	return w.String()
-}
-
-func share(n int, s *float64) string {
-	if s == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%d (%.0f%%)", n, *s*100)
-}
-
-func ms(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return strconv.FormatFloat(*v, 'f', 1, 64)
-}
-
-func precision(s api.MeasureStats) string {
-	if s.PrecisionAtK == nil {
-		return "not measured"
-	}
-	return fmt.Sprintf("%.2f (%d/%d)", *s.PrecisionAtK, s.Useful, s.Judged)
 }

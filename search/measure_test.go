@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -57,13 +58,19 @@ func mustJSON(v any) json.RawMessage {
 // 1-based rank), and returns its id.
 func (w *window) add(t *testing.T, hours float64, weights json.RawMessage, purpose string, vector bool, latency float64, n int, votes map[int]Verdict) int64 {
 	t.Helper()
+	return w.addQuery(t, "q", hours, weights, purpose, vector, latency, n, votes)
+}
+
+// addQuery is add with a query text.
+func (w *window) addQuery(t *testing.T, query string, hours float64, weights json.RawMessage, purpose string, vector bool, latency float64, n int, votes map[int]Verdict) int64 {
+	t.Helper()
 	ctx := context.Background()
 	var hits []store.TelemetryHit
 	for i := range n {
 		hits = append(hits, store.TelemetryHit{ChunkID: w.chunks[i], Rank: i + 1, Score: 0.5})
 	}
 	id, err := w.st.RecordSearch(ctx, store.SearchRecord{
-		ProjectID: w.project, Query: "q", Hits: hits, Weights: weights, Degraded: !vector, VectorAvailable: vector,
+		ProjectID: w.project, Query: query, Hits: hits, Weights: weights, Degraded: !vector, VectorAvailable: vector,
 		LatencyMs: latency, Actor: "person", Purpose: purpose, CreatedAt: w.base.Add(time.Duration(hours * float64(time.Hour))),
 	})
 	if err != nil {
@@ -137,17 +144,11 @@ func TestMeasure(t *testing.T) {
 	if !strings.Contains(string(b), `"precisionAtK":null`) || !strings.Contains(string(b), `"zeroHitShare":0,`) {
 		t.Errorf("JSON %s", b)
 	}
-	var table strings.Builder
-	if err := WriteMeasureTable(&table, rep); err != nil {
-		t.Fatal(err)
+	if got := GroupLabel(rep.Groups[1]); !strings.HasPrefix(got, "rrf k=60") {
+		t.Errorf("label %q", got)
 	}
-	for _, want := range []string{"precision@1", "not measured", "0.50 (1/2)", "weighted v=0.6 l=0.4 t=0.2 saturate c=12", "rrf k=60", "total", "#1×1, #2×1, #8×1", "2 (40%)"} {
-		if !strings.Contains(table.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, table.String())
-		}
-	}
-	if strings.Contains(table.String(), "FAILED") {
-		t.Errorf("table says FAILED:\n%s", table.String())
+	if got := GroupLabel(api.MeasureGroup{Weights: json.RawMessage(`{"x":1}`)}); got != `{"x":1}` {
+		t.Errorf("label of foreign weights %q", got)
 	}
 }
 
@@ -170,10 +171,9 @@ func TestMeasure_Failed(t *testing.T) {
 	if err != nil || rep.Failed || rep.Total.Searches != 0 || rep.Total.PrecisionAtK != nil || rep.Total.LatencyP50Ms != nil || rep.Total.DegradedShare != nil {
 		t.Fatalf("empty window: %+v %v", rep, err)
 	}
-	var table strings.Builder
-	WriteMeasureTable(&table, rep)
-	if !strings.Contains(table.String(), "not measured") || !strings.Contains(table.String(), "—") {
-		t.Errorf("empty table:\n%s", table.String())
+	if len(rep.Series) != 1 || rep.Series[0].Searches != 0 || rep.Series[0].LatencyP50Ms != nil || rep.Series[0].DegradedShare != nil ||
+		len(rep.Series[0].Precision) != 0 || len(rep.Slowest) != 0 || len(rep.ZeroHitQueries) != 0 {
+		t.Errorf("empty window's series and lists: %+v", rep)
 	}
 
 	// Every search without vectors: failed. An evaluation run with vectors
@@ -184,11 +184,6 @@ func TestMeasure_Failed(t *testing.T) {
 	rep, _ = s.Measure(context.Background(), day)
 	if !rep.Failed || !strings.Contains(rep.FailReason, "lexical half") {
 		t.Fatalf("all degraded: failed %v %q", rep.Failed, rep.FailReason)
-	}
-	table.Reset()
-	WriteMeasureTable(&table, rep)
-	if !strings.Contains(table.String(), "FAILED") {
-		t.Errorf("table:\n%s", table.String())
 	}
 
 	// One hybrid search in the window is enough not to fail.
@@ -255,5 +250,116 @@ func TestPercentile(t *testing.T) {
 	}
 	if !slices.IsSorted(xs) {
 		t.Fatal("percentile sorted its input in place")
+	}
+}
+
+func TestMeasure_Series(t *testing.T) {
+	w := newWindow(t)
+	h := func(n float64) time.Time { return w.base.Add(time.Duration(n * float64(time.Hour))) }
+	w.addQuery(t, "early", 5, setA, "search", true, 999, 0, nil) // before the window
+	w.addQuery(t, "alpha", 7, setA, "search", true, 10, 2, map[int]Verdict{1: useful})
+	w.addQuery(t, "nothing", 8, setA, "search", false, 30, 0, nil)
+	w.addQuery(t, "beta", 9, setB, "search", true, 20, 1, map[int]Verdict{1: irrelevant})
+	// Nothing on day 1.
+	w.addQuery(t, "nothing", 50, setA, "search", true, 50, 0, nil)
+	w.addQuery(t, "void", 51, setA, "search", true, 50, 0, nil)
+	w.addQuery(t, "gamma", 73, setB, "search", true, 5, 3, map[int]Verdict{1: useful, 2: useful, 3: irrelevant})
+
+	s := searcher(w.st, nil)
+	rep, err := s.Measure(context.Background(), MeasureRequest{Since: h(6), Until: h(74)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.BucketDays != 1 || len(rep.Series) != 4 {
+		t.Fatalf("bucket days %d, %d buckets, want 1 and 4", rep.BucketDays, len(rep.Series))
+	}
+	// The first and last buckets are clipped to the window.
+	for i, want := range [][2]time.Time{{h(6), h(24)}, {h(24), h(48)}, {h(48), h(72)}, {h(72), h(74)}} {
+		if b := rep.Series[i]; !b.Start.Equal(want[0]) || !b.End.Equal(want[1]) {
+			t.Errorf("bucket %d: %s..%s, want %s..%s", i, b.Start, b.End, want[0], want[1])
+		}
+	}
+	f := ptr[float64]
+	low, high := wilson(1, 1)
+	low0, high0 := wilson(0, 1)
+	low3, high3 := wilson(2, 3)
+	for i, want := range []api.MeasureBucket{
+		{Searches: 3, Degraded: 1, DegradedShare: f(1.0 / 3), ZeroHit: 1, LatencyP50Ms: f(20), LatencyP95Ms: f(30),
+			Precision: []api.GroupPrecision{{Group: 0, Judged: 1, Useful: 1, PrecisionAtK: f(1), Low: low, High: high},
+				{Group: 1, Judged: 1, Useful: 0, PrecisionAtK: f(0), Low: low0, High: high0}}},
+		{Precision: []api.GroupPrecision{}}, // a day without searches: no data, not zeros
+		{Searches: 2, DegradedShare: f(0), ZeroHit: 2, LatencyP50Ms: f(50), LatencyP95Ms: f(50),
+			Precision: []api.GroupPrecision{{Group: 0}}}, // searched, nothing judged: precision null
+		{Searches: 1, DegradedShare: f(0), LatencyP50Ms: f(5), LatencyP95Ms: f(5),
+			Precision: []api.GroupPrecision{{Group: 1, Judged: 3, Useful: 2, PrecisionAtK: f(2.0 / 3), Low: low3, High: high3}}},
+	} {
+		got := rep.Series[i]
+		want.Start, want.End = got.Start, got.End
+		g, _ := json.Marshal(got)
+		ws, _ := json.Marshal(want)
+		if string(g) != string(ws) {
+			t.Errorf("bucket %d:\n got %s\nwant %s", i, g, ws)
+		}
+	}
+	if string(rep.Groups[0].Weights) != string(setA) {
+		t.Fatalf("group 0 is not set A")
+	}
+
+	var slow []string
+	for _, l := range rep.Slowest {
+		slow = append(slow, fmt.Sprintf("%s %.0f", l.Query, l.LatencyMs))
+	}
+	// Equal latencies keep time order.
+	if want := []string{"nothing 50", "void 50", "nothing 30", "beta 20", "alpha 10", "gamma 5"}; !slices.Equal(slow, want) {
+		t.Errorf("slowest %v, want %v", slow, want)
+	}
+	if l := rep.Slowest[2]; !l.Degraded || l.Hits != 0 || l.Group != 0 || !l.At.Equal(h(8)) || rep.Slowest[3].Group != 1 {
+		t.Errorf("slowest line %+v", l)
+	}
+	if z := rep.ZeroHitQueries; len(z) != 2 || z[0].Query != "nothing" || z[0].Count != 2 || !z[0].Last.Equal(h(50)) ||
+		z[1].Query != "void" || z[1].Count != 1 {
+		t.Errorf("zero-hit queries %+v", z)
+	}
+
+	// A year's window: buckets widen so the series stays short, and tile
+	// the window without gap or overlap.
+	rep, err = s.Measure(context.Background(), MeasureRequest{Since: w.base, Until: w.base.Add(365 * 24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.BucketDays != 4 || len(rep.Series) != 92 || len(rep.Series) > maxSeriesBuckets {
+		t.Errorf("a year: %d-day buckets, %d of them", rep.BucketDays, len(rep.Series))
+	}
+	for i := 1; i < len(rep.Series); i++ {
+		if !rep.Series[i].Start.Equal(rep.Series[i-1].End) {
+			t.Fatalf("bucket %d starts at %s, the previous ends at %s", i, rep.Series[i].Start, rep.Series[i-1].End)
+		}
+	}
+	if !rep.Series[0].Start.Equal(rep.Since) || !rep.Series[len(rep.Series)-1].End.Equal(rep.Until) {
+		t.Errorf("series %s..%s, window %s..%s", rep.Series[0].Start, rep.Series[len(rep.Series)-1].End, rep.Since, rep.Until)
+	}
+	var n int
+	for _, b := range rep.Series {
+		n += b.Searches
+	}
+	if n != rep.Total.Searches {
+		t.Errorf("series counts %d searches, total %d", n, rep.Total.Searches)
+	}
+}
+
+func TestWilson(t *testing.T) {
+	if l, h := wilson(0, 0); l != nil || h != nil {
+		t.Errorf("0/0: %s %s, want none", show(l), show(h))
+	}
+	for _, tc := range []struct {
+		n, d      int
+		low, high float64
+	}{
+		{1, 1, 0.2065, 1}, {0, 1, 0, 0.7935}, {5, 10, 0.2366, 0.7634}, {50, 100, 0.4038, 0.5962},
+	} {
+		l, h := wilson(tc.n, tc.d)
+		if math.Abs(*l-tc.low) > 5e-4 || math.Abs(*h-tc.high) > 5e-4 {
+			t.Errorf("wilson(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", tc.n, tc.d, *l, *h, tc.low, tc.high)
+		}
 	}
 }

@@ -302,6 +302,7 @@ type TelemetryFilter struct {
 type SearchSummary struct {
 	ID              int64
 	ProjectID       int64
+	Query           string
 	Weights         string // the frozen JSON, verbatim
 	Degraded        bool
 	VectorAvailable bool
@@ -338,7 +339,7 @@ func (s *Store) SearchTelemetry(ctx context.Context, f TelemetryFilter) (Telemet
 	}
 	defer tx.Rollback()
 
-	rows, err := tx.QueryContext(ctx, `SELECT s.id, coalesce(s.project_id, 0), s.weights, s.degraded, s.vector_available,
+	rows, err := tx.QueryContext(ctx, `SELECT s.id, coalesce(s.project_id, 0), s.query, s.weights, s.degraded, s.vector_available,
 		s.latency_ms, json_array_length(s.hits), s.created_at FROM rag_searches s WHERE `+where+` ORDER BY s.created_at, s.id`, args...)
 	if err != nil {
 		return fail(err)
@@ -346,7 +347,7 @@ func (s *Store) SearchTelemetry(ctx context.Context, f TelemetryFilter) (Telemet
 	for rows.Next() {
 		var r SearchSummary
 		var created string
-		if err := rows.Scan(&r.ID, &r.ProjectID, &r.Weights, &r.Degraded, &r.VectorAvailable, &r.LatencyMs, &r.Hits, &created); err != nil {
+		if err := rows.Scan(&r.ID, &r.ProjectID, &r.Query, &r.Weights, &r.Degraded, &r.VectorAvailable, &r.LatencyMs, &r.Hits, &created); err != nil {
 			rows.Close()
 			return fail(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -181,7 +182,7 @@ func TestSearchTelemetry_Window(t *testing.T) {
 			hs = append(hs, TelemetryHit{ChunkID: ids[i], Rank: i + 1, Score: 0.5})
 		}
 		id, err := s.RecordSearch(ctx, SearchRecord{
-			ProjectID: project, Query: "q", Hits: hs, Weights: json.RawMessage(`{"v":1}`), Actor: "person",
+			ProjectID: project, Query: fmt.Sprintf("q at %s", at), Hits: hs, Weights: json.RawMessage(`{"v":1}`), Actor: "person",
 			Purpose: purpose, Degraded: !vector, VectorAvailable: vector, LatencyMs: float64(at / time.Hour), CreatedAt: base.Add(at),
 		})
 		if err != nil {
@@ -215,7 +216,7 @@ func TestSearchTelemetry_Window(t *testing.T) {
 	if want := []int64{first, other, last}; !slices.Equal(got, want) {
 		t.Fatalf("searches %v, want %v (eval and out-of-window rows left out)", got, want)
 	}
-	if r := w.Searches[2]; r.Hits != 3 || r.VectorAvailable || !r.Degraded || r.LatencyMs != 3 || r.Weights != `{"v":1}` || r.ProjectID != p.ID {
+	if r := w.Searches[2]; r.Hits != 3 || r.VectorAvailable || !r.Degraded || r.LatencyMs != 3 || r.Weights != `{"v":1}` || r.ProjectID != p.ID || r.Query != "q at 3h0m0s" {
 		t.Errorf("summary %+v", r)
 	}
 	if w.Searches[1].Hits != 0 {

@@ -37,6 +37,7 @@ func cmdCalibrate(ctx context.Context, e *env, args []string) error {
 	metric := fs.String("metric", eval.NDCG10, "objective: ndcg@10, recall@6, recall@100 or mrr@10")
 	holdout := fs.Float64("holdout", 0, "share of queries held out of the search (0..0.9), split by query-id hash, to check the chosen settings generalise")
 	apply := fs.Bool("apply", false, "write the best settings to the [search] section of the configuration file (then restart the daemon)")
+	html := htmlFlag(fs)
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -90,11 +91,11 @@ func cmdCalibrate(ctx context.Context, e *env, args []string) error {
 			"or restart ragd serve): it reads its configuration at start, and searches, with the weights frozen in their telemetry rows, "+
 			"use the new settings only from then on", paths.Config)
 	}
-	if err := e.finishEval(rep, out); err != nil {
+	if err := e.finishEval(rep, out, *html); err != nil {
 		return err
 	}
 	if !e.json {
-		fmt.Fprintf(e.stdout, "\n%s\n", out.Note)
+		fmt.Fprintf(e.textOut(*html), "\n%s\n", out.Note)
 	}
 	return nil
 }

@@ -129,6 +129,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	src.addFlags(fs)
 	var custom customFlags
 	custom.addFlags(fs)
+	html := htmlFlag(fs)
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -156,5 +157,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ev.Close()
-	return e.finishEval(ev.Evaluate(extra), nil)
+	rep := ev.Evaluate(extra)
+	rep.Detail(ev.Retrievals)
+	return e.finishEval(rep, nil, *html)
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/eval"
+	"github.com/ragd/ragd/report"
 )
 
 // evalSource is where the judged queries of eval and calibrate come from,
@@ -98,17 +100,13 @@ func (e *env) prepare(ctx context.Context, opt eval.Options) (*eval.Evaluation, 
 }
 
 // finishEval prints rep (or, with --json, out when not nil: rep with more
-// fields) and fails when no query could be embedded: then only the lexical
-// half was measured.
-func (e *env) finishEval(rep *eval.Report, out any) error {
-	if e.json {
-		if out == nil {
-			out = rep
-		}
-		if err := e.printJSON(out); err != nil {
-			return err
-		}
-	} else if err := rep.WriteTable(e.stdout); err != nil {
+// fields), writes its page to html when set, and fails when no query could
+// be embedded: then only the lexical half was measured.
+func (e *env) finishEval(rep *eval.Report, out any, html string) error {
+	if out == nil {
+		out = rep
+	}
+	if err := e.printReport(html, out, rep.WriteTable, func(w io.Writer) error { return report.EvalHTML(w, rep) }); err != nil {
 		return err
 	}
 	if rep.VectorUnavailable > 0 && rep.VectorUnavailable == rep.Counts.Judged {

@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/search"
+	"github.com/ragd/ragd/report"
 )
 
 var measureCommand = command{
@@ -32,6 +33,7 @@ func cmdMeasure(ctx context.Context, e *env, args []string) error {
 	since := fs.String("since", "7d", "window start: RFC 3339 time or a duration back (7d, 12h)")
 	until := fs.String("until", "", "window end (default: now)")
 	k := fs.Int("k", 0, "the k of precision@k (default 6)")
+	html := htmlFlag(fs)
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -52,9 +54,8 @@ func cmdMeasure(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if e.json {
-		e.printJSON(rep)
-	} else if err := search.WriteMeasureTable(e.stdout, rep); err != nil {
+	if err := e.printReport(*html, rep, func(w io.Writer) error { return report.MeasureText(w, rep) },
+		func(w io.Writer) error { return report.MeasureHTML(w, rep) }); err != nil {
 		return err
 	}
 	if rep.Failed {
