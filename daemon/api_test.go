@@ -162,7 +162,9 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 		}
 	}
 
-	if removed, err := c.RemoveProject(ctx, "demo"); err != nil || removed.Removed != "demo" {
+	// The removal says what telemetry went with the project.
+	if removed, err := c.RemoveProject(ctx, "demo"); err != nil || removed.Removed != "demo" ||
+		removed.TelemetrySearches != st.Searches || removed.TelemetryVotes != st.Votes {
 		t.Fatalf("remove: %v %v", removed, err)
 	}
 	var ce *client.Error

@@ -663,7 +663,7 @@ func TestProjects(t *testing.T) {
 		t.Fatalf("unknown: %v", err)
 	}
 	s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})})
-	if err := s.RemoveProject(ctx, p.ID); err != nil {
+	if _, err := s.RemoveProject(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
 	var n int

@@ -254,8 +254,15 @@ func TestRemoveProject_SearchIDsNotReused(t *testing.T) {
 		}
 		last = id
 	}
-	if err := s.RemoveProject(ctx, p.ID); err != nil {
+	if _, err := s.RecordFeedback(ctx, FeedbackInput{SearchID: last, ChunkID: ids[0], Verdict: "useful", Actor: "person"}); err != nil {
 		t.Fatal(err)
+	}
+	gone, err := s.RemoveProject(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gone.Searches != 3 || gone.Votes != 1 {
+		t.Errorf("removal deleted %+v, want 3 searches and 1 vote", gone)
 	}
 	q := mustProject(t, s, "q")
 	id, err := s.RecordSearch(ctx, SearchRecord{ProjectID: q.ID, Query: "new", Weights: json.RawMessage(`{}`), Actor: "person"})

@@ -146,7 +146,7 @@ not json at all
 		t.Errorf("projects with RAGD_SOCKET: %+v", l)
 	}
 
-	if out := decode[map[string]string](t, ragd(t, "remove", "demo", "--json")); out["removed"] != "demo" {
+	if out := decode[map[string]any](t, ragd(t, "remove", "demo", "--json")); out["removed"] != "demo" {
 		t.Errorf("remove: %v", out)
 	}
 	if l := decode[projectList](t, ragd(t, "projects", "--json")); len(l.Projects) != 0 {
