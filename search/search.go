@@ -157,6 +157,8 @@ func (s *Searcher) validate(req Request) (request, error) {
 			return r, fmt.Errorf("%w: fusion %q: %w", ragd.ErrInvalid, req.Fusion, err)
 		}
 	}
+	// The telemetry row freezes this depth, the one used.
+	r.cfg.Candidates = r.cfg.Depth(r.Limit)
 	if r.Actor, err = validActor(req.Actor); err != nil {
 		return r, err
 	}

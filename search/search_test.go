@@ -347,6 +347,56 @@ func TestSearch_DegradedAnswersWhatLexicalFinds(t *testing.T) {
 	}
 }
 
+// The limit is a promise: each signal contributes at least as many
+// candidates as hits were asked for, and the row freezes the depth used
+// (issue 15 #9).
+func TestSearch_LimitAboveCandidateDepth(t *testing.T) {
+	st := openStore(t, 4)
+	project := addProject(t, st, "p")
+	r := rand.New(rand.NewSource(4))
+	var in []store.ChunkInput
+	const chunks = 40
+	for i := range chunks {
+		in = append(in, doc(fmt.Sprintf("docs/g%02d.md", i), 0, []string{"Gadgets"},
+			fmt.Sprintf("Gadget number %d, a gadget among gadgets.", i), randomUnit(r, 4)))
+	}
+	replace(t, st, project, ragd.ScopeDocs, in)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		emb   Embedder
+		limit int
+		depth int
+	}{
+		{"lexical alone, limit 20", downEmbedder("down"), MaxLimit, MaxLimit},
+		{"hybrid rrf, limit 20", upEmbedder(e1), MaxLimit, MaxLimit},
+		{"lexical alone, limit 5", downEmbedder("down"), 5, DefaultCandidates},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := searcher(st, tc.emb)
+			s.Config.Fusion = FusionRRF // no threshold: the depth alone bounds the hits
+			resp, err := s.Search(ctx, Request{ProjectID: project, Query: "gadget", Limit: tc.limit, Explain: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Hits) != tc.limit || len(resp.Explain.Lexical) != tc.depth {
+				t.Fatalf("%d hits from %d lexical candidates, want %d from %d", len(resp.Hits), len(resp.Explain.Lexical), tc.limit, tc.depth)
+			}
+			if n := len(resp.Explain.Vector); resp.VectorAvailable && n != tc.depth {
+				t.Errorf("%d vector candidates, want %d", n, tc.depth)
+			}
+			rec, err := st.LoadSearch(ctx, *resp.SearchID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var frozen Weights
+			if err := json.Unmarshal(rec.Weights, &frozen); err != nil || frozen.Candidates != tc.depth {
+				t.Errorf("frozen weights %s (%v): want candidates %d, the depth used", rec.Weights, err, tc.depth)
+			}
+		})
+	}
+}
+
 func TestSearch_Scopes(t *testing.T) {
 	c := newCorpus(t)
 	s := searcher(c.st, upEmbedder(e1))
@@ -424,11 +474,14 @@ func TestSearch_TiesAreDeterministic(t *testing.T) {
 func TestSearch_Fill(t *testing.T) {
 	c := newCorpus(t)
 	s := searcher(c.st, upEmbedder(e1))
-	// Two candidates per signal: the KNN lists cFusion and cAsk only.
-	cfg := withConfig(func(c *Config) { c.Candidates = 2; c.Threshold = 0 })
-	without := c.search(t, s, Request{Query: "threshold", Config: &cfg, Explain: true})
+	// Two candidates per signal (a limit of 2 keeps the depth there): in
+	// docs and adr the KNN lists cFusion and cADR only, the lexical list
+	// cThreshold. RRF ranks cFusion and cThreshold (rank 1 each) first.
+	cfg := withConfig(func(c *Config) { c.Candidates = 2; c.Fusion = FusionRRF })
+	req := Request{Query: "threshold", Scopes: []string{ragd.ScopeDocs, ragd.ScopeADR}, Limit: 2, Config: &cfg, Explain: true}
+	without := c.search(t, s, req)
 	cfg.Fill = true
-	with := c.search(t, s, Request{Query: "threshold", Config: &cfg, Explain: true})
+	with := c.search(t, s, req)
 
 	find := func(resp *api.SearchResult, content string) api.Hit {
 		for _, h := range resp.Hits {
