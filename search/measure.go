@@ -28,8 +28,10 @@ const DefaultMeasureK = DefaultLimit
 
 // MeasureRequest selects the searches a report covers.
 type MeasureRequest struct {
-	// ProjectID selects one project; 0 means every project.
+	// ProjectID selects one project; 0 means every project. Project is its
+	// name, which the report gives.
 	ProjectID int64
+	Project   string
 	// Since (inclusive) and Until (exclusive) bound the window. Optional:
 	// Until is now, Since is Until − DefaultMeasureWindow.
 	Since, Until time.Time
@@ -68,7 +70,7 @@ func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*api.Measur
 		return nil, fmt.Errorf("measure: %w", err)
 	}
 	rep := measure(w, req.K)
-	rep.ProjectID, rep.Since, rep.Until = req.ProjectID, req.Since.UTC(), req.Until.UTC()
+	rep.Project, rep.Since, rep.Until = req.Project, req.Since.UTC(), req.Until.UTC()
 	return rep, nil
 }
 
@@ -161,8 +163,8 @@ func percentile(sorted []float64, p float64) *float64 {
 func WriteMeasureTable(w io.Writer, r *api.MeasureReport) error {
 	var b strings.Builder
 	project := "all projects"
-	if r.ProjectID != 0 {
-		project = fmt.Sprintf("project %d", r.ProjectID)
+	if r.Project != "" {
+		project = "project " + r.Project
 	}
 	fmt.Fprintf(&b, "searches from %s to %s, %s (evaluation runs excluded)\n\n",
 		r.Since.Format(time.RFC3339), r.Until.Format(time.RFC3339), project)

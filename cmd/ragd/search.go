@@ -282,10 +282,7 @@ func cmdMeasure(ctx context.Context, e *env, args []string) error {
 	} else if err := search.WriteMeasureTable(e.stdout, rep); err != nil {
 		return err
 	}
-	if rep.Failed {
-		if !e.json {
-			fmt.Fprintln(e.stderr, "ragd: measure failed:", rep.FailReason)
-		}
+	if rep.Failed { // the table and the JSON say so: the exit status too
 		return errSilent
 	}
 	return nil
