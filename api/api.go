@@ -65,4 +65,8 @@ type ProjectList struct {
 // Removed is the answer of DELETE /v1/projects/{project}.
 type Removed struct {
 	Removed string `json:"removed"`
+	// TelemetrySearches and TelemetryVotes count the search telemetry rows
+	// deleted with the project. Search ids are never reused.
+	TelemetrySearches int `json:"telemetrySearches"`
+	TelemetryVotes    int `json:"telemetryVotes"`
 }

@@ -167,13 +167,18 @@ const (
 // chunk of docs and adr), messages (read and chunk of session), texts
 // (embed) or chunks (write, done). A phase reports when it starts (Done 0),
 // at most about twenty times along the way, and when it ends. docs and adr
-// share one read of the repository, reported under the first of them; a
-// scope whose chunks all have vectors already reports no embed phase.
+// share one read of the repository: it starts under the first of them, and
+// each ends its read phase with its own files. A scope whose chunks all have
+// vectors already reports no embed phase.
 type Progress struct {
 	Phase string `json:"phase"`
 	Scope string `json:"scope"`
 	Done  int    `json:"done"`
-	Total int    `json:"total"`
+	// Failed counts what the phase tried and could not do: texts left
+	// without a vector (embed). Done + Failed reaches Total when the phase
+	// ends; the report says why.
+	Failed int `json:"failed,omitempty"`
+	Total  int `json:"total"`
 }
 
 // Coverage is what the index of a project covers now, against its sources.

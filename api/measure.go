@@ -40,11 +40,12 @@ func (q MeasureQuery) Encode() string {
 // MeasureReport is a measurement of the searches in a window (evaluation searches
 // never count), in total and per frozen weight set.
 type MeasureReport struct {
-	ProjectID int64        `json:"projectId,omitempty"`
-	Since     time.Time    `json:"since"`
-	Until     time.Time    `json:"until"`
-	K         int          `json:"k"`
-	Total     MeasureStats `json:"total"`
+	// Project names the project measured; absent for every project.
+	Project string       `json:"project,omitempty"`
+	Since   time.Time    `json:"since"`
+	Until   time.Time    `json:"until"`
+	K       int          `json:"k"`
+	Total   MeasureStats `json:"total"`
 	// Groups splits the window by weight set, oldest first: a calibration
 	// compares a group with the next.
 	Groups []MeasureGroup `json:"groups"`

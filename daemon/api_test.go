@@ -140,7 +140,7 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 	if err != nil {
 		daemontest.Fatal(t, "measure", err)
 	}
-	if m.Failed || m.K != 3 || m.Total.Searches != 3 || m.Total.Votes != 1 || m.Total.Judged != 1 || m.Total.Useful != 1 ||
+	if m.Failed || m.K != 3 || m.Project != "demo" || m.Total.Searches != 3 || m.Total.Votes != 1 || m.Total.Judged != 1 || m.Total.Useful != 1 ||
 		m.Total.PrecisionAtK == nil || *m.Total.PrecisionAtK != 1 || m.Total.Degraded != 0 || m.Total.LatencyP95Ms == nil {
 		t.Errorf("measure: %+v", m.Total)
 	}
@@ -162,7 +162,9 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 		}
 	}
 
-	if removed, err := c.RemoveProject(ctx, "demo"); err != nil || removed.Removed != "demo" {
+	// The removal says what telemetry went with the project.
+	if removed, err := c.RemoveProject(ctx, "demo"); err != nil || removed.Removed != "demo" ||
+		removed.TelemetrySearches != st.Searches || removed.TelemetryVotes != st.Votes {
 		t.Fatalf("remove: %v %v", removed, err)
 	}
 	var ce *client.Error

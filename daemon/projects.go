@@ -155,9 +155,10 @@ func (d *Daemon) handleRemoveProject(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	d.watcher.remove(p)
-	if err := d.store.RemoveProject(r.Context(), p.ID); err != nil {
+	gone, err := d.store.RemoveProject(r.Context(), p.ID)
+	if err != nil {
 		return fmt.Errorf("remove project %s: %w", p.Name, err)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"removed": p.Name})
+	writeJSON(w, http.StatusOK, api.Removed{Removed: p.Name, TelemetrySearches: gone.Searches, TelemetryVotes: gone.Votes})
 	return nil
 }

@@ -128,7 +128,7 @@ func (d *Daemon) handleMeasure(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return notFound("unknown project %q", name)
 		}
-		req.ProjectID = p.ID
+		req.ProjectID, req.Project = p.ID, p.Name
 	}
 	now := time.Now()
 	var err error

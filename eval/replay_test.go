@@ -47,7 +47,7 @@ func TestReplayMatchesSearch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			replayed := ret.Rank(ret.At(cfg.Candidates), cfg)
+			replayed := ret.Rank(ret.At(cfg.Depth(search.MaxLimit)), cfg)
 			if len(replayed) > search.MaxLimit {
 				replayed = replayed[:search.MaxLimit]
 			}

@@ -65,10 +65,6 @@ func (r *reindex) readTree(ctx context.Context, scope string) (*source.Tree, err
 		start := time.Now()
 		r.tree, r.treeErr = source.ReadDocs(ctx, r.p.Path, r.ix.Source)
 		r.readTime = time.Since(start)
-		if r.treeErr == nil {
-			n := len(r.tree.Files)
-			r.progress(api.Progress{Phase: api.PhaseRead, Scope: scope, Done: n, Total: n})
-		}
 	}
 	if r.treeErr != nil {
 		return nil, fmt.Errorf("%s: %w", scope, r.treeErr) // names the path
@@ -109,6 +105,8 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]store.C
 	start := time.Now()
 	defer func() { sr.Durations.ChunkMs = ms(time.Since(start)) }()
 	sr.Files = len(files)
+	// The read ends for each scope with its own files, not the tree's.
+	r.progress(api.Progress{Phase: api.PhaseRead, Scope: sr.Scope, Done: len(files), Total: len(files)})
 	tick := newTicker(len(files))
 	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Total: len(files)})
 	results, stop := r.chunkAll(ctx, files)

@@ -243,6 +243,7 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []store
 	switch {
 	case e == nil:
 		er.Available, er.Failed, er.Reason = false, len(need), noProviderReason
+		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
 		return nil
 	case e.Space().String() != r.ix.Store.Space():
 		// Vectors of another space would be refused by the store, or worse,
@@ -251,11 +252,13 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []store
 		er.Available, er.Failed = false, len(need)
 		er.Reason = fmt.Sprintf("the embedder's space %s is not the index's %s: configure the index's model, or reset the vectors and reindex",
 			er.Space, r.ix.Store.Space())
+		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
 		return nil
 	}
 	er.Space = e.Space().String()
 	if r.down != "" {
 		er.Available, er.Failed, er.Reason, er.ProviderDown = false, len(need), r.down, true
+		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
 		return nil
 	}
 
@@ -284,20 +287,24 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []store
 		if er.Reason == "" {
 			er.Reason = res.Cause
 		}
-		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Done: from + len(part), Total: len(need)})
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%s: embedding: %w", sr.Scope, err)
-		}
-		if res.ProviderDown || (res.Failed > 0 && res.Embedded+res.Cached == 0) {
-			// The provider is down, hung, or refuses this model (or
-			// embedded nothing of this slice): asking again for every
-			// slice would cost a timeout each, however many of its texts
-			// the cache holds. The rest of this reindex is indexed without
-			// vectors, at once.
+		// The provider is down, hung, or refuses this model (or embedded
+		// nothing of this slice): asking again for every slice would cost a
+		// timeout each, however many of its texts the cache holds. The rest
+		// of this reindex is indexed without vectors, at once.
+		down := res.ProviderDown || (res.Failed > 0 && res.Embedded+res.Cached == 0)
+		if down {
 			er.Failed += len(need) - from - len(part)
 			er.ProviderDown = true
 			er.Reason = res.Cause + "; " + notAskedAgain
 			r.down = er.Reason
+		}
+		// Progress counts what happened: texts with a vector (or blank), and
+		// those without one.
+		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Done: er.Embedded + er.Cached + er.Skipped, Failed: er.Failed, Total: len(need)})
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%s: embedding: %w", sr.Scope, err)
+		}
+		if down {
 			break
 		}
 	}

@@ -581,3 +581,55 @@ func TestReindex_BrokenEmbedderDegrades(t *testing.T) {
 		t.Errorf("report: %+v", sr)
 	}
 }
+
+// Progress counts what happened, failures included (issue 15 #10): each of
+// docs and adr ends its read phase with its own files, and an embed phase
+// ends with its texts done or failed as the report counts them, never all
+// "done" when the provider failed.
+func TestReindex_ProgressCountsFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault ollamatest.Fault
+	}{
+		{"provider down", ollamatest.Respond(500, `{"error":"llama runner process has terminated"}`)},
+		{"one text refused", ollamatest.WhenInput("Use SQLite", ollamatest.Respond(500, `{"error":"boom"}`))},
+		{"provider up", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openStore(t)
+			srv, svc := fakeOllama(t, s, testDims)
+			if tc.fault != nil {
+				srv.SetFault(tc.fault)
+			}
+			repo := gittest.New(t)
+			repo.Commit(t, "docs", corpus)
+			p := addProject(t, s, "p", repo.Dir)
+			var log progressLog
+			rep, err := newIndexer(s, svc).Reindex(context.Background(), p, []string{"docs", "adr"}, log.add)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := map[string]api.Progress{}
+			failed := 0
+			for _, pr := range log.list() {
+				last[pr.Scope+" "+pr.Phase] = pr
+			}
+			for _, sr := range rep.Scopes {
+				read, ok := last[sr.Scope+" "+api.PhaseRead]
+				if !ok || read.Done != sr.Files || read.Total != sr.Files || sr.Files == 0 {
+					t.Errorf("%s: read ends %+v (reported %v), the scope has %d files", sr.Scope, read, ok, sr.Files)
+				}
+				e := sr.Embedding
+				emb, ok := last[sr.Scope+" "+api.PhaseEmbed]
+				if !ok || emb.Done != e.Embedded+e.Cached+e.Skipped || emb.Failed != e.Failed || emb.Done+emb.Failed != emb.Total {
+					t.Errorf("%s: embed ends %+v (reported %v); the report: embedded %d cached %d skipped %d failed %d",
+						sr.Scope, emb, ok, e.Embedded, e.Cached, e.Skipped, e.Failed)
+				}
+				failed += e.Failed
+			}
+			if (tc.fault != nil) != (failed > 0) {
+				t.Errorf("%d texts failed, with fault %v", failed, tc.fault != nil)
+			}
+		})
+	}
+}

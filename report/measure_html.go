@@ -24,8 +24,8 @@ const seriesColours = 7
 // MeasureHTML writes r as one self-contained HTML page with charts.
 func MeasureHTML(w io.Writer, r *api.MeasureReport) error {
 	project := "all projects"
-	if r.ProjectID != 0 {
-		project = fmt.Sprintf("project %d", r.ProjectID)
+	if r.Project != "" {
+		project = "project " + r.Project
 	}
 	p := &page{
 		Title: "ragd measure",

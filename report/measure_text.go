@@ -18,8 +18,8 @@ import (
 func MeasureText(w io.Writer, r *api.MeasureReport) error {
 	var b strings.Builder
 	project := "all projects"
-	if r.ProjectID != 0 {
-		project = fmt.Sprintf("project %d", r.ProjectID)
+	if r.Project != "" {
+		project = "project " + r.Project
 	}
 	fmt.Fprintf(&b, "searches from %s to %s, %s (evaluation runs excluded)\n\n",
 		r.Since.Format(time.RFC3339), r.Until.Format(time.RFC3339), project)

@@ -17,7 +17,7 @@ func smallMeasure() *api.MeasureReport {
 	at := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	weighted, _ := json.Marshal(search.DefaultConfig().Weights())
 	return &api.MeasureReport{
-		ProjectID: 3, Since: at, Until: at.Add(24 * time.Hour), K: 1,
+		Project: "demo", Since: at, Until: at.Add(24 * time.Hour), K: 1,
 		Total: api.MeasureStats{Searches: 5, Degraded: 2, DegradedShare: f(0.4), ZeroHit: 1, ZeroHitShare: f(0.2),
 			LatencyP50Ms: f(20), LatencyP95Ms: f(40), Votes: 5, Judged: 2, Useful: 1, PrecisionAtK: f(0.5),
 			UsefulRanks: []api.RankCount{{Rank: 1, Count: 1}, {Rank: 2, Count: 1}, {Rank: 8, Count: 1}}},
@@ -39,7 +39,7 @@ func TestMeasureText(t *testing.T) {
 	}
 	table := b.String()
 	for _, want := range []string{
-		"project 3", "precision@1", "not measured", "0.50 (1/2)", "weighted v=0.6 l=0.4 t=0.2 saturate c=12", "rrf k=60",
+		"project demo", "precision@1", "not measured", "0.50 (1/2)", "weighted v=0.6 l=0.4 t=0.2 saturate c=12", "rrf k=60",
 		"total", "#1×1, #2×1, #8×1", "2 (40%)",
 		"slowest searches:", `40.0 ms`, `"why\nsqlite-vec"`, // the newline quoted: one line per search
 		"queries that found nothing:", `2×`, `"<script>alert(1)</script>"`,

@@ -30,7 +30,7 @@ func sampleMeasure() *api.MeasureReport {
 	after := search.DefaultConfig()
 	after.VectorWeight, after.LexicalWeight, after.Normalization, after.Fill = 0.7, 0.3, search.NormMinMax, true
 	afterJSON, _ := json.Marshal(after.Weights())
-	rep := &api.MeasureReport{ProjectID: 1, Since: since, Until: since.Add(14 * 24 * time.Hour), K: 6, BucketDays: 1,
+	rep := &api.MeasureReport{Project: "ragd", Since: since, Until: since.Add(14 * 24 * time.Hour), K: 6, BucketDays: 1,
 		Groups: []api.MeasureGroup{{Weights: before}, {Weights: afterJSON}}}
 	var all []float64
 	ranks := map[int]int{}

@@ -90,7 +90,8 @@ type Config struct {
 	Threshold float64 `json:"threshold"`
 	// RRFK is the constant k of 1/(k + rank).
 	RRFK int `json:"rrfK"`
-	// Candidates is how many chunks each signal contributes before fusion.
+	// Candidates is how many chunks each signal contributes before fusion;
+	// a search asking for more hits uses its limit instead (Depth).
 	Candidates    int           `json:"candidates"`
 	Normalization Normalization `json:"normalization"`
 	// Fill scores every candidate on both signals (cosine from its stored
@@ -114,6 +115,11 @@ func DefaultConfig() Config {
 		Fill:          false,
 	}
 }
+
+// Depth returns the candidates per signal of a search asking for limit
+// hits: Candidates, or the limit when it asks for more. A lexical-only
+// answer has no other list to fill it, and the limit's range is a promise.
+func (c Config) Depth(limit int) int { return max(c.Candidates, limit) }
 
 // Fusions lists every fusion, the default first. Validation, help texts, the
 // configuration template and evaluation derive from it: a new fusion is a

@@ -42,11 +42,12 @@ type Fused struct {
 	BM25     *float64
 }
 
-// Fuse merges the candidate lists under cfg, which must be valid: it scores
-// every candidate of the union, drops weighted-fusion scores below the
-// threshold, and orders the rest by score, best first, ties by chunk id.
+// Fuse merges the candidate lists under cfg.Effective(c), cfg being valid:
+// it scores every candidate of the union, drops weighted-fusion scores below
+// the threshold, and orders the rest by score, best first, ties by chunk id.
 // Fuse is pure: calibration can replay stored candidate lists through it.
 func Fuse(c Candidates, cfg Config) []Fused {
+	cfg = cfg.Effective(c)
 	all := make([]*Fused, 0, len(c.Vector)+len(c.Lexical))
 	byID := make(map[string]*Fused, cap(all))
 	get := func(id string) *Fused {
@@ -113,6 +114,22 @@ func Fuse(c Candidates, cfg Config) []Fused {
 		return cmp.Compare(a.ChunkID, b.ChunkID)
 	})
 	return out
+}
+
+// Effective returns the configuration Fuse applies to cands: c itself, except
+// that weighted fusion without any vector score (the provider is down, or no
+// chunk of the scopes has a vector) ranks the lexical signal alone: weights
+// 0 and 1, −bm25 over the query's best (NormMax), the threshold on that
+// (docs/adr/0007-degraded-fusion.md). A fixed scale such as s/(s+1) cannot
+// stand alone: a word in most chunks has an idf near FTS5's floor, every
+// match scores near 0, and the answer would be empty. RRF needs no change:
+// over one list it keeps that list's order and has no threshold.
+func (c Config) Effective(cands Candidates) Config {
+	if c.Fusion != FusionWeighted || len(cands.Vector) > 0 || c.Fill && len(cands.VectorFill) > 0 {
+		return c
+	}
+	c.VectorWeight, c.LexicalWeight, c.Normalization = 0, 1, NormMax
+	return c
 }
 
 // normalize sets VectorScore and LexicalScore from the raw scores.

@@ -181,12 +181,35 @@ func TestFuse(t *testing.T) {
 			{"E", 1.0 / 3, f(0.4), f(0.2), 0, 3},
 		},
 	}, {
-		// Degraded: no vector list. A strong keyword-only match (bm25 −4,
-		// 0.4·0.8 = 0.32) passes the default threshold; a weak one does not.
+		// Degraded: no vector list. The lexical signal answers alone
+		// (docs/adr/0007): weights 0/1, s over the query's best s, the
+		// threshold on that. W (s 0.5 of the best 4: 0.125) is dropped.
 		name:  "lexical only",
 		cands: Candidates{Lexical: []store.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "W", BM25: -0.5}}},
 		cfg:   DefaultConfig(),
-		want:  []want{{"K", 0.4 * 0.8, nil, f(0.8), 0, 1}},
+		want:  []want{{"K", 1, nil, f(1), 0, 1}},
+	}, {
+		// A word in most chunks has an idf near FTS5's floor: bm25 near 0
+		// for every match. Alone, the lexical half still answers what it
+		// finds, by how close each comes to the best.
+		name: "lexical only, common word",
+		cands: Candidates{Lexical: []store.LexicalCandidate{
+			{ChunkID: "A", BM25: -1e-6}, {ChunkID: "B", BM25: -0.9e-6}, {ChunkID: "C", BM25: -0.1e-6}}},
+		cfg:  DefaultConfig(),
+		want: []want{{"A", 1, nil, f(1), 0, 1}, {"B", 0.9, nil, f(0.9), 0, 2}},
+	}, {
+		// The configured normalisation does not apply to the lexical half
+		// alone: minmax would drop the worst match whatever its score.
+		name:  "lexical only, minmax configured",
+		cands: Candidates{Lexical: []store.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "L", BM25: -2}}},
+		cfg:   withConfig(func(c *Config) { c.Normalization = NormMinMax }),
+		want:  []want{{"K", 1, nil, f(1), 0, 1}, {"L", 0.5, nil, f(0.5), 0, 2}},
+	}, {
+		// RRF alone is unchanged: the lexical ranks, no threshold.
+		name:  "rrf lexical only",
+		cands: Candidates{Lexical: []store.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "W", BM25: -0.5}}},
+		cfg:   withConfig(func(c *Config) { c.Fusion = FusionRRF }),
+		want:  []want{{"K", 1.0 / 61, nil, f(0.8), 0, 1}, {"W", 1.0 / 62, nil, f(0.5 / 1.5), 0, 2}},
 	}, {
 		name: "nothing", cands: Candidates{}, cfg: DefaultConfig(), want: nil,
 	}} {

@@ -26,8 +26,10 @@ const DefaultMeasureK = DefaultLimit
 
 // MeasureRequest selects the searches a report covers.
 type MeasureRequest struct {
-	// ProjectID selects one project; 0 means every project.
+	// ProjectID selects one project; 0 means every project. Project is its
+	// name, which the report gives.
 	ProjectID int64
+	Project   string
 	// Since (inclusive) and Until (exclusive) bound the window. Optional:
 	// Until is now, Since is Until − DefaultMeasureWindow.
 	Since, Until time.Time
@@ -77,7 +79,7 @@ func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*api.Measur
 		return nil, fmt.Errorf("measure: %w", err)
 	}
 	rep := measure(w, req.K, req.Since.UTC(), req.Until.UTC())
-	rep.ProjectID = req.ProjectID
+	rep.Project = req.Project
 	return rep, nil
 }
 

@@ -104,9 +104,14 @@ func TestMeasure(t *testing.T) {
 	w.add(t, 24, setB, "search", false, 1000, 3, map[int]Verdict{3: irrelevant})
 
 	s := searcher(w.st, nil)
-	rep, err := s.Measure(context.Background(), MeasureRequest{ProjectID: w.project, Since: w.base, Until: w.base.Add(24 * time.Hour)})
+	rep, err := s.Measure(context.Background(), MeasureRequest{ProjectID: w.project, Project: "proj", Since: w.base, Until: w.base.Add(24 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The report names the project, never its internal id (report's tests
+	// check the table says so).
+	if b, _ := json.Marshal(rep); rep.Project != "proj" || strings.Contains(string(b), "projectId") {
+		t.Errorf("project %q, JSON %s", rep.Project, b)
 	}
 	f := ptr[float64]
 	checkStats(t, "total", rep.Total, api.MeasureStats{

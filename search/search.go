@@ -172,6 +172,8 @@ func (s *Searcher) validate(req Request) (request, error) {
 			return r, fmt.Errorf("%w: fusion %q: %w", ragd.ErrInvalid, req.Fusion, err)
 		}
 	}
+	// The telemetry row freezes this depth, the one used.
+	r.cfg.Candidates = r.cfg.Depth(r.Limit)
 	if r.Actor, err = validActor(req.Actor); err != nil {
 		return r, err
 	}
@@ -246,10 +248,10 @@ func validID(what, id string) error {
 // error (the answer is degraded), nor is a telemetry failure (SearchID is
 // nil and the cause is logged).
 //
-// A degraded search keeps the configured weights: its scores are
-// LexicalWeight·lexical, on the same scale as a hybrid search's keyword-only
-// hits, so the threshold means the same thing in both and a strong keyword
-// match (bm25 ≤ −1 under NormSaturate) still passes the default threshold.
+// A weighted search without the vector half ranks the lexical signal alone,
+// by how close each match comes to the best one, and the threshold applies
+// to that (Config.Effective, docs/adr/0007-degraded-fusion.md): the answer's
+// weights and the telemetry row show the weights applied, 0 and 1.
 func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, error) {
 	start := time.Now()
 	if s.Store == nil {
@@ -271,6 +273,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 		if err != nil {
 			return nil, fmt.Errorf("search %q in project %d: %w", r.query.Text, r.ProjectID, err)
 		}
+		// What Fuse applied, for the answer and the telemetry row.
+		r.cfg = r.cfg.Effective(cands)
 	}
 
 	resp := &api.SearchResult{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"math/rand"
@@ -252,13 +253,13 @@ func TestSearch_Degraded(t *testing.T) {
 			if resp.VectorAvailable || !resp.Degraded || !strings.Contains(resp.Reason, tc.reason) {
 				t.Fatalf("flags: available %v degraded %v reason %q", resp.VectorAvailable, resp.Degraded, resp.Reason)
 			}
-			// A strong keyword-only match passes the default threshold on
-			// the lexical weight alone.
+			// The lexical signal answers alone: the only match is the best
+			// it found, and scores 1.
 			if len(resp.Hits) != 1 || resp.Hits[0].Content != cETag {
 				t.Fatalf("hits %q", contents(resp))
 			}
 			h := resp.Hits[0]
-			if h.VectorScore != nil || h.LexicalScore == nil || !near(h.Score, 0.4**h.LexicalScore) || h.Score < DefaultThreshold {
+			if h.VectorScore != nil || h.LexicalScore == nil || !near(h.Score, *h.LexicalScore) || !near(h.Score, 1) {
 				t.Errorf("keyword-only hit: score %v vector %s lexical %s", h.Score, show(h.VectorScore), show(h.LexicalScore))
 			}
 			if len(resp.Explain.Vector) != 0 || resp.SearchID == nil {
@@ -275,6 +276,124 @@ func TestSearch_Degraded(t *testing.T) {
 	i := slices.IndexFunc(resp.Hits, func(h api.Hit) bool { return h.Content == cETag })
 	if i < 0 || resp.Hits[i].VectorScore != nil || resp.Hits[i].Score < DefaultThreshold {
 		t.Errorf("hybrid: %q", contents(resp))
+	}
+}
+
+// With the vector half missing, the lexical half alone answers what it
+// finds, however common the word (issue 15 #6, docs/adr/0007): the answer's
+// weights and the telemetry say the fusion ran on it alone.
+func TestSearch_DegradedAnswersWhatLexicalFinds(t *testing.T) {
+	st := openStore(t, 4)
+	project := addProject(t, st, "p")
+	r := rand.New(rand.NewSource(3))
+	var in []store.ChunkInput
+	const chunks = 30
+	for i := range chunks {
+		// "widgets" in every chunk: its idf is at FTS5's floor.
+		in = append(in, doc(fmt.Sprintf("docs/w%02d.md", i), 0, []string{"Widgets"},
+			fmt.Sprintf("The widgets of part %d are blue.", i), randomUnit(r, 4)))
+	}
+	replace(t, st, project, ragd.ScopeDocs, in)
+	s := searcher(st, downEmbedder("connection refused"))
+	ctx := context.Background()
+
+	resp, err := s.Search(ctx, Request{ProjectID: project, Query: "widgets", Limit: DefaultLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Degraded || len(resp.Hits) != DefaultLimit {
+		t.Fatalf("degraded %v, %d hits, want %d: %q", resp.Degraded, len(resp.Hits), DefaultLimit, contents(resp))
+	}
+	w := resp.Weights
+	if w.Vector == nil || *w.Vector != 0 || w.Lexical == nil || *w.Lexical != 1 || w.Threshold == nil || *w.Threshold != DefaultThreshold ||
+		resp.Normalization != string(NormMax) {
+		t.Errorf("applied weights v=%s l=%s t=%s %s, want 0, 1, %v, max", show(w.Vector), show(w.Lexical), show(w.Threshold),
+			resp.Normalization, DefaultThreshold)
+	}
+	for _, h := range resp.Hits {
+		if h.LexicalScore == nil || !near(h.Score, *h.LexicalScore) || h.Score < DefaultThreshold || h.Score > 1 {
+			t.Errorf("hit %s: score %v lexical %s", h.ChunkID, h.Score, show(h.LexicalScore))
+		}
+	}
+	rec, err := st.LoadSearch(ctx, *resp.SearchID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frozen Weights
+	if err := json.Unmarshal(rec.Weights, &frozen); err != nil {
+		t.Fatal(err)
+	}
+	if frozen.Vector != 0 || frozen.Lexical != 1 || frozen.Threshold != DefaultThreshold || frozen.Normalization != NormMax || frozen.Fusion != FusionWeighted {
+		t.Errorf("frozen weights %s: want what the degraded fusion applied", rec.Weights)
+	}
+
+	// With the vector half present, the configured fusion applies as it is.
+	up := searcher(st, upEmbedder(e1))
+	resp, err = up.Search(ctx, Request{ProjectID: project, Query: "widgets", Limit: DefaultLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *resp.Weights.Vector != DefaultVectorWeight || *resp.Weights.Lexical != DefaultLexicalWeight || resp.Normalization != string(NormSaturate) {
+		t.Errorf("hybrid weights v=%s l=%s %s", show(resp.Weights.Vector), show(resp.Weights.Lexical), resp.Normalization)
+	}
+
+	// RRF alone keeps its meaning: lexical ranks, no weights, no threshold.
+	resp, err = s.Search(ctx, Request{ProjectID: project, Query: "widgets", Limit: DefaultLimit, Fusion: FusionRRF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Hits) != DefaultLimit || resp.Weights.Vector != nil || resp.Weights.Threshold != nil || !near(resp.Hits[0].Score, 1.0/(DefaultRRFK+1)) {
+		t.Errorf("rrf degraded: %d hits, weights %+v, top score %v", len(resp.Hits), resp.Weights, resp.Hits[0].Score)
+	}
+}
+
+// The limit is a promise: each signal contributes at least as many
+// candidates as hits were asked for, and the row freezes the depth used
+// (issue 15 #9).
+func TestSearch_LimitAboveCandidateDepth(t *testing.T) {
+	st := openStore(t, 4)
+	project := addProject(t, st, "p")
+	r := rand.New(rand.NewSource(4))
+	var in []store.ChunkInput
+	const chunks = 40
+	for i := range chunks {
+		in = append(in, doc(fmt.Sprintf("docs/g%02d.md", i), 0, []string{"Gadgets"},
+			fmt.Sprintf("Gadget number %d, a gadget among gadgets.", i), randomUnit(r, 4)))
+	}
+	replace(t, st, project, ragd.ScopeDocs, in)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		emb   Embedder
+		limit int
+		depth int
+	}{
+		{"lexical alone, limit 20", downEmbedder("down"), MaxLimit, MaxLimit},
+		{"hybrid rrf, limit 20", upEmbedder(e1), MaxLimit, MaxLimit},
+		{"lexical alone, limit 5", downEmbedder("down"), 5, DefaultCandidates},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := searcher(st, tc.emb)
+			s.Config.Fusion = FusionRRF // no threshold: the depth alone bounds the hits
+			resp, err := s.Search(ctx, Request{ProjectID: project, Query: "gadget", Limit: tc.limit, Explain: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Hits) != tc.limit || len(resp.Explain.Lexical) != tc.depth {
+				t.Fatalf("%d hits from %d lexical candidates, want %d from %d", len(resp.Hits), len(resp.Explain.Lexical), tc.limit, tc.depth)
+			}
+			if n := len(resp.Explain.Vector); resp.VectorAvailable && n != tc.depth {
+				t.Errorf("%d vector candidates, want %d", n, tc.depth)
+			}
+			rec, err := st.LoadSearch(ctx, *resp.SearchID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var frozen Weights
+			if err := json.Unmarshal(rec.Weights, &frozen); err != nil || frozen.Candidates != tc.depth {
+				t.Errorf("frozen weights %s (%v): want candidates %d, the depth used", rec.Weights, err, tc.depth)
+			}
+		})
 	}
 }
 
@@ -355,11 +474,14 @@ func TestSearch_TiesAreDeterministic(t *testing.T) {
 func TestSearch_Fill(t *testing.T) {
 	c := newCorpus(t)
 	s := searcher(c.st, upEmbedder(e1))
-	// Two candidates per signal: the KNN lists cFusion and cAsk only.
-	cfg := withConfig(func(c *Config) { c.Candidates = 2; c.Threshold = 0 })
-	without := c.search(t, s, Request{Query: "threshold", Config: &cfg, Explain: true})
+	// Two candidates per signal (a limit of 2 keeps the depth there): in
+	// docs and adr the KNN lists cFusion and cADR only, the lexical list
+	// cThreshold. RRF ranks cFusion and cThreshold (rank 1 each) first.
+	cfg := withConfig(func(c *Config) { c.Candidates = 2; c.Fusion = FusionRRF })
+	req := Request{Query: "threshold", Scopes: []string{ragd.ScopeDocs, ragd.ScopeADR}, Limit: 2, Config: &cfg, Explain: true}
+	without := c.search(t, s, req)
 	cfg.Fill = true
-	with := c.search(t, s, Request{Query: "threshold", Config: &cfg, Explain: true})
+	with := c.search(t, s, req)
 
 	find := func(resp *api.SearchResult, content string) api.Hit {
 		for _, h := range resp.Hits {

@@ -84,33 +84,63 @@ func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) er
 	return nil
 }
 
+// RemovedTelemetry counts the telemetry rows RemoveProject deleted.
+type RemovedTelemetry struct {
+	Searches int // rag_searches rows
+	Votes    int // rag_feedback rows, gone with their searches
+}
+
 // RemoveProject deletes a project and everything indexed for it: chunks,
-// vectors, sessions, runs and its telemetry.
-func (s *Store) RemoveProject(ctx context.Context, projectID int64) error {
+// vectors, sessions, runs and its telemetry, whose rows it counts.
+func (s *Store) RemoveProject(ctx context.Context, projectID int64) (RemovedTelemetry, error) {
+	var gone RemovedTelemetry
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("remove project %d: %w", projectID, err)
+		return gone, fmt.Errorf("remove project %d: %w", projectID, err)
 	}
 	defer tx.Rollback()
 	// vec0 rows have no foreign key: remove them by hand.
 	if _, err := tx.ExecContext(ctx, "DELETE FROM chunk_vectors WHERE chunk_seq IN (SELECT seq FROM chunks WHERE project_id = ?)", projectID); err != nil {
-		return fmt.Errorf("remove project %d: vectors: %w", projectID, err)
+		return gone, fmt.Errorf("remove project %d: vectors: %w", projectID, err)
 	}
 	r, err := tx.ExecContext(ctx, "DELETE FROM projects WHERE id = ?", projectID)
 	if err != nil {
-		return fmt.Errorf("remove project %d: %w", projectID, err)
+		return gone, fmt.Errorf("remove project %d: %w", projectID, err)
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
-		return fmt.Errorf("remove project %d: %w", projectID, ragd.ErrNotFound)
+		return gone, fmt.Errorf("remove project %d: %w", projectID, ragd.ErrNotFound)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("remove project %d: %w", projectID, err)
+		return gone, fmt.Errorf("remove project %d: %w", projectID, err)
 	}
-	// Its telemetry, in the other file; votes follow by cascade.
-	if _, err := s.tdb.ExecContext(ctx, "DELETE FROM rag_searches WHERE project_id = ?", projectID); err != nil {
-		return fmt.Errorf("remove telemetry of project %d: %w", projectID, err)
+	// Its telemetry, in the other file; votes follow by cascade, so they are
+	// counted first, in the same transaction.
+	if gone, err = s.removeTelemetry(ctx, projectID); err != nil {
+		return gone, fmt.Errorf("remove telemetry of project %d: %w", projectID, err)
 	}
-	return nil
+	return gone, nil
+}
+
+func (s *Store) removeTelemetry(ctx context.Context, projectID int64) (RemovedTelemetry, error) {
+	var gone RemovedTelemetry
+	tx, err := s.tdb.BeginTx(ctx, nil)
+	if err != nil {
+		return gone, err
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM rag_feedback WHERE search_id IN (SELECT id FROM rag_searches WHERE project_id = ?)", projectID).Scan(&gone.Votes); err != nil {
+		return gone, err
+	}
+	r, err := tx.ExecContext(ctx, "DELETE FROM rag_searches WHERE project_id = ?", projectID)
+	if err != nil {
+		return gone, err
+	}
+	n, err := r.RowsAffected()
+	if err != nil {
+		return gone, err
+	}
+	gone.Searches = int(n)
+	return gone, tx.Commit()
 }
 
 // ValidProjectName reports whether name can be a project's short id:

@@ -214,6 +214,39 @@ func TestOpen_SpaceMismatch(t *testing.T) {
 	}
 }
 
+// An index that holds no vector (lexical-only so far, e.g. the `make run`
+// path with the embedding server down) takes the configured space without
+// --reset-vectors: there is nothing of the old space to lose (issue 15 #4).
+func TestOpen_SpaceChangeWithoutVectors(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ragd.db")
+	s := mustOpenAt(t, path, 4)
+	p := mustProject(t, s, "p")
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s2, err := Open(ctx, path, Options{Space: "other/8", Dims: 8})
+	if err != nil {
+		t.Fatalf("open a vectorless index in another space: %v", err)
+	}
+	defer s2.Close()
+	if space, dims, err := s2.storedSpace(ctx); err != nil || space != "other/8" || dims != 8 {
+		t.Fatalf("stored space %q/%d (err %v), want other/8 with 8 dims", space, dims, err)
+	}
+	// The new space's vectors fit: the vec0 table was made for 8 dims.
+	in := []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0, 0, 0, 0, 0})}
+	if res, err := s2.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in); err != nil || res.Vectors != 1 {
+		t.Fatalf("store an 8-dim vector: %+v, %v", res, err)
+	}
+	chunks, err := s2.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
+	if err != nil || len(chunks) != 1 || chunks[0].EmbeddingSpace != "other/8" {
+		t.Fatalf("chunks %+v, err %v; want the chunk in other/8", chunks, err)
+	}
+	assertIntegrity(t, s2)
+}
+
 func TestReplaceScope_KeepsIDsAndVotes(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
@@ -630,7 +663,7 @@ func TestProjects(t *testing.T) {
 		t.Fatalf("unknown: %v", err)
 	}
 	s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})})
-	if err := s.RemoveProject(ctx, p.ID); err != nil {
+	if _, err := s.RemoveProject(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
 	var n int

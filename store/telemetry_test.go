@@ -2,15 +2,20 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/migrations"
 )
 
 func floatPtr(f float64) *float64 { return &f }
@@ -230,4 +235,123 @@ func TestSearchTelemetry_Window(t *testing.T) {
 	if err != nil || len(w.Searches) != 1 || w.Searches[0].ID != other || len(w.Votes) != 0 {
 		t.Fatalf("project filter: %+v %v", w, err)
 	}
+}
+
+// Removing a project deletes its searches, the highest ids among them; the
+// next search must still get an id never seen before, or a vote for an old
+// id could land on it (issue 15 #8).
+func TestRemoveProject_SearchIDsNotReused(t *testing.T) {
+	ctx := context.Background()
+	s, p, ids := telemetryFixture(t)
+	var last int64
+	for i := range 3 {
+		id, err := s.RecordSearch(ctx, SearchRecord{
+			ProjectID: p.ID, Query: fmt.Sprintf("q%d", i), Weights: json.RawMessage(`{}`), Actor: "person",
+			Hits: []TelemetryHit{{ChunkID: ids[0], Rank: 1, Score: 0.5}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = id
+	}
+	if _, err := s.RecordFeedback(ctx, FeedbackInput{SearchID: last, ChunkID: ids[0], Verdict: "useful", Actor: "person"}); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := s.RemoveProject(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gone.Searches != 3 || gone.Votes != 1 {
+		t.Errorf("removal deleted %+v, want 3 searches and 1 vote", gone)
+	}
+	q := mustProject(t, s, "q")
+	id, err := s.RecordSearch(ctx, SearchRecord{ProjectID: q.ID, Query: "new", Weights: json.RawMessage(`{}`), Actor: "person"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id <= last {
+		t.Fatalf("search id %d after removing searches up to %d: ids are reused", id, last)
+	}
+}
+
+// A telemetry database made before search ids were AUTOINCREMENT keeps every
+// search, its id and its votes through the migration that rebuilds the table,
+// and from then on never reuses an id.
+func TestTelemetryMigration_KeepsRowsIDsAndVotes(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ragd.db")
+	tpath := TelemetryPath(path)
+
+	// A main database with a chunk to vote for, and beside it the telemetry
+	// file as telemetry migration 0001 left it.
+	s0, err := Open(ctx, path, Options{Space: "test/4", Dims: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustProject(t, s0, "p")
+	if _, err := s0.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := s0.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
+	if err != nil || len(chunks) != 1 {
+		t.Fatalf("chunks %+v, %v", chunks, err)
+	}
+	chunk := chunks[0].ID
+	s0.Close()
+	for _, f := range []string{tpath, tpath + "-wal", tpath + "-shm"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	all, err := loadMigrations(migrations.Telemetry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := sql.Open(driverName, dsn(tpath, DefaultBusyTimeout, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Store{logger: slog.Default()}).applyMigrations(ctx, old, tpath, all[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.ExecContext(ctx, `INSERT INTO rag_searches (id, project_id, query, weights, degraded, vector_available, latency_ms, actor, created_at)
+		VALUES (5, 1, 'five', '{}', 0, 1, 1.5, 'person', 't5'), (9, 1, 'nine', '{}', 1, 0, 2.5, 'agent', 't9')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.ExecContext(ctx, `INSERT INTO rag_feedback (search_id, chunk_id, rank, verdict, actor, created_at)
+		VALUES (9, ?, 1, 'useful', 'person', 't')`, chunk); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	s := mustOpenAt(t, path, 4)
+	var got []string
+	rows, err := s.tdb.QueryContext(ctx, "SELECT id, query, degraded, actor FROM rag_searches ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, degraded int
+		var query, actor string
+		if err := rows.Scan(&id, &query, &degraded, &actor); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s %d %s", id, query, degraded, actor))
+	}
+	rows.Close()
+	if want := []string{"5 five 0 person", "9 nine 1 agent"}; !slices.Equal(got, want) {
+		t.Fatalf("searches after migration: %q, want %q", got, want)
+	}
+	if votes, err := s.SearchVotes(ctx, 9); err != nil || len(votes) != 1 || votes[0].ChunkID != chunk || votes[0].Verdict != "useful" {
+		t.Fatalf("votes after migration: %+v, %v", votes, err)
+	}
+	// Delete the highest search: its id must not come back.
+	if _, err := s.tdb.ExecContext(ctx, "DELETE FROM rag_searches WHERE id = 9"); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.RecordSearch(ctx, SearchRecord{Query: "new", Weights: json.RawMessage(`{}`), Actor: "person"})
+	if err != nil || id != 10 {
+		t.Fatalf("next search id %d (err %v), want 10", id, err)
+	}
+	assertIntegrity(t, s)
 }

@@ -29,11 +29,22 @@ func (s *Store) ensureVectorTable(ctx context.Context, reset bool) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case dims == 0:
+	if dims == 0 {
 		return s.createVectorTable(ctx, false)
-	case space == s.space && dims == s.dims:
+	}
+	if space == s.space && dims == s.dims {
 		return nil
+	}
+	// A table without a single vector (an index built lexical-only) has
+	// nothing of the old space to lose: it takes the configured one.
+	var held bool
+	if err := s.db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM chunk_vectors)").Scan(&held); err != nil {
+		return fmt.Errorf("open store %s: count vectors of %s: %w", s.path, space, err)
+	}
+	switch {
+	case !held:
+		s.logger.Info("embedding space changed on an index without vectors", "from", space, "to", s.space)
+		return s.createVectorTable(ctx, true)
 	case reset:
 		s.logger.Warn("embedding space changed: dropping stored vectors", "from", space, "to", s.space)
 		return s.createVectorTable(ctx, true)

@@ -146,7 +146,7 @@ not json at all
 		t.Errorf("projects with RAGD_SOCKET: %+v", l)
 	}
 
-	if out := decode[map[string]string](t, ragd(t, "remove", "demo", "--json")); out["removed"] != "demo" {
+	if out := decode[map[string]any](t, ragd(t, "remove", "demo", "--json")); out["removed"] != "demo" {
 		t.Errorf("remove: %v", out)
 	}
 	if l := decode[projectList](t, ragd(t, "projects", "--json")); len(l.Projects) != 0 {
@@ -174,8 +174,14 @@ func TestCLI_Degraded(t *testing.T) {
 	if !errors.Is(err, errSilent) {
 		t.Errorf("measure of a lexical-only window: %v, want a failure", err)
 	}
-	if m := decode[api.MeasureReport](t, out); !m.Failed || m.FailReason == "" || m.Total.Degraded != 1 {
+	if m := decode[api.MeasureReport](t, out); !m.Failed || m.FailReason == "" || m.Total.Degraded != 1 || m.Project != "demo" {
 		t.Errorf("measure: %+v", m)
+	}
+	// For people: the project by name, the failure said once.
+	out, errOut, err := ragdErr(t, "measure", "--project", "demo")
+	text := string(out) + string(errOut)
+	if !errors.Is(err, errSilent) || strings.Count(strings.ToLower(text), "failed") != 1 || !strings.Contains(text, "project demo") {
+		t.Errorf("measure: %v\n%s", err, text)
 	}
 
 	out, _, err = ragdErr(t, "doctor", "--json")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/ragd/ragd/api"
@@ -58,10 +57,7 @@ func cmdMeasure(ctx context.Context, e *env, args []string) error {
 		func(w io.Writer) error { return report.MeasureHTML(w, rep) }); err != nil {
 		return err
 	}
-	if rep.Failed {
-		if !e.json {
-			fmt.Fprintln(e.stderr, "ragd: measure failed:", rep.FailReason)
-		}
+	if rep.Failed { // the table and the JSON say so: the exit status too
 		return errSilent
 	}
 	return nil

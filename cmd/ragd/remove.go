@@ -41,6 +41,6 @@ func cmdRemove(ctx context.Context, e *env, args []string) error {
 	if e.json {
 		return e.printJSON(out)
 	}
-	fmt.Fprintf(e.stdout, "removed project %s and its index\n", id)
+	fmt.Fprintf(e.stdout, "removed project %s, its index and its telemetry (%d searches, %d votes)\n", id, out.TelemetrySearches, out.TelemetryVotes)
 	return nil
 }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/embedding/ollamatest"
+	"github.com/ragd/ragd/internal/daemontest"
+)
+
+// hitLine is a hit's first line in the text output: "[rank] score  citation".
+var hitLine = regexp.MustCompile(`(?m)^\[(\d+)\] (\S+)  `)
+
+// TestCLI_SearchScoresTellRanksApart: RRF scores sit near 1/(k+rank), so
+// three decimals printed 0.016 for ranks 1 to 4 (issue 15 #7). The text
+// output must tell apart every two hits whose scores differ.
+func TestCLI_SearchScoresTellRanksApart(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+	startDaemon(t, srv.URL)
+	repo := daemontest.Repo(t, daemontest.Docs)
+	ragd(t, "add", repo.Dir, "--name", "demo", "--json")
+	ragd(t, "reindex", "--project", "demo", "--json")
+
+	for _, fusion := range []string{"rrf", "weighted"} {
+		args := []string{"search", "the index", "--project", "demo", "--fusion", fusion, "--limit", "20"}
+		resp := decode[api.SearchResponse](t, ragd(t, append(args, "--json")...))
+		text := string(ragd(t, args...))
+		lines := hitLine.FindAllStringSubmatch(text, -1)
+		if len(resp.Hits) < 2 || len(lines) != len(resp.Hits) {
+			t.Fatalf("%s: %d hits, %d hit lines in:\n%s", fusion, len(resp.Hits), len(lines), text)
+		}
+		printed := make([]string, len(lines))
+		for i, l := range lines {
+			// Search ids differ between the two runs, never the ranking.
+			if l[1] != strconv.Itoa(resp.Hits[i].Rank) {
+				t.Fatalf("%s: line %d is rank %s", fusion, i+1, l[1])
+			}
+			v, err := strconv.ParseFloat(l[2], 64)
+			if want := resp.Hits[i].Score; err != nil || math.Abs(v-want) > 1e-3*want {
+				t.Errorf("%s: rank %d prints %q, the score is %v", fusion, i+1, l[2], want)
+			}
+			printed[i] = l[2]
+		}
+		for i := 1; i < len(printed); i++ {
+			if resp.Hits[i].Score != resp.Hits[i-1].Score && printed[i] == printed[i-1] {
+				t.Errorf("%s: ranks %d and %d score %v and %v, both print %s", fusion, i, i+1,
+					resp.Hits[i-1].Score, resp.Hits[i].Score, printed[i])
+			}
+		}
+	}
+}
