@@ -105,6 +105,9 @@ func TestAPI_BadInput(t *testing.T) {
 		{"measure bad k", "GET", "/v1/measure?k=many", "", ``, 400, "bad_request", `"many"`},
 		{"measure k too large", "GET", "/v1/measure?k=99", "", ``, 400, "bad_request", "k 99"},
 		{"measure unknown project", "GET", "/v1/measure?project=nope", "", ``, 404, "not_found", `"nope"`},
+		{"measure since overflows", "GET", "/v1/measure?since=99999999999d", "", ``, 400, "bad_request", "since"},
+		{"measure since before year 1", "GET", "/v1/measure?since=0000-06-01T00:00:00Z", "", ``, 400, "bad_request", "before year 1"},
+		{"measure until overflows", "GET", "/v1/measure?until=9223372036854775807h", "", ``, 400, "bad_request", "until"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
