@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -132,27 +133,9 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 	if err := d.decodeJSON(w, r, &raw); err != nil {
 		return err
 	}
-	var events []ragd.Event
-	var many struct {
-		Events []json.RawMessage `json:"events"`
-	}
-	if json.Unmarshal(raw, &many) == nil && many.Events != nil {
-		for i, e := range many.Events {
-			ev, err := source.ParseEvent(e)
-			if err != nil {
-				return badRequest("events[%d]: %v", i, err)
-			}
-			events = append(events, ev)
-		}
-	} else {
-		ev, err := source.ParseEvent(raw)
-		if err != nil {
-			return badRequest("event: %v", err)
-		}
-		events = []ragd.Event{ev}
-	}
-	if len(events) == 0 {
-		return badRequest("no events: send one event object, or {\"events\": [...]}")
+	events, err := appendedEvents(raw)
+	if err != nil {
+		return err
 	}
 	res, err := d.indexer.AppendEvents(r.Context(), p, events)
 	if err != nil {
@@ -170,6 +153,68 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 	}
 	writeJSON(w, status, res)
 	return nil
+}
+
+// appendedEvents reads the body of POST /v1/projects/{project}/events: one
+// event object, or {"events": [...]} and nothing else.
+func appendedEvents(raw json.RawMessage) ([]ragd.Event, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, describeDecodeError(err)
+	}
+	if obj == nil {
+		return nil, badRequest("request body: want a JSON object, got null")
+	}
+	list, many := obj["events"]
+	if !many {
+		ev, err := source.ParseEvent(raw)
+		if err != nil {
+			return nil, badRequest("event: %v", err)
+		}
+		return []ragd.Event{ev}, nil
+	}
+	for k := range obj {
+		if k != "events" {
+			return nil, badRequest("request body: field %q beside \"events\": send one event object, or {\"events\": [...]} alone", k)
+		}
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(list, &items) != nil || items == nil {
+		return nil, badRequest("events: want an array of events, got %s", jsonKind(list))
+	}
+	if len(items) == 0 {
+		return nil, badRequest("no events: send one event object, or {\"events\": [...]}")
+	}
+	events := make([]ragd.Event, 0, len(items))
+	for i, e := range items {
+		ev, err := source.ParseEvent(e)
+		if err != nil {
+			return nil, badRequest("events[%d]: %v", i, err)
+		}
+		events = append(events, ev)
+	}
+	return events, nil
+}
+
+// jsonKind names the kind of a JSON value by its first byte.
+func jsonKind(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "number"
 }
 
 // handleImportEvents reads a JSON-lines event file as the request body.
