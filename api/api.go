@@ -5,9 +5,13 @@
 // domain package.
 package api
 
-import "net/url"
+import (
+	"encoding/json"
+	"net/url"
+)
 
-// ErrorBody is every error answer: {"error": {"code": "...", "message": "..."}}.
+// ErrorBody is every error answer: {"error": {"code": "...", "message":
+// "..."}}, with "details" added for the codes that have more to say.
 type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
 }
@@ -16,6 +20,10 @@ type ErrorBody struct {
 type ErrorDetail struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Details carries what a client needs beyond the code, for some codes
+	// only, and is absent otherwise: for CodeEventConflict it is the
+	// AppendResult (appended, duplicates, conflicts) of the refused append.
+	Details json.RawMessage `json:"details,omitempty"`
 }
 
 // Error codes of ErrorDetail.Code. A client branches on the code, never on

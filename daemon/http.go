@@ -18,20 +18,22 @@ type httpError struct {
 	status int
 	code   string
 	msg    string
+	// details, when not nil, is the answer's error.details.
+	details any
 }
 
 func (e *httpError) Error() string { return e.msg }
 
 func badRequest(format string, args ...any) error {
-	return &httpError{http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf(format, args...)}
+	return &httpError{status: http.StatusBadRequest, code: api.CodeBadRequest, msg: fmt.Sprintf(format, args...)}
 }
 
 func notFound(format string, args ...any) error {
-	return &httpError{http.StatusNotFound, api.CodeNotFound, fmt.Sprintf(format, args...)}
+	return &httpError{status: http.StatusNotFound, code: api.CodeNotFound, msg: fmt.Sprintf(format, args...)}
 }
 
 func conflict(code, format string, args ...any) error {
-	return &httpError{http.StatusConflict, code, fmt.Sprintf(format, args...)}
+	return &httpError{status: http.StatusConflict, code: code, msg: fmt.Sprintf(format, args...)}
 }
 
 // writeJSON writes v with status. It is, with writeError, the only code that
@@ -52,7 +54,17 @@ func (d *Daemon) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		d.logger.Error("request failed", slog.Group("request", "method", r.Method, "path", r.URL.Path),
 			slog.Group("response", "status", he.status), "err", err)
 	}
-	writeJSON(w, he.status, api.ErrorBody{Error: api.ErrorDetail{Code: he.code, Message: he.msg}})
+	writeJSON(w, he.status, api.ErrorBody{Error: he.detail()})
+}
+
+// detail is the error shape of he.
+func (he *httpError) detail() api.ErrorDetail {
+	ed := api.ErrorDetail{Code: he.code, Message: he.msg}
+	if he.details != nil {
+		// The details are the daemon's own wire types: they encode.
+		ed.Details, _ = json.Marshal(he.details)
+	}
+	return ed
 }
 
 // decodeJSON reads a JSON request body into v: the content type must be JSON,
@@ -85,7 +97,7 @@ func requireJSON(r *http.Request) error {
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 		return &httpError{http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType,
-			fmt.Sprintf("content type %q: want application/json", ct)}
+			fmt.Sprintf("content type %q: want application/json", ct), nil}
 	}
 	return nil
 }
@@ -96,7 +108,7 @@ func describeDecodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &mbe):
-		return &httpError{http.StatusRequestEntityTooLarge, api.CodeTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)}
+		return &httpError{http.StatusRequestEntityTooLarge, api.CodeTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit), nil}
 	case errors.Is(err, io.EOF):
 		return badRequest("request body: empty, want a JSON object")
 	case errors.As(err, &se):

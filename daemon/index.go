@@ -147,11 +147,16 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 	if res.Messages > 0 {
 		d.watcher.schedule(p.ID)
 	}
-	status := http.StatusOK
 	if len(res.Conflicts) > 0 && res.Appended == 0 && res.Duplicates == 0 {
-		status = http.StatusConflict
+		// Nothing taken: an error, whose details keep the counts.
+		msgs := make([]string, len(res.Conflicts))
+		for i, c := range res.Conflicts {
+			msgs[i] = c.Error
+		}
+		return &httpError{status: http.StatusConflict, code: api.CodeEventConflict,
+			msg: "no event appended: " + strings.Join(msgs, "; "), details: res}
 	}
-	writeJSON(w, status, res)
+	writeJSON(w, http.StatusOK, res)
 	return nil
 }
 
@@ -229,7 +234,7 @@ func (d *Daemon) handleImportEvents(w http.ResponseWriter, r *http.Request) erro
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &httpError{http.StatusRequestEntityTooLarge, api.CodeTooLarge,
-				fmt.Sprintf("event file larger than %d bytes: split it (%d events were stored)", mbe.Limit, rep.Appended)}
+				fmt.Sprintf("event file larger than %d bytes: split it (%d events were stored)", mbe.Limit, rep.Appended), nil}
 		}
 		return err
 	}

@@ -92,17 +92,17 @@ func (m *methodWriter) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 func (d *Daemon) classify(err error) *httpError {
 	switch {
 	case errors.Is(err, ragd.ErrNotFound), errors.Is(err, ragd.ErrNotFound):
-		return &httpError{http.StatusNotFound, api.CodeNotFound, err.Error()}
+		return &httpError{http.StatusNotFound, api.CodeNotFound, err.Error(), nil}
 	case errors.Is(err, ragd.ErrInvalid):
-		return &httpError{http.StatusBadRequest, api.CodeBadRequest, err.Error()}
+		return &httpError{http.StatusBadRequest, api.CodeBadRequest, err.Error(), nil}
 	case errors.Is(err, index.ErrAlreadyRunning):
-		return &httpError{http.StatusConflict, api.CodeAlreadyRunning, err.Error()}
+		return &httpError{http.StatusConflict, api.CodeAlreadyRunning, err.Error(), nil}
 	case errors.Is(err, source.ErrNotRepository), errors.Is(err, source.ErrNoCommits), errors.Is(err, source.ErrNoWorkTree):
-		return &httpError{http.StatusBadRequest, api.CodeBadRepository, err.Error()}
+		return &httpError{http.StatusBadRequest, api.CodeBadRepository, err.Error(), nil}
 	case errors.Is(err, ragd.ErrExists):
-		return &httpError{http.StatusConflict, api.CodeExists, err.Error()}
+		return &httpError{http.StatusConflict, api.CodeExists, err.Error(), nil}
 	case errors.Is(err, context.Canceled) && d.ctx.Err() != nil:
-		return &httpError{http.StatusServiceUnavailable, api.CodeShuttingDown, "ragd is shutting down: " + err.Error()}
+		return &httpError{http.StatusServiceUnavailable, api.CodeShuttingDown, "ragd is shutting down: " + err.Error(), nil}
 	}
-	return &httpError{http.StatusInternalServerError, api.CodeInternal, err.Error()}
+	return &httpError{http.StatusInternalServerError, api.CodeInternal, err.Error(), nil}
 }
