@@ -288,7 +288,7 @@ func TestGolden_SocketAnswers(t *testing.T) {
 	g.do("search-two-values", "POST", "/v1/projects/demo/search", `{"query":"a"} {"query":"b"}`)
 	g.do("search-not-object", "POST", "/v1/projects/demo/search", `[1]`)
 	g.doType("search-empty-body", "POST", "/v1/projects/demo/search", "application/json", "")
-	g.doType("search-text-plain", "POST", "/v1/projects/demo/search", "text/plain", `{"query":"a"}`)
+	g.doType("search-text-plain", "POST", "/v1/projects/demo/search", "text/plain", `query=a`)
 	g.do("search-bad-limit", "POST", "/v1/projects/demo/search", `{"query":"a","limit":0}`)
 	g.do("search-limit-too-large", "POST", "/v1/projects/demo/search", `{"query":"a","limit":99}`)
 	g.do("search-bad-fusion", "POST", "/v1/projects/demo/search", `{"query":"a","fusion":"max"}`)

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,15 +68,23 @@ func (he *httpError) detail() api.ErrorDetail {
 	return ed
 }
 
-// decodeJSON reads a JSON request body into v: the content type must be JSON,
-// the body at most the configured size, one value, and, when v is a struct,
-// no unknown fields.
+// decodeJSON reads a JSON request body into v: the body at most the
+// configured size, one value, and, when v is a struct, no unknown fields.
+//
+// A body that looks like JSON is parsed as JSON whatever its content type
+// says: curl -d sends application/x-www-form-urlencoded, and the README's
+// examples are curl -d. The content type matters only for a body that is
+// not JSON, refused with 415.
 func (d *Daemon) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	if err := requireJSON(r); err != nil {
-		return err
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.cfg.Daemon.MaxBodyBytes))
+	if err != nil {
+		return describeDecodeError(err)
 	}
-	body := http.MaxBytesReader(w, r.Body, d.cfg.Daemon.MaxBodyBytes)
-	dec := json.NewDecoder(body)
+	if !declaredJSON(r) && !looksJSON(body) {
+		return &httpError{status: http.StatusUnsupportedMediaType, code: api.CodeUnsupportedMediaType,
+			msg: fmt.Sprintf("content type %q and a body that is not JSON: send a JSON body (Content-Type: application/json)", r.Header.Get("Content-Type"))}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return describeDecodeError(err)
@@ -83,23 +92,25 @@ func (d *Daemon) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 	if dec.More() {
 		return badRequest("request body: more than one JSON value (a JSON-lines event file goes to POST /v1/projects/{project}/events/import)")
 	}
-	if _, err := io.Copy(io.Discard, body); err != nil {
-		return describeDecodeError(err)
-	}
 	return nil
 }
 
-func requireJSON(r *http.Request) error {
+// declaredJSON reports whether the request says its body is JSON, or says
+// nothing.
+func declaredJSON(r *http.Request) bool {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
-		return nil // curl -d without -H: accept, the body is still parsed strictly
+		return true
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-		return &httpError{http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType,
-			fmt.Sprintf("content type %q: want application/json", ct), nil}
-	}
-	return nil
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// looksJSON reports whether body starts as a JSON object, array or string
+// does: such a body gets JSON's own error messages, whatever its type.
+func looksJSON(body []byte) bool {
+	body = bytes.TrimLeft(body, " \t\r\n")
+	return len(body) > 0 && (body[0] == '{' || body[0] == '[' || body[0] == '"')
 }
 
 func describeDecodeError(err error) error {
