@@ -69,7 +69,8 @@ func (he *httpError) detail() api.ErrorDetail {
 }
 
 // decodeJSON reads a JSON request body into v: the body at most the
-// configured size, one value, and, when v is a struct, no unknown fields.
+// configured size, its text UTF-8 (checkText), one value, and, when v is a
+// struct, no unknown fields.
 //
 // A body that looks like JSON is parsed as JSON whatever its content type
 // says: curl -d sends application/x-www-form-urlencoded, and the README's
@@ -83,6 +84,9 @@ func (d *Daemon) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 	if !declaredJSON(r) && !looksJSON(body) {
 		return &httpError{status: http.StatusUnsupportedMediaType, code: api.CodeUnsupportedMediaType,
 			msg: fmt.Sprintf("content type %q and a body that is not JSON: send a JSON body (Content-Type: application/json)", r.Header.Get("Content-Type"))}
+	}
+	if err := checkText(body); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
