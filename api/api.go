@@ -11,7 +11,12 @@ import (
 )
 
 // ErrorBody is every error answer: {"error": {"code": "...", "message":
-// "..."}}, with "details" added for the codes that have more to say.
+// "..."}}, with "details" added for the codes that have more to say. It is
+// also the answer to a path that is not canonical (400: ., .., //, a
+// trailing /) and to a route or method the API does not have (404, 405).
+// The one exception is what net/http refuses before any handler runs, a
+// malformed request line or header (a raw NUL in the path, headers over
+// the size limit): its plain-text 400 or 431, and the connection closed.
 type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
 }

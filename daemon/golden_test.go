@@ -315,5 +315,7 @@ func TestGolden_SocketAnswers(t *testing.T) {
 	g.do("projects-remove", "DELETE", "/v1/projects/demo", "")
 	g.do("projects-remove-unknown", "DELETE", "/v1/projects/demo", "")
 	g.do("projects-list-empty", "GET", "/v1/projects", "")
+	g.do("path-dot-segment", "GET", "/v1/./health", "")
+	g.do("path-trailing-slash", "POST", "/v1/projects/", `{}`)
 	g.finish()
 }
