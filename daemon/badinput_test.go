@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,6 +96,9 @@ func TestAPI_BadInput(t *testing.T) {
 		{"relative path", "POST", "/v1/projects", js, `{"path": "docs"}`, 400, "bad_request", "absolute"},
 		{"bad project name", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: repo.Dir, Name: "Bad Name!"}), 400, "bad_request", `"Bad Name!"`},
 		{"registered twice", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: repo.Dir}), 409, "exists", `"demo"`},
+		{"registered twice by its .git", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: filepath.Join(repo.Dir, ".git"), Name: "other"}), 409, "exists", `"demo"`},
+		{"registered twice by a sub-folder", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: filepath.Join(repo.Dir, "docs"), Name: "other"}), 409, "exists", `"demo"`},
+		{"registered twice by a file", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: filepath.Join(repo.Dir, "docs", "guide.md"), Name: "other"}), 409, "exists", `"demo"`},
 		{"empty query", "POST", search, js, `{"query": ""}`, 400, "bad_request", "empty"},
 		{"blank query", "POST", search, js, `{"query": " \t\n "}`, 400, "bad_request", "empty"},
 		{"over-long query", "POST", search, js, jsonOf(api.SearchRequest{Query: strings.Repeat("é", 1001)}), 400, "bad_request", "longer than 1000"},
