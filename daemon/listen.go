@@ -11,7 +11,8 @@ import (
 )
 
 // listen takes the per-user lock, clears a stale socket left by a killed
-// daemon, and listens on the socket with mode 0600 in a 0700 directory.
+// daemon, and listens on the socket with mode 0600 in a folder only its
+// user may write to (socketDir).
 //
 // The lock, not the socket, decides who runs: a socket file can outlive its
 // daemon (SIGKILL), a flock cannot.
@@ -21,7 +22,7 @@ func listen(socket, lock string) (net.Listener, *os.File, error) {
 		return nil, nil, fmt.Errorf("socket path %s is %d bytes, the limit is 104: set daemon.socket or XDG_RUNTIME_DIR to a shorter path", socket, len(socket))
 	}
 	for _, dir := range uniq(filepath.Dir(socket), filepath.Dir(lock)) {
-		if err := privateDir(dir); err != nil {
+		if err := socketDir(dir); err != nil {
 			return nil, nil, fmt.Errorf("socket directory: %w", err)
 		}
 	}

@@ -93,17 +93,47 @@ func TestListen_OwnerOnly(t *testing.T) {
 	chmod(p.Socket, 0o600)
 }
 
-// TestListen_PrivateDirectoryRepaired: a runtime directory left open by
-// someone is made private again before the socket is made in it.
-func TestListen_PrivateDirectoryRepaired(t *testing.T) {
+// TestListen_OpenRuntimeDirectoryRefused: a runtime directory others can
+// write to is refused with the fix, and its mode left as it was: ragd
+// changes the mode of no folder it did not create.
+func TestListen_OpenRuntimeDirectoryRefused(t *testing.T) {
+	for _, mode := range []os.FileMode{0o777, 0o770, os.ModeSticky | 0o777} {
+		w := daemontest.NewWorld(t)
+		if err := os.MkdirAll(w.Paths.RuntimeDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(w.Paths.RuntimeDir, mode); err != nil {
+			t.Fatal(err)
+		}
+		_, err := daemon.Open(context.Background(), daemon.Options{Config: daemontest.Config(ollamatest.ClosedURL(t)), Paths: w.Paths, Logger: daemontest.Logger()})
+		if err == nil || !strings.Contains(err.Error(), w.Paths.RuntimeDir) || !strings.Contains(err.Error(), "others can write") ||
+			!strings.Contains(err.Error(), "chmod go-w "+w.Paths.RuntimeDir) {
+			t.Errorf("open in a %v runtime directory: %v, want a refusal saying how to fix it", mode, err)
+		}
+		assertMode(t, w.Paths.RuntimeDir, os.ModeDir|mode.Perm()) // assertMode leaves the sticky bit out
+	}
+}
+
+// TestListen_ExistingSocketFolderKept: RAGD_SOCKET in an existing folder of
+// the user's keeps that folder's mode; a folder ragd makes is 0700.
+func TestListen_ExistingSocketFolderKept(t *testing.T) {
 	w := daemontest.NewWorld(t)
-	if err := os.MkdirAll(w.Paths.RuntimeDir, 0o755); err != nil {
+	cfg := daemontest.Config(ollamatest.ClosedURL(t))
+	existing := filepath.Join(w.Dir, "mine")
+	if err := os.Mkdir(existing, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(w.Paths.RuntimeDir, 0o777)
-	daemontest.Start(t, w, daemontest.Config(ollamatest.ClosedURL(t)))
-	assertMode(t, w.Paths.RuntimeDir, os.ModeDir|0o700)
-	assertMode(t, w.Paths.Socket, os.ModeSocket|0o600)
+	os.Chmod(existing, 0o755)
+	cfg.Daemon.Socket = filepath.Join(existing, "ragd.sock")
+	d := daemontest.Start(t, w, cfg)
+	assertMode(t, existing, os.ModeDir|0o755)
+	assertMode(t, cfg.Daemon.Socket, os.ModeSocket|0o600)
+	d.Stop(t)
+
+	made := filepath.Join(w.Dir, "made", "here")
+	cfg.Daemon.Socket = filepath.Join(made, "ragd.sock")
+	daemontest.Start(t, w, cfg)
+	assertMode(t, made, os.ModeDir|0o700)
 }
 
 func TestListen_SecondDaemonRefused(t *testing.T) {

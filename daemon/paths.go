@@ -19,7 +19,8 @@ type Paths struct {
 	// Database is the SQLite file: $XDG_DATA_HOME/ragd/ragd.db.
 	Database string
 	// RuntimeDir holds the socket and the lock: $XDG_RUNTIME_DIR/ragd, else
-	// $XDG_STATE_HOME/ragd/run. Only its owner may enter it (0700).
+	// $XDG_STATE_HOME/ragd/run. ragd creates it 0700; an existing one must
+	// be writable by its owner alone.
 	RuntimeDir string
 	// Socket is the Unix socket the daemon listens on.
 	Socket string
@@ -61,14 +62,24 @@ func DefaultPaths() (Paths, error) {
 	return p, nil
 }
 
-// privateDir creates dir (and its parents) and makes sure only the current
-// user can enter it: mode 0700, owned by us. A directory owned by someone
-// else is refused rather than chmod-ed.
-func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
+// socketDir makes sure dir may hold the socket. A folder ragd creates is
+// made 0700. An existing folder keeps its mode, since ragd changes the mode
+// of no folder it did not create (RAGD_SOCKET=/tmp/ragd.sock must not
+// chmod /tmp), but it must be the user's and writable by no one else, who
+// could otherwise replace the socket with their own.
+func socketDir(dir string) error {
 	fi, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+		// MkdirAll's mode went through the umask: set ours on the folder
+		// made for the socket.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("make %s private: %w", dir, err)
+		}
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", dir, err)
 	}
@@ -78,10 +89,9 @@ func privateDir(dir string) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return fmt.Errorf("%s belongs to uid %d, not to you (uid %d): remove it or set XDG_RUNTIME_DIR", dir, st.Uid, os.Getuid())
 	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("make %s private: %w", dir, err)
-		}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("%s is a folder others can write to (mode %04o), who could replace the socket: "+
+			"make it yours alone with `chmod go-w %s`, or put the socket in a private folder (daemon.socket, RAGD_SOCKET)", dir, perm, dir)
 	}
 	return nil
 }
