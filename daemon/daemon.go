@@ -68,7 +68,7 @@ type Daemon struct {
 	narrated atomic.Int64
 }
 
-// Open starts a daemon: it takes the per-user lock, opens the store, and
+// Open starts a daemon: it takes the database's lock, opens the store, and
 // listens on the socket. It returns once the socket accepts connections.
 func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	if opt.Logger == nil {
@@ -77,11 +77,11 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	cfg, paths := opt.Config, opt.Paths
 	if cfg.Daemon.Socket != "" {
 		paths.Socket = cfg.Daemon.Socket
-		paths.Lock = paths.Socket + ".lock"
 	}
 	if cfg.Daemon.Database != "" {
 		paths.Database = cfg.Daemon.Database
 	}
+	paths.Lock = paths.Database + ".lock"
 	d := &Daemon{cfg: cfg, paths: paths, logger: opt.Logger.With("system", "daemon"), served: make(chan error, 1)}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	defer func() {
@@ -91,8 +91,10 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}()
 
 	// The lock first: a second daemon must not even open the database.
-	d.ln, d.lock, err = listen(paths.Socket, paths.Lock)
-	if err != nil {
+	if d.lock, err = lockDatabase(paths.Lock, paths.Database, paths.Socket); err != nil {
+		return nil, err
+	}
+	if d.ln, err = listen(paths.Socket); err != nil {
 		return nil, err
 	}
 

@@ -136,6 +136,34 @@ func TestListen_ExistingSocketFolderKept(t *testing.T) {
 	assertMode(t, made, os.ModeDir|0o700)
 }
 
+// TestListen_SharedDatabaseRefused: the lock sits beside the database, so a
+// second daemon on another socket but the same database is refused, with
+// the first one's pid and socket.
+func TestListen_SharedDatabaseRefused(t *testing.T) {
+	w := daemontest.NewWorld(t)
+	cfg := daemontest.Config(ollamatest.ClosedURL(t))
+	d := daemontest.Start(t, w, cfg)
+
+	other := cfg
+	other.Daemon.Socket = filepath.Join(w.Dir, "elsewhere", "ragd.sock")
+	second, err := daemon.Open(context.Background(), daemon.Options{Config: other, Paths: w.Paths, Logger: daemontest.Logger()})
+	if err == nil {
+		second.Close(context.Background())
+		t.Fatal("a second daemon opened the same database on another socket")
+	}
+	for _, want := range []string{"another ragd daemon is running", "pid " + strconv.Itoa(os.Getpid()), w.Paths.Socket, w.Paths.Database} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	if _, err := os.Lstat(other.Daemon.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused daemon left a socket at %s: %v", other.Daemon.Socket, err)
+	}
+	if _, err := d.Client.Health(context.Background()); err != nil {
+		daemontest.Fatal(t, "first daemon after the refusal", err)
+	}
+}
+
 func TestListen_SecondDaemonRefused(t *testing.T) {
 	w := daemontest.NewWorld(t)
 	cfg := daemontest.Config(ollamatest.ClosedURL(t))
@@ -247,8 +275,8 @@ func TestListen_StaleSocketReplaced(t *testing.T) {
 		t.Errorf("health socket %s, want %s", h.Socket, w.Paths.Socket)
 	}
 	assertMode(t, w.Paths.Socket, os.ModeSocket|0o600)
-	if b, err := os.ReadFile(w.Paths.Lock); err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(os.Getpid()) {
-		t.Errorf("lock file holds %q, %v; want this process's pid", b, err)
+	if b, err := os.ReadFile(w.Paths.Lock); err != nil || string(b) != strconv.Itoa(os.Getpid())+"\n"+w.Paths.Socket+"\n" {
+		t.Errorf("lock file holds %q, %v; want this process's pid and socket", b, err)
 	}
 
 	// Closed, the daemon removes its socket.

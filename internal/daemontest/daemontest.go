@@ -78,7 +78,7 @@ func NewWorld(tb testing.TB) *World {
 		Database:   filepath.Join(xdg["XDG_DATA_HOME"], "ragd", "ragd.db"),
 		RuntimeDir: runtime,
 		Socket:     filepath.Join(runtime, "ragd.sock"),
-		Lock:       filepath.Join(runtime, "ragd.lock"),
+		Lock:       filepath.Join(xdg["XDG_DATA_HOME"], "ragd", "ragd.db.lock"),
 		StateDir:   filepath.Join(xdg["XDG_STATE_HOME"], "ragd"),
 		CacheDir:   filepath.Join(xdg["XDG_CACHE_HOME"], "ragd"),
 	}
