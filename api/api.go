@@ -44,7 +44,9 @@ const (
 	CodeTooLarge             = "too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeShuttingDown         = "shutting_down"
-	CodeInternal             = "internal"
+	// CodeTimeout: the request body did not come within the read timeout.
+	CodeTimeout  = "timeout"
+	CodeInternal = "internal"
 )
 
 // Version is the API's path prefix: every route is under it.

@@ -52,9 +52,11 @@ type Daemon struct {
 	searcher *search.Searcher
 	watcher  *watcher
 
-	ln   net.Listener
-	lock *os.File
-	srv  *http.Server
+	ln      net.Listener
+	limiter *limitListener
+	limits  limits
+	lock    *os.File
+	srv     *http.Server
 
 	// ctx is cancelled by Close: long work (reindex, streams) derives from
 	// it as well as from its request, so shutdown cancels it at once.
@@ -82,7 +84,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		paths.Database = cfg.Daemon.Database
 	}
 	paths.Lock = paths.Database + ".lock"
-	d := &Daemon{cfg: cfg, paths: paths, logger: opt.Logger.With("system", "daemon"), served: make(chan error, 1)}
+	d := &Daemon{cfg: cfg, paths: paths, limits: defaultLimits, logger: opt.Logger.With("system", "daemon"), served: make(chan error, 1)}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
@@ -97,6 +99,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	if d.ln, err = listen(paths.Socket); err != nil {
 		return nil, err
 	}
+	d.limiter = newLimitListener(d.ln, d.limits.MaxConns)
 
 	space := embedding.SpaceOf(cfg.Embedding.Model, cfg.Embedding.Dims)
 	d.store, err = store.Open(ctx, paths.Database, store.Options{
@@ -135,14 +138,17 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}
 	d.srv = &http.Server{
 		Handler:           d.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: d.limits.ReadHeader,
+		ReadTimeout:       d.limits.Read,
+		WriteTimeout:      d.limits.Write,
+		IdleTimeout:       d.limits.Idle,
 		BaseContext:       func(net.Listener) context.Context { return d.ctx },
 		ErrorLog:          slog.NewLogLogger(d.logger.Handler(), slog.LevelWarn),
 	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		err := d.srv.Serve(d.ln)
+		err := d.srv.Serve(d.limiter)
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}

@@ -78,9 +78,14 @@ func (he *httpError) detail() api.ErrorDetail {
 // not JSON, refused with 415.
 func (d *Daemon) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.cfg.Daemon.MaxBodyBytes))
+	if isTimeout(err) {
+		return &httpError{status: http.StatusRequestTimeout, code: api.CodeTimeout,
+			msg: fmt.Sprintf("request body: not received within %s (%d bytes came)", d.limits.Read, len(body))}
+	}
 	if err != nil {
 		return describeDecodeError(err)
 	}
+	liftReadDeadline(w)
 	if !declaredJSON(r) && !looksJSON(body) {
 		return &httpError{status: http.StatusUnsupportedMediaType, code: api.CodeUnsupportedMediaType,
 			msg: fmt.Sprintf("content type %q and a body that is not JSON: send a JSON body (Content-Type: application/json)", r.Header.Get("Content-Type"))}

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -51,6 +52,11 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("%v", err)
 	}
+	// A reindex computes for minutes: the write timeout bounds writing the
+	// answer (or each line of the stream), not the work before it.
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{})
+	defer d.writeSoon(rc) // an error answer is written after the return
 	// The reindex stops when the client goes away or the daemon stops,
 	// whichever comes first; its transaction then rolls back.
 	ctx, cancel := context.WithCancel(r.Context())
@@ -64,6 +70,7 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		d.watcher.refresh(p.ID)
+		d.writeSoon(rc)
 		writeJSON(w, http.StatusOK, rep)
 		return nil
 	}
@@ -72,9 +79,9 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 	// the report. Errors after the header are the stream's last line.
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
 	enc := json.NewEncoder(w)
 	send := func(ev api.ReindexEvent) {
+		d.writeSoon(rc)
 		if enc.Encode(ev) == nil {
 			rc.Flush()
 		}
@@ -228,7 +235,12 @@ func (d *Daemon) handleImportEvents(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	body := http.MaxBytesReader(w, r.Body, max(d.cfg.Daemon.MaxBodyBytes, 256<<20))
+	// An import reads and stores as the body comes: each read gets the read
+	// timeout, the whole may take minutes, and so may the work after it.
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{})
+	defer d.writeSoon(rc)
+	body := http.MaxBytesReader(w, &idleReader{r: r.Body, rc: rc, timeout: d.limits.Read}, max(d.cfg.Daemon.MaxBodyBytes, 256<<20))
 	rep, err := d.indexer.ImportEvents(r.Context(), p, body)
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -241,6 +253,7 @@ func (d *Daemon) handleImportEvents(w http.ResponseWriter, r *http.Request) erro
 	if rep.Messages > 0 {
 		d.watcher.schedule(p.ID)
 	}
+	d.writeSoon(rc)
 	writeJSON(w, http.StatusOK, rep)
 	return nil
 }

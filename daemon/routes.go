@@ -55,6 +55,9 @@ func muxErrorsAsJSON(next http.Handler) http.Handler {
 				Message: fmt.Sprintf("path %q is not canonical: send %q", p, canonicalPath(p))}})
 			return
 		}
+		if r.Body == http.NoBody {
+			liftReadDeadline(w) // nothing to read; the handler may compute for long
+		}
 		next.ServeHTTP(&methodWriter{ResponseWriter: w, r: r}, r)
 	})
 }
@@ -132,6 +135,8 @@ func (d *Daemon) classify(err error) *httpError {
 		return &httpError{http.StatusBadRequest, api.CodeBadRepository, err.Error(), nil}
 	case errors.Is(err, ragd.ErrExists):
 		return &httpError{http.StatusConflict, api.CodeExists, err.Error(), nil}
+	case isTimeout(err):
+		return &httpError{status: http.StatusRequestTimeout, code: api.CodeTimeout, msg: "request body: " + err.Error()}
 	case errors.Is(err, context.Canceled) && d.ctx.Err() != nil:
 		return &httpError{http.StatusServiceUnavailable, api.CodeShuttingDown, "ragd is shutting down: " + err.Error(), nil}
 	}
