@@ -5,9 +5,18 @@
 // domain package.
 package api
 
-import "net/url"
+import (
+	"encoding/json"
+	"net/url"
+)
 
-// ErrorBody is every error answer: {"error": {"code": "...", "message": "..."}}.
+// ErrorBody is every error answer: {"error": {"code": "...", "message":
+// "..."}}, with "details" added for the codes that have more to say. It is
+// also the answer to a path that is not canonical (400: ., .., //, a
+// trailing /) and to a route or method the API does not have (404, 405).
+// The one exception is what net/http refuses before any handler runs, a
+// malformed request line or header (a raw NUL in the path, headers over
+// the size limit): its plain-text 400 or 431, and the connection closed.
 type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
 }
@@ -16,6 +25,10 @@ type ErrorBody struct {
 type ErrorDetail struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Details carries what a client needs beyond the code, for some codes
+	// only, and is absent otherwise: for CodeEventConflict it is the
+	// AppendResult (appended, duplicates, conflicts) of the refused append.
+	Details json.RawMessage `json:"details,omitempty"`
 }
 
 // Error codes of ErrorDetail.Code. A client branches on the code, never on
@@ -31,7 +44,9 @@ const (
 	CodeTooLarge             = "too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeShuttingDown         = "shutting_down"
-	CodeInternal             = "internal"
+	// CodeTimeout: the request body did not come within the read timeout.
+	CodeTimeout  = "timeout"
+	CodeInternal = "internal"
 )
 
 // Version is the API's path prefix: every route is under it.

@@ -64,7 +64,7 @@ type Error struct {
 	Code    string
 	Message string
 	// Body is the whole answer, for error answers that carry more than the
-	// message (the counts of an event conflict).
+	// message (error.details: the counts of an event conflict).
 	Body json.RawMessage
 }
 
@@ -184,9 +184,19 @@ func (c *Client) Coverage(ctx context.Context, project string) (*api.Coverage, e
 
 // AppendEvents appends events to a project's session log. Events refused as
 // conflicts are in the result; when every event was refused the daemon
-// answers 409 and the error is an *Error matching ragd.ErrEventConflict.
+// answers 409 and the error is an *Error matching ragd.ErrEventConflict,
+// returned together with the result (the counts and the conflicts).
 func (c *Client) AppendEvents(ctx context.Context, project string, events []ragd.Event) (*api.AppendResult, error) {
-	return call[api.AppendResult](ctx, c, http.MethodPost, api.ProjectPath(project, "/events"), api.AppendEventsRequest{Events: events})
+	res, err := call[api.AppendResult](ctx, c, http.MethodPost, api.ProjectPath(project, "/events"), api.AppendEventsRequest{Events: events})
+	var ce *Error
+	if errors.As(err, &ce) && ce.Code == api.CodeEventConflict {
+		var eb api.ErrorBody
+		var details api.AppendResult
+		if json.Unmarshal(ce.Body, &eb) == nil && json.Unmarshal(eb.Error.Details, &details) == nil {
+			return &details, err
+		}
+	}
+	return res, err
 }
 
 // ImportEvents uploads a session event file (JSON lines) to a project.

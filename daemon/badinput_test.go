@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -65,11 +66,20 @@ func TestAPI_BadInput(t *testing.T) {
 		{"string body", "POST", "/v1/feedback", js, `"useful"`, 400, "bad_request", "want a JSON object, got string"},
 		{"unknown field", "POST", search, js, `{"query": "socket", "limt": 3}`, 400, "bad_request", `"limt"`},
 		{"wrong field type", "POST", search, js, `{"query": 42}`, 400, "bad_request", `"query"`},
-		{"text/plain", "POST", search, "text/plain", `{"query": "socket"}`, 415, "unsupported_media_type", "application/json"},
+		{"text/plain", "POST", search, "text/plain", `query=socket`, 415, "unsupported_media_type", "not JSON"},
 		{"form", "POST", "/v1/projects", "application/x-www-form-urlencoded", `path=/tmp`, 415, "unsupported_media_type", "application/json"},
-		{"bad content type", "POST", search, "application/", `{"query": "socket"}`, 415, "unsupported_media_type", "application/json"},
+		{"bad content type", "POST", search, "application/", `query: socket`, 415, "unsupported_media_type", "not JSON"},
+		{"form content type, JSON body, bad JSON", "POST", search, "application/x-www-form-urlencoded", `{"query": oops}`, 400, "bad_request", "malformed JSON"},
 		{"oversized body", "POST", search, js, `{"query": "` + strings.Repeat("socket ", 1000) + `"}`, 413, "too_large", "4096 bytes"},
 		{"unknown route", "GET", "/v1/nothing", "", ``, 404, "not_found", "no route GET /v1/nothing"},
+		{"dot segment", "GET", "/v1/./health", "", ``, 400, "bad_request", `not canonical: send "/v1/health"`},
+		{"dot-dot segment", "GET", "/v1/projects/../health", "", ``, 400, "bad_request", `not canonical: send "/v1/health"`},
+		{"double slash", "GET", "/v1//health", "", ``, 400, "bad_request", `not canonical: send "/v1/health"`},
+		{"trailing slash", "GET", "/v1/health/", "", ``, 400, "bad_request", `not canonical: send "/v1/health"`},
+		{"trailing slash on a collection", "GET", "/v1/projects/", "", ``, 400, "bad_request", `not canonical: send "/v1/projects"`},
+		{"dot-dot in a POST", "POST", daemontest.ProjectPath("demo", "/../demo/search"), js, `{"query": "socket"}`, 400, "bad_request", `send "/v1/projects/demo/search"`},
+		{"dot-dot above the root", "GET", "/../v1/health", "", ``, 400, "bad_request", "not canonical"},
+		{"escaped NUL in the path", "GET", "/v1/he%00alth", "", ``, 404, "not_found", "no route"},
 		{"unversioned route", "GET", "/health", "", ``, 404, "not_found", "no route"},
 		{"route under a project", "GET", daemontest.ProjectPath("demo", "/nothing"), "", ``, 404, "not_found", "no route"},
 		{"wrong method", "DELETE", "/v1/health", "", ``, 405, "method_not_allowed", "allowed: GET"},
@@ -86,6 +96,9 @@ func TestAPI_BadInput(t *testing.T) {
 		{"relative path", "POST", "/v1/projects", js, `{"path": "docs"}`, 400, "bad_request", "absolute"},
 		{"bad project name", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: repo.Dir, Name: "Bad Name!"}), 400, "bad_request", `"Bad Name!"`},
 		{"registered twice", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: repo.Dir}), 409, "exists", `"demo"`},
+		{"registered twice by its .git", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: filepath.Join(repo.Dir, ".git"), Name: "other"}), 409, "exists", `"demo"`},
+		{"registered twice by a sub-folder", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: filepath.Join(repo.Dir, "docs"), Name: "other"}), 409, "exists", `"demo"`},
+		{"registered twice by a file", "POST", "/v1/projects", js, jsonOf(api.AddProjectRequest{Path: filepath.Join(repo.Dir, "docs", "guide.md"), Name: "other"}), 409, "exists", `"demo"`},
 		{"empty query", "POST", search, js, `{"query": ""}`, 400, "bad_request", "empty"},
 		{"blank query", "POST", search, js, `{"query": " \t\n "}`, 400, "bad_request", "empty"},
 		{"over-long query", "POST", search, js, jsonOf(api.SearchRequest{Query: strings.Repeat("é", 1001)}), 400, "bad_request", "longer than 1000"},
@@ -101,10 +114,24 @@ func TestAPI_BadInput(t *testing.T) {
 		{"invalid event", "POST", daemontest.ProjectPath("demo", "/events"), js, `{"id": "x", "sessionId": "s", "type": "chat.message", "actor": "person", "time": "2026-01-01T00:00:00Z"}`, 400, "bad_request", "missing text"},
 		{"event with a bad time", "POST", daemontest.ProjectPath("demo", "/events"), js, `{"id": "x", "sessionId": "s", "type": "note", "actor": "person", "time": "yesterday"}`, 400, "bad_request", "yesterday"},
 		{"no events", "POST", daemontest.ProjectPath("demo", "/events"), js, `{"events": []}`, 400, "bad_request", "no events"},
+		{"events a string", "POST", daemontest.ProjectPath("demo", "/events"), js, `{"events": "x"}`, 400, "bad_request", "events: want an array of events, got string"},
+		{"events null", "POST", daemontest.ProjectPath("demo", "/events"), js, `{"events": null}`, 400, "bad_request", "events: want an array of events, got null"},
+		{"events an object", "POST", daemontest.ProjectPath("demo", "/events"), js, `{"events": {"id": "x"}}`, 400, "bad_request", "events: want an array of events, got object"},
+		{"events beside event fields", "POST", daemontest.ProjectPath("demo", "/events"), js, `{"events": [], "id": "x"}`, 400, "bad_request", `"id"`},
+		{"events array body", "POST", daemontest.ProjectPath("demo", "/events"), js, `[{"id": "x"}]`, 400, "bad_request", "want a JSON object, got array"},
+		{"lone surrogate in an event id", "POST", daemontest.ProjectPath("demo", "/events"), js, `{"id": "\ud800", "sessionId": "s", "type": "note", "actor": "person", "time": "2026-01-01T00:00:00Z"}`, 400, "bad_request", `field "id": lone UTF-16 surrogate \ud800`},
+		{"lone low surrogate in a listed event", "POST", daemontest.ProjectPath("demo", "/events"), js, `{"events": [{"id": "a\udc00b", "sessionId": "s", "type": "note", "actor": "person", "time": "2026-01-01T00:00:00Z"}]}`, 400, "bad_request", `field "events[0].id": lone UTF-16 surrogate \udc00`},
+		{"high surrogate then a letter", "POST", search, js, `{"query": "\ud83dx"}`, 400, "bad_request", `field "query": lone UTF-16 surrogate \ud83d`},
+		{"invalid UTF-8 in a query", "POST", search, js, "{\"query\": \"sock\xffet\"}", 400, "bad_request", `field "query": invalid UTF-8`},
+		{"invalid UTF-8 in a key", "POST", search, js, "{\"qu\xc3ery\": \"socket\"}", 400, "bad_request", "invalid UTF-8"},
+		{"invalid UTF-8 in a scope", "POST", search, js, "{\"query\": \"socket\", \"scopes\": [\"docs\", \"a\xed\xa0\x80\"]}", 400, "bad_request", `field "scopes[1]": invalid UTF-8`},
 		{"measure bad window", "GET", "/v1/measure?since=last+week", "", ``, 400, "bad_request", "since"},
 		{"measure bad k", "GET", "/v1/measure?k=many", "", ``, 400, "bad_request", `"many"`},
 		{"measure k too large", "GET", "/v1/measure?k=99", "", ``, 400, "bad_request", "k 99"},
 		{"measure unknown project", "GET", "/v1/measure?project=nope", "", ``, 404, "not_found", `"nope"`},
+		{"measure since overflows", "GET", "/v1/measure?since=99999999999d", "", ``, 400, "bad_request", "since"},
+		{"measure since before year 1", "GET", "/v1/measure?since=0000-06-01T00:00:00Z", "", ``, 400, "bad_request", "before year 1"},
+		{"measure until overflows", "GET", "/v1/measure?until=9223372036854775807h", "", ``, 400, "bad_request", "until"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -52,9 +52,11 @@ type Daemon struct {
 	searcher *search.Searcher
 	watcher  *watcher
 
-	ln   net.Listener
-	lock *os.File
-	srv  *http.Server
+	ln      net.Listener
+	limiter *limitListener
+	limits  limits
+	lock    *os.File
+	srv     *http.Server
 
 	// ctx is cancelled by Close: long work (reindex, streams) derives from
 	// it as well as from its request, so shutdown cancels it at once.
@@ -68,7 +70,7 @@ type Daemon struct {
 	narrated atomic.Int64
 }
 
-// Open starts a daemon: it takes the per-user lock, opens the store, and
+// Open starts a daemon: it takes the database's lock, opens the store, and
 // listens on the socket. It returns once the socket accepts connections.
 func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	if opt.Logger == nil {
@@ -77,12 +79,12 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	cfg, paths := opt.Config, opt.Paths
 	if cfg.Daemon.Socket != "" {
 		paths.Socket = cfg.Daemon.Socket
-		paths.Lock = paths.Socket + ".lock"
 	}
 	if cfg.Daemon.Database != "" {
 		paths.Database = cfg.Daemon.Database
 	}
-	d := &Daemon{cfg: cfg, paths: paths, logger: opt.Logger.With("system", "daemon"), served: make(chan error, 1)}
+	paths.Lock = paths.Database + ".lock"
+	d := &Daemon{cfg: cfg, paths: paths, limits: defaultLimits, logger: opt.Logger.With("system", "daemon"), served: make(chan error, 1)}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
@@ -91,10 +93,13 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}()
 
 	// The lock first: a second daemon must not even open the database.
-	d.ln, d.lock, err = listen(paths.Socket, paths.Lock)
-	if err != nil {
+	if d.lock, err = lockDatabase(paths.Lock, paths.Database, paths.Socket); err != nil {
 		return nil, err
 	}
+	if d.ln, err = listen(paths.Socket); err != nil {
+		return nil, err
+	}
+	d.limiter = newLimitListener(d.ln, d.limits.MaxConns)
 
 	space := embedding.SpaceOf(cfg.Embedding.Model, cfg.Embedding.Dims)
 	d.store, err = store.Open(ctx, paths.Database, store.Options{
@@ -133,14 +138,17 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}
 	d.srv = &http.Server{
 		Handler:           d.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: d.limits.ReadHeader,
+		ReadTimeout:       d.limits.Read,
+		WriteTimeout:      d.limits.Write,
+		IdleTimeout:       d.limits.Idle,
 		BaseContext:       func(net.Listener) context.Context { return d.ctx },
 		ErrorLog:          slog.NewLogLogger(d.logger.Handler(), slog.LevelWarn),
 	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		err := d.srv.Serve(d.ln)
+		err := d.srv.Serve(d.limiter)
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}

@@ -8,3 +8,17 @@ func (d *Daemon) SetRefreshHook(fn func(projectID int64)) {
 	defer d.watcher.mu.Unlock()
 	d.watcher.refreshed = fn
 }
+
+// ServeLimits are the timeouts and the connection bound of daemons opened
+// from now on (see limits).
+type ServeLimits = limits
+
+// SetServeLimits sets the limits of daemons opened from now on and returns
+// a function that restores the defaults.
+func SetServeLimits(l ServeLimits) (restore func()) {
+	defaultLimits, l = l, defaultLimits
+	return func() { defaultLimits = l }
+}
+
+// PeakConns returns the most connections the daemon served at once.
+func (d *Daemon) PeakConns() int { return int(d.limiter.peak.Load()) }

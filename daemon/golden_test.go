@@ -295,7 +295,7 @@ func TestGolden_SocketAnswers(t *testing.T) {
 	g.do("search-two-values", "POST", "/v1/projects/demo/search", `{"query":"a"} {"query":"b"}`)
 	g.do("search-not-object", "POST", "/v1/projects/demo/search", `[1]`)
 	g.doType("search-empty-body", "POST", "/v1/projects/demo/search", "application/json", "")
-	g.doType("search-text-plain", "POST", "/v1/projects/demo/search", "text/plain", `{"query":"a"}`)
+	g.doType("search-text-plain", "POST", "/v1/projects/demo/search", "text/plain", `query=a`)
 	g.do("search-bad-limit", "POST", "/v1/projects/demo/search", `{"query":"a","limit":0}`)
 	g.do("search-limit-too-large", "POST", "/v1/projects/demo/search", `{"query":"a","limit":99}`)
 	g.do("search-bad-fusion", "POST", "/v1/projects/demo/search", `{"query":"a","fusion":"max"}`)
@@ -322,5 +322,7 @@ func TestGolden_SocketAnswers(t *testing.T) {
 	g.do("projects-remove", "DELETE", "/v1/projects/demo", "")
 	g.do("projects-remove-unknown", "DELETE", "/v1/projects/demo", "")
 	g.do("projects-list-empty", "GET", "/v1/projects", "")
+	g.do("path-dot-segment", "GET", "/v1/./health", "")
+	g.do("path-trailing-slash", "POST", "/v1/projects/", `{}`)
 	g.finish()
 }

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,20 +19,22 @@ type httpError struct {
 	status int
 	code   string
 	msg    string
+	// details, when not nil, is the answer's error.details.
+	details any
 }
 
 func (e *httpError) Error() string { return e.msg }
 
 func badRequest(format string, args ...any) error {
-	return &httpError{http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf(format, args...)}
+	return &httpError{status: http.StatusBadRequest, code: api.CodeBadRequest, msg: fmt.Sprintf(format, args...)}
 }
 
 func notFound(format string, args ...any) error {
-	return &httpError{http.StatusNotFound, api.CodeNotFound, fmt.Sprintf(format, args...)}
+	return &httpError{status: http.StatusNotFound, code: api.CodeNotFound, msg: fmt.Sprintf(format, args...)}
 }
 
 func conflict(code, format string, args ...any) error {
-	return &httpError{http.StatusConflict, code, fmt.Sprintf(format, args...)}
+	return &httpError{status: http.StatusConflict, code: code, msg: fmt.Sprintf(format, args...)}
 }
 
 // writeJSON writes v with status. It is, with writeError, the only code that
@@ -52,18 +55,45 @@ func (d *Daemon) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		d.logger.Error("request failed", slog.Group("request", "method", r.Method, "path", r.URL.Path),
 			slog.Group("response", "status", he.status), "err", err)
 	}
-	writeJSON(w, he.status, api.ErrorBody{Error: api.ErrorDetail{Code: he.code, Message: he.msg}})
+	writeJSON(w, he.status, api.ErrorBody{Error: he.detail()})
 }
 
-// decodeJSON reads a JSON request body into v: the content type must be JSON,
-// the body at most the configured size, one value, and, when v is a struct,
-// no unknown fields.
+// detail is the error shape of he.
+func (he *httpError) detail() api.ErrorDetail {
+	ed := api.ErrorDetail{Code: he.code, Message: he.msg}
+	if he.details != nil {
+		// The details are the daemon's own wire types: they encode.
+		ed.Details, _ = json.Marshal(he.details)
+	}
+	return ed
+}
+
+// decodeJSON reads a JSON request body into v: the body at most the
+// configured size, its text UTF-8 (checkText), one value, and, when v is a
+// struct, no unknown fields.
+//
+// A body that looks like JSON is parsed as JSON whatever its content type
+// says: curl -d sends application/x-www-form-urlencoded, and the README's
+// examples are curl -d. The content type matters only for a body that is
+// not JSON, refused with 415.
 func (d *Daemon) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	if err := requireJSON(r); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.cfg.Daemon.MaxBodyBytes))
+	if isTimeout(err) {
+		return &httpError{status: http.StatusRequestTimeout, code: api.CodeTimeout,
+			msg: fmt.Sprintf("request body: not received within %s (%d bytes came)", d.limits.Read, len(body))}
+	}
+	if err != nil {
+		return describeDecodeError(err)
+	}
+	liftReadDeadline(w)
+	if !declaredJSON(r) && !looksJSON(body) {
+		return &httpError{status: http.StatusUnsupportedMediaType, code: api.CodeUnsupportedMediaType,
+			msg: fmt.Sprintf("content type %q and a body that is not JSON: send a JSON body (Content-Type: application/json)", r.Header.Get("Content-Type"))}
+	}
+	if err := checkText(body); err != nil {
 		return err
 	}
-	body := http.MaxBytesReader(w, r.Body, d.cfg.Daemon.MaxBodyBytes)
-	dec := json.NewDecoder(body)
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return describeDecodeError(err)
@@ -71,23 +101,25 @@ func (d *Daemon) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 	if dec.More() {
 		return badRequest("request body: more than one JSON value (a JSON-lines event file goes to POST /v1/projects/{project}/events/import)")
 	}
-	if _, err := io.Copy(io.Discard, body); err != nil {
-		return describeDecodeError(err)
-	}
 	return nil
 }
 
-func requireJSON(r *http.Request) error {
+// declaredJSON reports whether the request says its body is JSON, or says
+// nothing.
+func declaredJSON(r *http.Request) bool {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
-		return nil // curl -d without -H: accept, the body is still parsed strictly
+		return true
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-		return &httpError{http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType,
-			fmt.Sprintf("content type %q: want application/json", ct)}
-	}
-	return nil
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// looksJSON reports whether body starts as a JSON object, array or string
+// does: such a body gets JSON's own error messages, whatever its type.
+func looksJSON(body []byte) bool {
+	body = bytes.TrimLeft(body, " \t\r\n")
+	return len(body) > 0 && (body[0] == '{' || body[0] == '[' || body[0] == '"')
 }
 
 func describeDecodeError(err error) error {
@@ -96,7 +128,7 @@ func describeDecodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &mbe):
-		return &httpError{http.StatusRequestEntityTooLarge, api.CodeTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)}
+		return &httpError{http.StatusRequestEntityTooLarge, api.CodeTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit), nil}
 	case errors.Is(err, io.EOF):
 		return badRequest("request body: empty, want a JSON object")
 	case errors.As(err, &se):

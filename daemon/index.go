@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -50,6 +52,11 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("%v", err)
 	}
+	// A reindex computes for minutes: the write timeout bounds writing the
+	// answer (or each line of the stream), not the work before it.
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{})
+	defer d.writeSoon(rc) // an error answer is written after the return
 	// The reindex stops when the client goes away or the daemon stops,
 	// whichever comes first; its transaction then rolls back.
 	ctx, cancel := context.WithCancel(r.Context())
@@ -63,6 +70,7 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		d.watcher.refresh(p.ID)
+		d.writeSoon(rc)
 		writeJSON(w, http.StatusOK, rep)
 		return nil
 	}
@@ -71,9 +79,9 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 	// the report. Errors after the header are the stream's last line.
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
 	enc := json.NewEncoder(w)
 	send := func(ev api.ReindexEvent) {
+		d.writeSoon(rc)
 		if enc.Encode(ev) == nil {
 			rc.Flush()
 		}
@@ -132,27 +140,9 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 	if err := d.decodeJSON(w, r, &raw); err != nil {
 		return err
 	}
-	var events []ragd.Event
-	var many struct {
-		Events []json.RawMessage `json:"events"`
-	}
-	if json.Unmarshal(raw, &many) == nil && many.Events != nil {
-		for i, e := range many.Events {
-			ev, err := source.ParseEvent(e)
-			if err != nil {
-				return badRequest("events[%d]: %v", i, err)
-			}
-			events = append(events, ev)
-		}
-	} else {
-		ev, err := source.ParseEvent(raw)
-		if err != nil {
-			return badRequest("event: %v", err)
-		}
-		events = []ragd.Event{ev}
-	}
-	if len(events) == 0 {
-		return badRequest("no events: send one event object, or {\"events\": [...]}")
+	events, err := appendedEvents(raw)
+	if err != nil {
+		return err
 	}
 	res, err := d.indexer.AppendEvents(r.Context(), p, events)
 	if err != nil {
@@ -164,12 +154,79 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 	if res.Messages > 0 {
 		d.watcher.schedule(p.ID)
 	}
-	status := http.StatusOK
 	if len(res.Conflicts) > 0 && res.Appended == 0 && res.Duplicates == 0 {
-		status = http.StatusConflict
+		// Nothing taken: an error, whose details keep the counts.
+		msgs := make([]string, len(res.Conflicts))
+		for i, c := range res.Conflicts {
+			msgs[i] = c.Error
+		}
+		return &httpError{status: http.StatusConflict, code: api.CodeEventConflict,
+			msg: "no event appended: " + strings.Join(msgs, "; "), details: res}
 	}
-	writeJSON(w, status, res)
+	writeJSON(w, http.StatusOK, res)
 	return nil
+}
+
+// appendedEvents reads the body of POST /v1/projects/{project}/events: one
+// event object, or {"events": [...]} and nothing else.
+func appendedEvents(raw json.RawMessage) ([]ragd.Event, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, describeDecodeError(err)
+	}
+	if obj == nil {
+		return nil, badRequest("request body: want a JSON object, got null")
+	}
+	list, many := obj["events"]
+	if !many {
+		ev, err := source.ParseEvent(raw)
+		if err != nil {
+			return nil, badRequest("event: %v", err)
+		}
+		return []ragd.Event{ev}, nil
+	}
+	for k := range obj {
+		if k != "events" {
+			return nil, badRequest("request body: field %q beside \"events\": send one event object, or {\"events\": [...]} alone", k)
+		}
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(list, &items) != nil || items == nil {
+		return nil, badRequest("events: want an array of events, got %s", jsonKind(list))
+	}
+	if len(items) == 0 {
+		return nil, badRequest("no events: send one event object, or {\"events\": [...]}")
+	}
+	events := make([]ragd.Event, 0, len(items))
+	for i, e := range items {
+		ev, err := source.ParseEvent(e)
+		if err != nil {
+			return nil, badRequest("events[%d]: %v", i, err)
+		}
+		events = append(events, ev)
+	}
+	return events, nil
+}
+
+// jsonKind names the kind of a JSON value by its first byte.
+func jsonKind(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "number"
 }
 
 // handleImportEvents reads a JSON-lines event file as the request body.
@@ -178,19 +235,25 @@ func (d *Daemon) handleImportEvents(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	body := http.MaxBytesReader(w, r.Body, max(d.cfg.Daemon.MaxBodyBytes, 256<<20))
+	// An import reads and stores as the body comes: each read gets the read
+	// timeout, the whole may take minutes, and so may the work after it.
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{})
+	defer d.writeSoon(rc)
+	body := http.MaxBytesReader(w, &idleReader{r: r.Body, rc: rc, timeout: d.limits.Read}, max(d.cfg.Daemon.MaxBodyBytes, 256<<20))
 	rep, err := d.indexer.ImportEvents(r.Context(), p, body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &httpError{http.StatusRequestEntityTooLarge, api.CodeTooLarge,
-				fmt.Sprintf("event file larger than %d bytes: split it (%d events were stored)", mbe.Limit, rep.Appended)}
+				fmt.Sprintf("event file larger than %d bytes: split it (%d events were stored)", mbe.Limit, rep.Appended), nil}
 		}
 		return err
 	}
 	if rep.Messages > 0 {
 		d.watcher.schedule(p.ID)
 	}
+	d.writeSoon(rc)
 	writeJSON(w, http.StatusOK, rep)
 	return nil
 }

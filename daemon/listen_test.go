@@ -93,17 +93,75 @@ func TestListen_OwnerOnly(t *testing.T) {
 	chmod(p.Socket, 0o600)
 }
 
-// TestListen_PrivateDirectoryRepaired: a runtime directory left open by
-// someone is made private again before the socket is made in it.
-func TestListen_PrivateDirectoryRepaired(t *testing.T) {
+// TestListen_OpenRuntimeDirectoryRefused: a runtime directory others can
+// write to is refused with the fix, and its mode left as it was: ragd
+// changes the mode of no folder it did not create.
+func TestListen_OpenRuntimeDirectoryRefused(t *testing.T) {
+	for _, mode := range []os.FileMode{0o777, 0o770, os.ModeSticky | 0o777} {
+		w := daemontest.NewWorld(t)
+		if err := os.MkdirAll(w.Paths.RuntimeDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(w.Paths.RuntimeDir, mode); err != nil {
+			t.Fatal(err)
+		}
+		_, err := daemon.Open(context.Background(), daemon.Options{Config: daemontest.Config(ollamatest.ClosedURL(t)), Paths: w.Paths, Logger: daemontest.Logger()})
+		if err == nil || !strings.Contains(err.Error(), w.Paths.RuntimeDir) || !strings.Contains(err.Error(), "others can write") ||
+			!strings.Contains(err.Error(), "chmod go-w "+w.Paths.RuntimeDir) {
+			t.Errorf("open in a %v runtime directory: %v, want a refusal saying how to fix it", mode, err)
+		}
+		assertMode(t, w.Paths.RuntimeDir, os.ModeDir|mode.Perm()) // assertMode leaves the sticky bit out
+	}
+}
+
+// TestListen_ExistingSocketFolderKept: RAGD_SOCKET in an existing folder of
+// the user's keeps that folder's mode; a folder ragd makes is 0700.
+func TestListen_ExistingSocketFolderKept(t *testing.T) {
 	w := daemontest.NewWorld(t)
-	if err := os.MkdirAll(w.Paths.RuntimeDir, 0o755); err != nil {
+	cfg := daemontest.Config(ollamatest.ClosedURL(t))
+	existing := filepath.Join(w.Dir, "mine")
+	if err := os.Mkdir(existing, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(w.Paths.RuntimeDir, 0o777)
-	daemontest.Start(t, w, daemontest.Config(ollamatest.ClosedURL(t)))
-	assertMode(t, w.Paths.RuntimeDir, os.ModeDir|0o700)
-	assertMode(t, w.Paths.Socket, os.ModeSocket|0o600)
+	os.Chmod(existing, 0o755)
+	cfg.Daemon.Socket = filepath.Join(existing, "ragd.sock")
+	d := daemontest.Start(t, w, cfg)
+	assertMode(t, existing, os.ModeDir|0o755)
+	assertMode(t, cfg.Daemon.Socket, os.ModeSocket|0o600)
+	d.Stop(t)
+
+	made := filepath.Join(w.Dir, "made", "here")
+	cfg.Daemon.Socket = filepath.Join(made, "ragd.sock")
+	daemontest.Start(t, w, cfg)
+	assertMode(t, made, os.ModeDir|0o700)
+}
+
+// TestListen_SharedDatabaseRefused: the lock sits beside the database, so a
+// second daemon on another socket but the same database is refused, with
+// the first one's pid and socket.
+func TestListen_SharedDatabaseRefused(t *testing.T) {
+	w := daemontest.NewWorld(t)
+	cfg := daemontest.Config(ollamatest.ClosedURL(t))
+	d := daemontest.Start(t, w, cfg)
+
+	other := cfg
+	other.Daemon.Socket = filepath.Join(w.Dir, "elsewhere", "ragd.sock")
+	second, err := daemon.Open(context.Background(), daemon.Options{Config: other, Paths: w.Paths, Logger: daemontest.Logger()})
+	if err == nil {
+		second.Close(context.Background())
+		t.Fatal("a second daemon opened the same database on another socket")
+	}
+	for _, want := range []string{"another ragd daemon is running", "pid " + strconv.Itoa(os.Getpid()), w.Paths.Socket, w.Paths.Database} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	if _, err := os.Lstat(other.Daemon.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused daemon left a socket at %s: %v", other.Daemon.Socket, err)
+	}
+	if _, err := d.Client.Health(context.Background()); err != nil {
+		daemontest.Fatal(t, "first daemon after the refusal", err)
+	}
 }
 
 func TestListen_SecondDaemonRefused(t *testing.T) {
@@ -217,8 +275,8 @@ func TestListen_StaleSocketReplaced(t *testing.T) {
 		t.Errorf("health socket %s, want %s", h.Socket, w.Paths.Socket)
 	}
 	assertMode(t, w.Paths.Socket, os.ModeSocket|0o600)
-	if b, err := os.ReadFile(w.Paths.Lock); err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(os.Getpid()) {
-		t.Errorf("lock file holds %q, %v; want this process's pid", b, err)
+	if b, err := os.ReadFile(w.Paths.Lock); err != nil || string(b) != strconv.Itoa(os.Getpid())+"\n"+w.Paths.Socket+"\n" {
+		t.Errorf("lock file holds %q, %v; want this process's pid and socket", b, err)
 	}
 
 	// Closed, the daemon removes its socket.

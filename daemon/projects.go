@@ -66,7 +66,7 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 	if !filepath.IsAbs(req.Path) {
 		return badRequest("path %q: must be absolute (the daemon does not know your working directory)", req.Path)
 	}
-	root, err := source.Root(req.Path)
+	root, err := workTreeRoot(req.Path)
 	if err != nil {
 		return badRequest("path %q: %v", req.Path, err)
 	}
@@ -106,6 +106,21 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 	d.watcher.add(p)
 	writeJSON(w, http.StatusCreated, d.projectInfo(p))
 	return nil
+}
+
+// workTreeRoot is the one path a repository is registered by, however it
+// is named: the top-level folder of its work tree (source.Root), also when
+// path is the work tree's .git folder, which source.Root takes for a bare
+// repository.
+func workTreeRoot(path string) (string, error) {
+	root, err := source.Root(path)
+	if err != nil || filepath.Base(root) != ".git" {
+		return root, err
+	}
+	if parent, err := source.Root(filepath.Dir(root)); err == nil && parent == filepath.Dir(root) {
+		return parent, nil
+	}
+	return root, nil
 }
 
 // projectName turns a folder name into a valid project name.

@@ -3,7 +3,9 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"path"
 	"strings"
 
 	"github.com/ragd/ragd"
@@ -41,13 +43,33 @@ func (d *Daemon) Handler() http.Handler {
 	return muxErrorsAsJSON(mux)
 }
 
-// muxErrorsAsJSON turns the mux's own plain-text 404 (no route) and 405
-// (route exists, other method) into the JSON error shape every other answer
-// has.
+// muxErrorsAsJSON makes every answer the JSON error shape, including those
+// no handler writes: a path that is not canonical (., .., //, a trailing /)
+// is refused here, where the mux would answer a redirect with an HTML body,
+// and the mux's own plain-text answers (404 no route, 405 other method, any
+// other) are rewritten. What net/http answers before routing (a malformed
+// request line or header) stays its plain text: see api.ErrorBody.
 func muxErrorsAsJSON(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.EscapedPath(); p != canonicalPath(p) {
+			writeJSON(w, http.StatusBadRequest, api.ErrorBody{Error: api.ErrorDetail{Code: api.CodeBadRequest,
+				Message: fmt.Sprintf("path %q is not canonical: send %q", p, canonicalPath(p))}})
+			return
+		}
+		if r.Body == http.NoBody {
+			liftReadDeadline(w) // nothing to read; the handler may compute for long
+		}
 		next.ServeHTTP(&methodWriter{ResponseWriter: w, r: r}, r)
 	})
+}
+
+// canonicalPath is p without ., .., empty segments or a trailing slash: no
+// route of the API has them.
+func canonicalPath(p string) string {
+	if p == "" || p == "*" {
+		return "/"
+	}
+	return path.Clean(p)
 }
 
 type methodWriter struct {
@@ -57,19 +79,31 @@ type methodWriter struct {
 }
 
 func (m *methodWriter) WriteHeader(status int) {
-	if (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) &&
-		!strings.HasPrefix(m.Header().Get("Content-Type"), "application/json") {
-		m.swallow = true
-		detail := api.ErrorDetail{Code: api.CodeNotFound, Message: "no route " + m.r.Method + " " + m.r.URL.Path + ": see the README for the API"}
-		if status == http.StatusMethodNotAllowed {
-			detail = api.ErrorDetail{Code: api.CodeMethodNotAllowed,
-				Message: "method " + m.r.Method + " not allowed on " + m.r.URL.Path + " (allowed: " + m.Header().Get("Allow") + ")"}
-		}
-		m.Header().Del("X-Content-Type-Options")
-		writeJSON(m.ResponseWriter, status, api.ErrorBody{Error: detail})
+	ct := m.Header().Get("Content-Type")
+	if status < 300 || strings.HasPrefix(ct, "application/json") || strings.HasPrefix(ct, "application/x-ndjson") {
+		m.ResponseWriter.WriteHeader(status)
 		return
 	}
-	m.ResponseWriter.WriteHeader(status)
+	// Not written by writeJSON: the mux's own answer.
+	m.swallow = true
+	var detail api.ErrorDetail
+	switch {
+	case status == http.StatusNotFound:
+		detail = api.ErrorDetail{Code: api.CodeNotFound, Message: "no route " + m.r.Method + " " + m.r.URL.Path + ": see the README for the API"}
+	case status == http.StatusMethodNotAllowed:
+		detail = api.ErrorDetail{Code: api.CodeMethodNotAllowed,
+			Message: "method " + m.r.Method + " not allowed on " + m.r.URL.Path + " (allowed: " + m.Header().Get("Allow") + ")"}
+	case status >= 500:
+		detail = api.ErrorDetail{Code: api.CodeInternal, Message: m.r.Method + " " + m.r.URL.Path + ": " + http.StatusText(status)}
+	default:
+		msg := m.r.Method + " " + m.r.URL.Path + ": " + http.StatusText(status)
+		if loc := m.Header().Get("Location"); loc != "" {
+			msg += ": send " + loc
+		}
+		detail = api.ErrorDetail{Code: api.CodeBadRequest, Message: msg}
+	}
+	m.Header().Del("X-Content-Type-Options")
+	writeJSON(m.ResponseWriter, status, api.ErrorBody{Error: detail})
 }
 
 func (m *methodWriter) Write(b []byte) (int, error) {
@@ -93,17 +127,19 @@ func (m *methodWriter) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 func (d *Daemon) classify(err error) *httpError {
 	switch {
 	case errors.Is(err, ragd.ErrNotFound), errors.Is(err, ragd.ErrNotFound):
-		return &httpError{http.StatusNotFound, api.CodeNotFound, err.Error()}
+		return &httpError{http.StatusNotFound, api.CodeNotFound, err.Error(), nil}
 	case errors.Is(err, ragd.ErrInvalid):
-		return &httpError{http.StatusBadRequest, api.CodeBadRequest, err.Error()}
+		return &httpError{http.StatusBadRequest, api.CodeBadRequest, err.Error(), nil}
 	case errors.Is(err, index.ErrAlreadyRunning):
-		return &httpError{http.StatusConflict, api.CodeAlreadyRunning, err.Error()}
+		return &httpError{http.StatusConflict, api.CodeAlreadyRunning, err.Error(), nil}
 	case errors.Is(err, source.ErrNotRepository), errors.Is(err, source.ErrNoCommits), errors.Is(err, source.ErrNoWorkTree):
-		return &httpError{http.StatusBadRequest, api.CodeBadRepository, err.Error()}
+		return &httpError{http.StatusBadRequest, api.CodeBadRepository, err.Error(), nil}
 	case errors.Is(err, ragd.ErrExists):
-		return &httpError{http.StatusConflict, api.CodeExists, err.Error()}
+		return &httpError{http.StatusConflict, api.CodeExists, err.Error(), nil}
+	case isTimeout(err):
+		return &httpError{status: http.StatusRequestTimeout, code: api.CodeTimeout, msg: "request body: " + err.Error()}
 	case errors.Is(err, context.Canceled) && d.ctx.Err() != nil:
-		return &httpError{http.StatusServiceUnavailable, api.CodeShuttingDown, "ragd is shutting down: " + err.Error()}
+		return &httpError{http.StatusServiceUnavailable, api.CodeShuttingDown, "ragd is shutting down: " + err.Error(), nil}
 	}
-	return &httpError{http.StatusInternalServerError, api.CodeInternal, err.Error()}
+	return &httpError{http.StatusInternalServerError, api.CodeInternal, err.Error(), nil}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -151,26 +152,40 @@ func (d *Daemon) handleMeasure(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// maxDays is the longest "Nd" window: more days overflow a time.Duration
+// (about 292 years).
+const maxDays = math.MaxInt64 / int64(24*time.Hour)
+
 // ParseWhen reads a window bound as the measure route and `ragd eval
 // --telemetry` take it: "" (zero: the default), an RFC 3339 time, or a
-// duration back from now, with a d suffix for days ("7d", "12h").
+// duration back from now, with a d suffix for days ("7d", "12h"). A
+// duration that overflows, or a bound before year 1, is an error.
 func ParseWhen(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if n := len(s); n > 1 && s[n-1] == 'd' {
-		days, err := strconv.Atoi(s[:n-1])
+	want := fmt.Errorf("%q: want an RFC 3339 time or a duration like 7d or 12h", s)
+	var t time.Time
+	if parsed, err := time.Parse(time.RFC3339, s); err == nil {
+		t = parsed
+	} else if n := len(s); n > 1 && s[n-1] == 'd' {
+		days, err := strconv.ParseInt(s[:n-1], 10, 64)
 		if err != nil || days < 0 {
-			return time.Time{}, fmt.Errorf("%q: want an RFC 3339 time or a duration like 7d or 12h", s)
+			return time.Time{}, want
 		}
-		return now.Add(-time.Duration(days) * 24 * time.Hour), nil
+		if days > maxDays {
+			return time.Time{}, fmt.Errorf("%q: at most %dd back", s, maxDays)
+		}
+		t = now.Add(-time.Duration(days) * 24 * time.Hour)
+	} else {
+		dur, err := time.ParseDuration(s)
+		if err != nil || dur < 0 {
+			return time.Time{}, want
+		}
+		t = now.Add(-dur)
 	}
-	dur, err := time.ParseDuration(s)
-	if err != nil || dur < 0 {
-		return time.Time{}, fmt.Errorf("%q: want an RFC 3339 time or a duration like 7d or 12h", s)
+	if t.Year() < 1 {
+		return time.Time{}, fmt.Errorf("%q: before year 1", s)
 	}
-	return now.Add(-dur), nil
+	return t, nil
 }

@@ -10,12 +10,13 @@ cd "$(dirname "$0")/.."
 #   g++                     the test kit's Ollama build (llama.cpp)
 #   git                     a newcomer's clone (ragd itself reads git with go-git)
 #   curl                    the test kit's health checks, curl --unix-socket examples
+#   jq                      the README's feedback example (run by a daemon test)
 #   nodejs, npm             the test kit's use-lite embedding server; the MCP real-client tier
 #   nlohmann-json3-dev, libstb-dev  headers the test kit's Ollama build needs
 #   util-linux              flock, setsid, setpriv (the kit; the socket permission test)
 #   procps                  ps/pkill in scripts
 #   chromium                the browser tier: report pages rendered headless (package report)
-packages=(gcc g++ libc6-dev make git curl nlohmann-json3-dev libstb-dev util-linux procps chromium)
+packages=(gcc g++ libc6-dev make git curl jq nlohmann-json3-dev libstb-dev util-linux procps chromium)
 # node and npm may come from outside Debian's packages: take them as they are.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	packages+=(nodejs npm)

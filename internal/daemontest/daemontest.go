@@ -78,7 +78,7 @@ func NewWorld(tb testing.TB) *World {
 		Database:   filepath.Join(xdg["XDG_DATA_HOME"], "ragd", "ragd.db"),
 		RuntimeDir: runtime,
 		Socket:     filepath.Join(runtime, "ragd.sock"),
-		Lock:       filepath.Join(runtime, "ragd.lock"),
+		Lock:       filepath.Join(xdg["XDG_DATA_HOME"], "ragd", "ragd.db.lock"),
 		StateDir:   filepath.Join(xdg["XDG_STATE_HOME"], "ragd"),
 		CacheDir:   filepath.Join(xdg["XDG_CACHE_HOME"], "ragd"),
 	}
@@ -305,21 +305,31 @@ type Answer struct {
 }
 
 // ErrorBody decodes the answer as the daemon's error shape, failing tb when
-// it is not exactly {"error": {"code", "message"}} with both set.
+// it is not exactly {"error": {"code", "message"}} with both set (and
+// "details", only for the codes that have them).
 func (a Answer) ErrorBody(tb testing.TB) api.ErrorDetail {
 	tb.Helper()
 	var eb map[string]json.RawMessage
 	if err := json.Unmarshal(a.Body, &eb); err != nil || len(eb) != 1 || eb["error"] == nil {
 		tb.Fatalf("error body %q: want {\"error\": {...}} (%v)", a.Body, err)
 	}
-	var d map[string]string
-	if err := json.Unmarshal(eb["error"], &d); err != nil || len(d) != 2 || d["code"] == "" || d["message"] == "" {
-		tb.Fatalf("error body %q: want error.code and error.message, both set (%v)", a.Body, err)
+	var d map[string]json.RawMessage
+	err := json.Unmarshal(eb["error"], &d)
+	var ed api.ErrorDetail
+	if err == nil {
+		err = json.Unmarshal(eb["error"], &ed)
+	}
+	fields := 2
+	if ed.Code == api.CodeEventConflict {
+		fields = 3
+	}
+	if err != nil || len(d) != fields || ed.Code == "" || ed.Message == "" {
+		tb.Fatalf("error body %q: want error.code and error.message, both set, and details only with %s (%v)", a.Body, api.CodeEventConflict, err)
 	}
 	if ct := a.Header.Get("Content-Type"); ct != "application/json" {
 		tb.Errorf("error answer content type %q, want application/json", ct)
 	}
-	return api.ErrorDetail{Code: d["code"], Message: d["message"]}
+	return ed
 }
 
 // Do sends one raw request over socket, on a fresh connection, and reads
