@@ -218,7 +218,7 @@ func TestAPI_ClientGoesAwayMidReindex(t *testing.T) {
 		t.Errorf("index changed by a cancelled reindex: %d chunks, was %d", len(after), len(before))
 	}
 	run, err := d.Store().LastRun(ctx, p.ID, "docs", "")
-	if err != nil || run.Status != store.RunFailed {
+	if err != nil || run.Status != ragd.RunFailed {
 		t.Errorf("last docs run: %+v, %v; want it recorded failed", run, err)
 	}
 	cov := daemontest.Coverage(t, c, "demo")

@@ -30,6 +30,13 @@ var Version = "0.1.0-dev"
 // within it; a reindex is cancelled at once and leaves the old index whole.
 const shutdownTimeout = 5 * time.Second
 
+// The store is the one implementation of what search and index need of a
+// database; they name only their own interfaces.
+var (
+	_ search.Store = (*store.Store)(nil)
+	_ index.Store  = (*store.Store)(nil)
+)
+
 // Options configure a Daemon.
 type Options struct {
 	Config Config

@@ -39,12 +39,12 @@ func hashOf(s string) string {
 	return fmt.Sprintf("%x", h.Sum64())
 }
 
-func fileChunk(path string, pos int, title string, heading []string, content string, vec []float32) store.ChunkInput {
-	return store.ChunkInput{SourcePath: path, SourceCommit: "c0ffee", Title: title, HeadingPath: heading,
+func fileChunk(path string, pos int, title string, heading []string, content string, vec []float32) ragd.ChunkInput {
+	return ragd.ChunkInput{SourcePath: path, SourceCommit: "c0ffee", Title: title, HeadingPath: heading,
 		Position: pos, Content: content, ContentHash: hashOf(content), Vector: vec}
 }
 
-func replace(tb testing.TB, st *store.Store, project int64, scope string, in []store.ChunkInput) {
+func replace(tb testing.TB, st *store.Store, project int64, scope string, in []ragd.ChunkInput) {
 	tb.Helper()
 	if _, err := st.ReplaceScope(context.Background(), project, scope, in); err != nil {
 		tb.Fatalf("replace %s: %v", scope, err)
@@ -93,7 +93,7 @@ func randomCorpus(tb testing.TB, st *store.Store, seed int64, files int) ragd.Pr
 		tb.Fatal(err)
 	}
 	r := rand.New(rand.NewSource(seed))
-	var docs, adrs []store.ChunkInput
+	var docs, adrs []ragd.ChunkInput
 	for f := range files {
 		path := fmt.Sprintf("docs/f%03d.md", f)
 		scope := &docs

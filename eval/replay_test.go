@@ -10,7 +10,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/search"
-	"github.com/ragd/ragd/store"
 )
 
 // replayConfigs are the settings the replay must reproduce: the default
@@ -129,7 +128,7 @@ func TestCandidatesRecordNothing(t *testing.T) {
 	if _, err := s.Search(ctx, search.Request{ProjectID: p.ID, Query: "alpha", Limit: 6, Purpose: search.PurposeEval}); err != nil {
 		t.Fatal(err)
 	}
-	w, err := st.SearchTelemetry(ctx, store.TelemetryFilter{Until: time.Now().Add(time.Hour)})
+	w, err := st.SearchTelemetry(ctx, ragd.TelemetryFilter{Until: time.Now().Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/gittest"
-	"github.com/ragd/ragd/store"
 )
 
 func TestResolveAgainstProject(t *testing.T) {
@@ -25,7 +24,7 @@ func TestResolveAgainstProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replace(t, st, p.ID, ragd.ScopeADR, []store.ChunkInput{
+	replace(t, st, p.ID, ragd.ScopeADR, []ragd.ChunkInput{
 		fileChunk("docs/adr/0002-x.md", 0, "ADR 2", []string{"Decision"}, "We weigh.", nil),
 	})
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -36,7 +35,7 @@ func TestResolveAgainstProject(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	replace(t, st, p.ID, ragd.ScopeSession, []store.ChunkInput{
+	replace(t, st, p.ID, ragd.ScopeSession, []ragd.ChunkInput{
 		{SessionID: "s1", EventID: "e5", Position: 0, Content: "why weights?", ContentHash: hashOf("why weights?")},
 	})
 

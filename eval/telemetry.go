@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 )
 
@@ -24,11 +25,11 @@ func TelemetrySet(ctx context.Context, st *store.Store, projectID int64, since, 
 	if until.IsZero() {
 		until = time.Now().Add(time.Second)
 	}
-	w, err := st.SearchTelemetry(ctx, store.TelemetryFilter{ProjectID: projectID, Since: since, Until: until})
+	w, err := st.SearchTelemetry(ctx, ragd.TelemetryFilter{ProjectID: projectID, Since: since, Until: until})
 	if err != nil {
 		return nil, fmt.Errorf("judgments from telemetry: %w", err)
 	}
-	bySearch := map[int64][]store.Vote{}
+	bySearch := map[int64][]ragd.Vote{}
 	var searches []int64
 	for _, v := range w.Votes {
 		if _, ok := bySearch[v.SearchID]; !ok {

@@ -14,7 +14,6 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
-	"github.com/ragd/ragd/store"
 )
 
 func TestReindex_AlreadyRunning(t *testing.T) {
@@ -78,7 +77,7 @@ func TestReindex_CancelledBeforeWriteWritesNothing(t *testing.T) {
 			ix := newIndexer(s, svc)
 			reindex(t, ix, p)
 			before := ids(chunks(t, s, p, "docs"))
-			okRun, _ := s.LastRun(ctx, p.ID, "docs", store.RunOK)
+			okRun, _ := s.LastRun(ctx, p.ID, "docs", ragd.RunOK)
 
 			repo.Commit(t, "v2", map[string]string{"docs/a.md": doc("New", 3), "docs/b.md": doc("Added", 1)})
 			cctx, cancel := context.WithCancel(ctx)
@@ -100,7 +99,7 @@ func TestReindex_CancelledBeforeWriteWritesNothing(t *testing.T) {
 			// Recorded as failed; the last ok run is still the old one.
 			for _, scope := range ragd.Scopes {
 				run, err := s.LastRun(ctx, p.ID, scope, "")
-				if err != nil || run.Status != store.RunFailed {
+				if err != nil || run.Status != ragd.RunFailed {
 					t.Errorf("%s run: %+v, %v", scope, run, err)
 				}
 			}
@@ -109,7 +108,7 @@ func TestReindex_CancelledBeforeWriteWritesNothing(t *testing.T) {
 			if json.Unmarshal(run.Report, &stored); stored.Status != api.StatusCancelled || !strings.Contains(stored.Error, "canceled") {
 				t.Errorf("stored report: %+v", stored)
 			}
-			if last, _ := s.LastRun(ctx, p.ID, "docs", store.RunOK); last.ID != okRun.ID {
+			if last, _ := s.LastRun(ctx, p.ID, "docs", ragd.RunOK); last.ID != okRun.ID {
 				t.Errorf("last ok run %d, want %d", last.ID, okRun.ID)
 			}
 			if _, ok := ix.Running(p.ID); ok {

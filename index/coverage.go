@@ -10,7 +10,6 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // maxUnindexed bounds api.ScopeCoverage.Unindexed: enough to act on, not a dump.
@@ -51,8 +50,8 @@ func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*api.Coverage,
 }
 
 // lastOK returns the last successful run of a scope, or nil.
-func (ix *Indexer) lastOK(ctx context.Context, p ragd.Project, scope string) (*store.Run, error) {
-	run, err := ix.Store.LastRun(ctx, p.ID, scope, store.RunOK)
+func (ix *Indexer) lastOK(ctx context.Context, p ragd.Project, scope string) (*ragd.Run, error) {
+	run, err := ix.Store.LastRun(ctx, p.ID, scope, ragd.RunOK)
 	if errors.Is(err, ragd.ErrNotFound) {
 		return nil, nil
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // Reasons given in api.ScopeReport.Skipped and Replaced, beside the source
@@ -73,7 +72,7 @@ func (r *reindex) readTree(ctx context.Context, scope string) (*source.Tree, err
 }
 
 // docChunks reads (once) and chunks the files of a docs or adr scope.
-func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]store.ChunkInput, error) {
+func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.ChunkInput, error) {
 	tree, err := r.readTree(ctx, sr.Scope)
 	sr.Durations.ReadMs = ms(r.readTime)
 	if err != nil {
@@ -111,7 +110,7 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]store.C
 	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Total: len(files)})
 	results, stop := r.chunkAll(ctx, files)
 	defer stop()
-	var inputs []store.ChunkInput
+	var inputs []ragd.ChunkInput
 	for n, f := range files {
 		if tick.due(n) {
 			r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: n, Total: len(files)})
@@ -143,7 +142,7 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]store.C
 			continue
 		}
 		for _, c := range doc.Chunks {
-			inputs = append(inputs, store.ChunkInput{
+			inputs = append(inputs, ragd.ChunkInput{
 				SourcePath:   f.Path,
 				SourceCommit: commit,
 				HeadingPath:  c.HeadingPath,

@@ -29,7 +29,6 @@ import (
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // Embedder embeds texts for indexing. *embedding.Service implements it: it
@@ -84,11 +83,30 @@ const AllScopes = "all"
 // noProviderReason is the embedding reason when no Embedder is configured.
 const noProviderReason = "no embedding provider configured"
 
+// Store is what an Indexer needs of the database: one transaction that
+// replaces a scope's chunks, the record of index runs, what a scope holds
+// now, and the session event log. *store.Store is one; a second store (or a
+// test double) implements this and nothing else, without cgo.
+type Store interface {
+	ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ragd.ChunkInput) (ragd.ReplaceResult, error)
+	ChunkStates(ctx context.Context, projectID int64, scope string) (map[string]ragd.ChunkState, error)
+	ScopeStats(ctx context.Context, projectID int64, scope string) (ragd.ScopeStats, error)
+	StartRun(ctx context.Context, projectID int64, scope string) (ragd.Run, error)
+	FinishRun(ctx context.Context, runID int64, status, commit string, report []byte) error
+	LastRun(ctx context.Context, projectID int64, scope, status string) (ragd.Run, error)
+	AppendEvents(ctx context.Context, projectID int64, events []ragd.Event) (ragd.AppendResult, error)
+	Event(ctx context.Context, projectID int64, id string) (ragd.Event, error)
+	Messages(ctx context.Context, projectID int64, types []string) ([]ragd.Message, error)
+	SessionStats(ctx context.Context, projectID int64, types []string, since time.Time) (ragd.SessionStats, error)
+	// Space names the embedding space of the stored vectors.
+	Space() string
+}
+
 // Indexer indexes projects into Store. Set its fields, then use it; it is
 // safe for concurrent use, and must not be copied after first use.
 type Indexer struct {
 	// Store is where chunks, runs and session events are kept. Required.
-	Store *store.Store
+	Store Store
 	// Embedder computes vectors. Optional: nil indexes lexical only, with
 	// the reason "no embedding provider configured".
 	Embedder Embedder

@@ -69,7 +69,7 @@ func TestReindex_KilledMidWriteLeavesOldIndexWhole(t *testing.T) {
 		t.Fatalf("first index incomplete: %s", rep.Summary)
 	}
 	old := chunks(t, s, p, "docs")
-	oldRun, err := s.LastRun(ctx, p.ID, "docs", store.RunOK)
+	oldRun, err := s.LastRun(ctx, p.ID, "docs", ragd.RunOK)
 	if err != nil || oldRun.Commit != oldHead {
 		t.Fatalf("first run: %+v, %v", oldRun, err)
 	}
@@ -145,7 +145,7 @@ func TestReindex_KilledMidWriteLeavesOldIndexWhole(t *testing.T) {
 	}
 	// The killed run stays "running" and is not taken as the last index.
 	runs, _ := s.Runs(ctx, p.ID, 0)
-	if len(runs) != 3 || runs[1].Status != store.RunRunning {
+	if len(runs) != 3 || runs[1].Status != ragd.RunRunning {
 		t.Errorf("runs: %+v", runs)
 	}
 	if err := s.IntegrityCheck(ctx); err != nil {
@@ -163,7 +163,7 @@ func assertSearchable(t *testing.T, s *store.Store, p ragd.Project, cs []ragd.Ch
 		t.Fatal(err)
 	}
 	defer sn.Close()
-	f := store.Filter{ProjectID: p.ID}
+	f := ragd.Filter{ProjectID: p.ID}
 	all, err := sn.LexicalCandidates(ctx, f, "document", 10*len(cs)+10)
 	if err != nil || len(all) != len(cs) {
 		t.Fatalf("FTS finds %d chunks, the table has %d (%v)", len(all), len(cs), err)

@@ -12,7 +12,6 @@ import (
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // embedSlice is how many texts go to the Embedder per call: small enough
@@ -131,9 +130,9 @@ type reindex struct {
 
 // record finishes the scope's index run.
 func (r *reindex) record(ctx context.Context, sr *api.ScopeReport) error {
-	status := store.RunOK
+	status := ragd.RunOK
 	if sr.Status != api.StatusOK {
-		status = store.RunFailed
+		status = ragd.RunFailed
 	}
 	b, err := json.Marshal(sr)
 	if err != nil {
@@ -144,7 +143,7 @@ func (r *reindex) record(ctx context.Context, sr *api.ScopeReport) error {
 
 // scope builds and writes one scope, filling sr.
 func (r *reindex) scope(ctx context.Context, sr *api.ScopeReport) error {
-	var inputs []store.ChunkInput
+	var inputs []ragd.ChunkInput
 	var err error
 	if sr.Scope == ragd.ScopeSession {
 		inputs, err = r.sessionChunks(ctx, sr)
@@ -172,7 +171,7 @@ func (r *reindex) scope(ctx context.Context, sr *api.ScopeReport) error {
 	}
 	r.progress(api.Progress{Phase: api.PhaseWrite, Scope: sr.Scope, Total: len(inputs)})
 	start := time.Now()
-	var res store.ReplaceResult
+	var res ragd.ReplaceResult
 	if unchanged(inputs, keys, stored) {
 		// The replace would rewrite every row as it is (and churn the
 		// full-text index doing so): the scope already is what it asks for.
@@ -202,7 +201,7 @@ func (r *reindex) scope(ctx context.Context, sr *api.ScopeReport) error {
 }
 
 // unchanged reports whether inputs are exactly the stored chunks.
-func unchanged(inputs []store.ChunkInput, keys []string, stored map[string]store.ChunkState) bool {
+func unchanged(inputs []ragd.ChunkInput, keys []string, stored map[string]ragd.ChunkState) bool {
 	if len(inputs) != len(stored) {
 		return false
 	}
@@ -218,7 +217,7 @@ func unchanged(inputs []store.ChunkInput, keys []string, stored map[string]store
 // embed fills the vectors of the inputs that need one: those not already
 // stored with a vector. An unchanged chunk keeps its stored vector (a nil
 // Vector tells ReplaceScope so), without a call to the embedder.
-func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []store.ChunkInput, keys []string, stored map[string]store.ChunkState) error {
+func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.ChunkInput, keys []string, stored map[string]ragd.ChunkState) error {
 	start := time.Now()
 	defer func() { sr.Durations.EmbedMs = ms(time.Since(start)) }()
 	er := &sr.Embedding

@@ -104,7 +104,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 
 	// The runs are recorded with their commit and report.
 	for _, scope := range []string{"docs", "adr"} {
-		run, err := s.LastRun(context.Background(), p.ID, scope, store.RunOK)
+		run, err := s.LastRun(context.Background(), p.ID, scope, ragd.RunOK)
 		if err != nil || run.Commit != head {
 			t.Fatalf("%s run: %+v, %v", scope, run, err)
 		}
@@ -409,7 +409,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 					t.Errorf("%s: %d chunks written", scope, n)
 				}
 				run, err := s.LastRun(ctx, p.ID, scope, "")
-				if err != nil || run.Status != store.RunFailed {
+				if err != nil || run.Status != ragd.RunFailed {
 					t.Errorf("%s run: %+v, %v", scope, run, err)
 				}
 			}

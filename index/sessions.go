@@ -11,7 +11,6 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // ragd.IndexedTypes are the event types that become chunks: the conversation.
@@ -110,7 +109,7 @@ func (ix *Indexer) Event(ctx context.Context, p ragd.Project, id string) (ragd.E
 }
 
 // sessionChunks reads and chunks the project's indexed messages.
-func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]store.ChunkInput, error) {
+func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.ChunkInput, error) {
 	r.progress(api.Progress{Phase: api.PhaseRead, Scope: sr.Scope})
 	start := time.Now()
 	msgs, err := r.ix.Store.Messages(ctx, r.p.ID, ragd.IndexedTypes)
@@ -124,7 +123,7 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]sto
 	defer func() { sr.Durations.ChunkMs = ms(time.Since(start)) }()
 	tick := newTicker(len(msgs))
 	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Total: len(msgs)})
-	var inputs []store.ChunkInput
+	var inputs []ragd.ChunkInput
 	var through time.Time
 	lastSession := ""
 	for n, m := range msgs {
@@ -162,7 +161,7 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]sto
 			title = m.SessionID
 		}
 		for _, c := range doc.Chunks {
-			inputs = append(inputs, store.ChunkInput{
+			inputs = append(inputs, ragd.ChunkInput{
 				SessionID:   m.SessionID,
 				EventID:     m.EventID,
 				Title:       title,

@@ -79,10 +79,10 @@ func corpusOf(b *testing.B, n int) *benchCorpus {
 	z := rand.NewZipf(r, 1.07, 2, 50_000)
 	start := time.Now()
 	for i, scope := range ragd.Scopes {
-		var in []store.ChunkInput
+		var in []ragd.ChunkInput
 		for j := i * n / 3; j < (i+1)*n/3; j++ {
 			content := benchContent(z)
-			c := store.ChunkInput{Position: j, Content: content, ContentHash: strconv.Itoa(j), Vector: randomUnit(r, 768)}
+			c := ragd.ChunkInput{Position: j, Content: content, ContentHash: strconv.Itoa(j), Vector: randomUnit(r, 768)}
 			if scope == ragd.ScopeSession {
 				c.SessionID, c.EventID = fmt.Sprintf("s%04d", j/100), fmt.Sprintf("e%06d", j)
 			} else {
@@ -104,7 +104,7 @@ func corpusOf(b *testing.B, n int) *benchCorpus {
 // without the cost that write puts on the next read (see BenchmarkSearch).
 type nopRecorder struct{}
 
-func (nopRecorder) RecordSearch(context.Context, store.SearchRecord) (int64, error) { return 1, nil }
+func (nopRecorder) RecordSearch(context.Context, ragd.SearchRecord) (int64, error) { return 1, nil }
 
 // BenchmarkSearch times full searches (validation, both candidate queries on
 // one snapshot, fusion, chunk loading, telemetry write) with a fake embedder

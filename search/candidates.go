@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/store"
 )
 
 // CandidatesRequest asks for what both signals find for one query, before
@@ -91,7 +90,7 @@ func (s *Searcher) candidates(ctx context.Context, r request, vec []float32, out
 	defer sn.Close()
 
 	c := &out.Candidates
-	filter := store.Filter{ProjectID: r.ProjectID, Scopes: r.Scopes}
+	filter := ragd.Filter{ProjectID: r.ProjectID, Scopes: r.Scopes}
 	if vec != nil {
 		if c.Vector, err = sn.VectorCandidates(ctx, filter, vec, r.cfg.Candidates); err != nil {
 			return err

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/store"
 )
 
 // Verdict is a judgment on one hit.
@@ -62,16 +61,16 @@ func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*api.Vote
 	if err := validID("session id", req.SessionID); err != nil {
 		return fail(err)
 	}
-	res, err := s.Store.RecordFeedback(ctx, store.FeedbackInput{
+	res, err := s.Store.RecordFeedback(ctx, ragd.FeedbackInput{
 		SearchID: req.SearchID, ChunkID: req.ChunkID, Verdict: string(req.Verdict),
 		Actor: string(actor), SessionID: req.SessionID, CreatedAt: s.now(),
 	})
 	switch {
 	case errors.Is(err, ragd.ErrNotFound):
 		return fail(fmt.Errorf("%w: no search has id %d", ragd.ErrNotFound, req.SearchID))
-	case errors.Is(err, store.ErrNotInHits):
+	case errors.Is(err, ragd.ErrNotInHits):
 		return fail(fmt.Errorf("%w: chunk %q was not among the hits of search %d", ragd.ErrInvalid, req.ChunkID, req.SearchID))
-	case errors.Is(err, store.ErrChunkGone):
+	case errors.Is(err, ragd.ErrChunkGone):
 		return fail(fmt.Errorf("%w: chunk %q no longer exists: a reindex changed or removed it (%w)", ragd.ErrNotFound, req.ChunkID, err))
 	case err != nil:
 		return fail(err)

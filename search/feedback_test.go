@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/store"
 )
 
 func TestFeedback(t *testing.T) {
@@ -64,7 +63,7 @@ func TestFeedback(t *testing.T) {
 	// ones with a clear reason.
 	replace(t, c.st, c.project, second.Scope, nil)
 	_, err = s.Feedback(ctx, FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: VerdictUseful})
-	if !errors.Is(err, ragd.ErrNotFound) || !errors.Is(err, store.ErrChunkGone) || !strings.Contains(err.Error(), "reindex") {
+	if !errors.Is(err, ragd.ErrNotFound) || !errors.Is(err, ragd.ErrChunkGone) || !strings.Contains(err.Error(), "reindex") {
 		t.Errorf("vote on a removed chunk: %v", err)
 	}
 }

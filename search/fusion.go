@@ -5,15 +5,15 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ragd/ragd/store"
+	"github.com/ragd/ragd"
 )
 
 // Candidates is what the two signals found for one query in one snapshot.
 type Candidates struct {
 	// Vector is the KNN list, nearest first.
-	Vector []store.VectorCandidate
+	Vector []ragd.VectorCandidate
 	// Lexical is the FTS5 list, best bm25 first.
-	Lexical []store.LexicalCandidate
+	Lexical []ragd.LexicalCandidate
 	// VectorFill holds cosine distances of candidates the vector list lacks,
 	// and LexicalFill bm25 scores of candidates the lexical list lacks, by
 	// chunk id. Fuse reads them only with Config.Fill; a candidate absent

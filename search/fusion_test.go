@@ -5,7 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/ragd/ragd/store"
+	"github.com/ragd/ragd"
 )
 
 // The hand-made lists every fusion test starts from.
@@ -14,8 +14,8 @@ import (
 //	lexical: B bm25 −3 (s=3), D bm25 −1 (s=1), E bm25 −0.25 (s=0.25)
 func handLists() Candidates {
 	return Candidates{
-		Vector:  []store.VectorCandidate{{ChunkID: "A", Distance: 0.2}, {ChunkID: "B", Distance: 0.5}, {ChunkID: "C", Distance: 0.9}},
-		Lexical: []store.LexicalCandidate{{ChunkID: "B", BM25: -3}, {ChunkID: "D", BM25: -1}, {ChunkID: "E", BM25: -0.25}},
+		Vector:  []ragd.VectorCandidate{{ChunkID: "A", Distance: 0.2}, {ChunkID: "B", Distance: 0.5}, {ChunkID: "C", Distance: 0.9}},
+		Lexical: []ragd.LexicalCandidate{{ChunkID: "B", BM25: -3}, {ChunkID: "D", BM25: -1}, {ChunkID: "E", BM25: -0.25}},
 	}
 }
 
@@ -121,8 +121,8 @@ func TestFuse(t *testing.T) {
 		// A lone candidate per signal is that signal's best: 1, not 0/0.
 		name: "minmax all equal",
 		cands: Candidates{
-			Vector:  []store.VectorCandidate{{ChunkID: "A", Distance: 0.7}, {ChunkID: "B", Distance: 0.7}},
-			Lexical: []store.LexicalCandidate{{ChunkID: "D", BM25: -0.01}},
+			Vector:  []ragd.VectorCandidate{{ChunkID: "A", Distance: 0.7}, {ChunkID: "B", Distance: 0.7}},
+			Lexical: []ragd.LexicalCandidate{{ChunkID: "D", BM25: -0.01}},
 		},
 		cfg: withConfig(func(c *Config) { c.Normalization = NormMinMax }),
 		want: []want{
@@ -185,7 +185,7 @@ func TestFuse(t *testing.T) {
 		// (docs/adr/0007): weights 0/1, s over the query's best s, the
 		// threshold on that. W (s 0.5 of the best 4: 0.125) is dropped.
 		name:  "lexical only",
-		cands: Candidates{Lexical: []store.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "W", BM25: -0.5}}},
+		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "W", BM25: -0.5}}},
 		cfg:   DefaultConfig(),
 		want:  []want{{"K", 1, nil, f(1), 0, 1}},
 	}, {
@@ -193,7 +193,7 @@ func TestFuse(t *testing.T) {
 		// for every match. Alone, the lexical half still answers what it
 		// finds, by how close each comes to the best.
 		name: "lexical only, common word",
-		cands: Candidates{Lexical: []store.LexicalCandidate{
+		cands: Candidates{Lexical: []ragd.LexicalCandidate{
 			{ChunkID: "A", BM25: -1e-6}, {ChunkID: "B", BM25: -0.9e-6}, {ChunkID: "C", BM25: -0.1e-6}}},
 		cfg:  DefaultConfig(),
 		want: []want{{"A", 1, nil, f(1), 0, 1}, {"B", 0.9, nil, f(0.9), 0, 2}},
@@ -201,13 +201,13 @@ func TestFuse(t *testing.T) {
 		// The configured normalisation does not apply to the lexical half
 		// alone: minmax would drop the worst match whatever its score.
 		name:  "lexical only, minmax configured",
-		cands: Candidates{Lexical: []store.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "L", BM25: -2}}},
+		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "L", BM25: -2}}},
 		cfg:   withConfig(func(c *Config) { c.Normalization = NormMinMax }),
 		want:  []want{{"K", 1, nil, f(1), 0, 1}, {"L", 0.5, nil, f(0.5), 0, 2}},
 	}, {
 		// RRF alone is unchanged: the lexical ranks, no threshold.
 		name:  "rrf lexical only",
-		cands: Candidates{Lexical: []store.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "W", BM25: -0.5}}},
+		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "W", BM25: -0.5}}},
 		cfg:   withConfig(func(c *Config) { c.Fusion = FusionRRF }),
 		want:  []want{{"K", 1.0 / 61, nil, f(0.8), 0, 1}, {"W", 1.0 / 62, nil, f(0.5 / 1.5), 0, 2}},
 	}, {
@@ -221,7 +221,7 @@ func TestFuse(t *testing.T) {
 
 func TestFuse_TiesAreDeterministic(t *testing.T) {
 	// Equal scores in any input order come out by chunk id.
-	lists := []store.VectorCandidate{{ChunkID: "z", Distance: 0.3}, {ChunkID: "a", Distance: 0.3}, {ChunkID: "m", Distance: 0.3}}
+	lists := []ragd.VectorCandidate{{ChunkID: "z", Distance: 0.3}, {ChunkID: "a", Distance: 0.3}, {ChunkID: "m", Distance: 0.3}}
 	r := rand.New(rand.NewSource(1))
 	for range 20 {
 		r.Shuffle(len(lists), func(i, j int) { lists[i], lists[j] = lists[j], lists[i] })
@@ -233,7 +233,7 @@ func TestFuse_TiesAreDeterministic(t *testing.T) {
 }
 
 func TestFuse_DuplicateInListKeepsFirstRank(t *testing.T) {
-	got := Fuse(Candidates{Vector: []store.VectorCandidate{{ChunkID: "A", Distance: 0.1}, {ChunkID: "A", Distance: 0.5}}}, DefaultConfig())
+	got := Fuse(Candidates{Vector: []ragd.VectorCandidate{{ChunkID: "A", Distance: 0.1}, {ChunkID: "A", Distance: 0.5}}}, DefaultConfig())
 	if len(got) != 1 || got[0].VectorRank != 1 || !near(*got[0].Distance, 0.1) {
 		t.Fatalf("%+v", got)
 	}
@@ -243,13 +243,13 @@ func BenchmarkFuse(b *testing.B) {
 	r := rand.New(rand.NewSource(1))
 	var c Candidates
 	for i := range DefaultCandidates {
-		c.Vector = append(c.Vector, store.VectorCandidate{ChunkID: fmt.Sprintf("v%02d", i), Distance: 0.2 + 0.05*float64(i)})
+		c.Vector = append(c.Vector, ragd.VectorCandidate{ChunkID: fmt.Sprintf("v%02d", i), Distance: 0.2 + 0.05*float64(i)})
 		// Half the lexical list overlaps the vector list.
 		id := fmt.Sprintf("l%02d", i)
 		if i%2 == 0 {
 			id = fmt.Sprintf("v%02d", r.Intn(DefaultCandidates))
 		}
-		c.Lexical = append(c.Lexical, store.LexicalCandidate{ChunkID: id, BM25: -10 + 0.7*float64(i)})
+		c.Lexical = append(c.Lexical, ragd.LexicalCandidate{ChunkID: id, BM25: -10 + 0.7*float64(i)})
 	}
 	for _, cfg := range []Config{DefaultConfig(), withConfig(func(c *Config) { c.Fusion = FusionRRF }),
 		withConfig(func(c *Config) { c.Normalization = NormMinMax })} {

@@ -44,7 +44,7 @@ func downEmbedder(reason string) *fakeEmbedder { return &fakeEmbedder{reason: re
 // failingRecorder fails every telemetry write.
 type failingRecorder struct{ err error }
 
-func (f failingRecorder) RecordSearch(context.Context, store.SearchRecord) (int64, error) {
+func (f failingRecorder) RecordSearch(context.Context, ragd.SearchRecord) (int64, error) {
 	return 0, f.err
 }
 
@@ -88,7 +88,7 @@ func addProject(tb testing.TB, st *store.Store, name string) int64 {
 	return p.ID
 }
 
-func replace(tb testing.TB, st *store.Store, project int64, scope string, in []store.ChunkInput) {
+func replace(tb testing.TB, st *store.Store, project int64, scope string, in []ragd.ChunkInput) {
 	tb.Helper()
 	if _, err := st.ReplaceScope(context.Background(), project, scope, in); err != nil {
 		tb.Fatalf("replace %s: %v", scope, err)
@@ -101,19 +101,19 @@ func hashOf(s string) string {
 	return fmt.Sprintf("%x", h.Sum64())
 }
 
-func doc(path string, pos int, heading []string, content string, vec []float32) store.ChunkInput {
+func doc(path string, pos int, heading []string, content string, vec []float32) ragd.ChunkInput {
 	title := ""
 	if len(heading) > 0 {
 		title = heading[0]
 	}
-	return store.ChunkInput{
+	return ragd.ChunkInput{
 		SourcePath: path, SourceCommit: "c0ffee", HeadingPath: heading, Title: title,
 		Position: pos, Content: content, ContentHash: hashOf(content), Vector: vec,
 	}
 }
 
-func message(session, event string, pos int, content string, vec []float32) store.ChunkInput {
-	return store.ChunkInput{
+func message(session, event string, pos int, content string, vec []float32) ragd.ChunkInput {
+	return ragd.ChunkInput{
 		SessionID: session, EventID: event, Title: "Session " + session,
 		Position: pos, Content: content, ContentHash: hashOf(content), Vector: vec,
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/store"
 )
 
 // DefaultMeasureWindow is how far back Measure looks unless told: a week of
@@ -74,7 +73,7 @@ func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*api.Measur
 	if req.ProjectID < 0 {
 		return nil, fmt.Errorf("measure: %w: project id %d", ragd.ErrInvalid, req.ProjectID)
 	}
-	w, err := s.Store.SearchTelemetry(ctx, store.TelemetryFilter{ProjectID: req.ProjectID, Since: req.Since, Until: req.Until})
+	w, err := s.Store.SearchTelemetry(ctx, ragd.TelemetryFilter{ProjectID: req.ProjectID, Since: req.Since, Until: req.Until})
 	if err != nil {
 		return nil, fmt.Errorf("measure: %w", err)
 	}
@@ -84,13 +83,13 @@ func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*api.Measur
 }
 
 // measure computes a report from the rows of the window [since, until).
-func measure(w store.TelemetryWindow, k int, since, until time.Time) *api.MeasureReport {
-	votes := map[int64][]store.Vote{}
+func measure(w ragd.TelemetryWindow, k int, since, until time.Time) *api.MeasureReport {
+	votes := map[int64][]ragd.Vote{}
 	for _, v := range w.Votes {
 		votes[v.SearchID] = append(votes[v.SearchID], v)
 	}
 	var keys []string
-	groups := map[string][]store.SearchSummary{}
+	groups := map[string][]ragd.SearchSummary{}
 	for _, r := range w.Searches { // by time: groups come out oldest first
 		if _, ok := groups[r.Weights]; !ok {
 			keys = append(keys, r.Weights)
@@ -112,7 +111,7 @@ func measure(w store.TelemetryWindow, k int, since, until time.Time) *api.Measur
 	return rep
 }
 
-func stats(searches []store.SearchSummary, votes map[int64][]store.Vote, k int) api.MeasureStats {
+func stats(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int) api.MeasureStats {
 	st := api.MeasureStats{Searches: len(searches), UsefulRanks: []api.RankCount{}}
 	latencies := make([]float64, 0, len(searches))
 	ranks := map[int]int{}
@@ -156,7 +155,7 @@ func stats(searches []store.SearchSummary, votes map[int64][]store.Vote, k int) 
 
 // series splits the searches into buckets of whole UTC days, the first
 // starting at since's midnight, clipped to [since, until).
-func series(searches []store.SearchSummary, votes map[int64][]store.Vote, k int, index map[string]int, since, until time.Time) (int, []api.MeasureBucket) {
+func series(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int, index map[string]int, since, until time.Time) (int, []api.MeasureBucket) {
 	day := 24 * time.Hour
 	first := since.Truncate(day) // UTC: Truncate works in absolute time
 	days := int((until.Sub(first) + day - 1) / day)
@@ -167,7 +166,7 @@ func series(searches []store.SearchSummary, votes map[int64][]store.Vote, k int,
 		out = append(out, api.MeasureBucket{Start: maxTime(start, since), End: minTime(end, until)})
 	}
 	at := func(t time.Time) int { return int(t.Sub(first) / (time.Duration(width) * day)) }
-	in := make([][]store.SearchSummary, len(out))
+	in := make([][]ragd.SearchSummary, len(out))
 	for _, r := range searches {
 		if i := at(r.CreatedAt); i >= 0 && i < len(out) {
 			in[i] = append(in[i], r)
@@ -179,7 +178,7 @@ func series(searches []store.SearchSummary, votes map[int64][]store.Vote, k int,
 		b.Searches, b.Degraded, b.DegradedShare, b.ZeroHit = st.Searches, st.Degraded, st.DegradedShare, st.ZeroHit
 		b.LatencyP50Ms, b.LatencyP95Ms = st.LatencyP50Ms, st.LatencyP95Ms
 		b.Precision = []api.GroupPrecision{}
-		byGroup := map[int][]store.SearchSummary{}
+		byGroup := map[int][]ragd.SearchSummary{}
 		var order []int
 		for _, r := range in[i] {
 			g := index[r.Weights]
@@ -201,7 +200,7 @@ func series(searches []store.SearchSummary, votes map[int64][]store.Vote, k int,
 
 // listed returns the slowest searches and the most repeated zero-hit
 // queries, at most maxListed of each.
-func listed(searches []store.SearchSummary, index map[string]int) ([]api.SearchLine, []api.ZeroHitQuery) {
+func listed(searches []ragd.SearchSummary, index map[string]int) ([]api.SearchLine, []api.ZeroHitQuery) {
 	slowest := make([]api.SearchLine, 0, len(searches))
 	zero := map[string]*api.ZeroHitQuery{}
 	for _, r := range searches {

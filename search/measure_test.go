@@ -28,7 +28,7 @@ func newWindow(t *testing.T) *window {
 	t.Helper()
 	st := openStore(t, 4)
 	project := addProject(t, st, "m")
-	var in []store.ChunkInput
+	var in []ragd.ChunkInput
 	for i := range 10 {
 		in = append(in, doc("docs/m.md", i, nil, fmt.Sprintf("chunk %d", i), nil))
 	}
@@ -65,11 +65,11 @@ func (w *window) add(t *testing.T, hours float64, weights json.RawMessage, purpo
 func (w *window) addQuery(t *testing.T, query string, hours float64, weights json.RawMessage, purpose string, vector bool, latency float64, n int, votes map[int]Verdict) int64 {
 	t.Helper()
 	ctx := context.Background()
-	var hits []store.TelemetryHit
+	var hits []ragd.TelemetryHit
 	for i := range n {
-		hits = append(hits, store.TelemetryHit{ChunkID: w.chunks[i], Rank: i + 1, Score: 0.5})
+		hits = append(hits, ragd.TelemetryHit{ChunkID: w.chunks[i], Rank: i + 1, Score: 0.5})
 	}
-	id, err := w.st.RecordSearch(ctx, store.SearchRecord{
+	id, err := w.st.RecordSearch(ctx, ragd.SearchRecord{
 		ProjectID: w.project, Query: query, Hits: hits, Weights: weights, Degraded: !vector, VectorAvailable: vector,
 		LatencyMs: latency, Actor: "person", Purpose: purpose, CreatedAt: w.base.Add(time.Duration(hours * float64(time.Hour))),
 	})
@@ -77,7 +77,7 @@ func (w *window) addQuery(t *testing.T, query string, hours float64, weights jso
 		t.Fatal(err)
 	}
 	for rank, v := range votes {
-		if _, err := w.st.RecordFeedback(ctx, store.FeedbackInput{SearchID: id, ChunkID: w.chunks[rank-1], Verdict: string(v), Actor: "person"}); err != nil {
+		if _, err := w.st.RecordFeedback(ctx, ragd.FeedbackInput{SearchID: id, ChunkID: w.chunks[rank-1], Verdict: string(v), Actor: "person"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,7 +207,7 @@ func TestMeasure_Window(t *testing.T) {
 	w.add(t, 30*24-1, setA, "search", true, 10, 0, nil) // an hour ago
 	w.add(t, 23*24-1, setA, "search", true, 10, 0, nil) // 7 days and an hour ago
 	other := addProject(t, w.st, "other")
-	if _, err := w.st.RecordSearch(context.Background(), store.SearchRecord{ProjectID: other, Query: "x", Weights: setA,
+	if _, err := w.st.RecordSearch(context.Background(), ragd.SearchRecord{ProjectID: other, Query: "x", Weights: setA,
 		Actor: "person", VectorAvailable: true, CreatedAt: now.Add(-time.Minute)}); err != nil {
 		t.Fatal(err)
 	}

@@ -147,7 +147,7 @@ func fuzzSeeds() []string {
 func ftsStore(tb testing.TB) (*store.Store, int64) {
 	st := openStore(tb, 4)
 	project := addProject(tb, st, "fts")
-	replace(tb, st, project, ragd.ScopeDocs, []store.ChunkInput{
+	replace(tb, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
 		doc("docs/a.md", 0, []string{"Search"}, "hybrid search: weighted fusion, threshold, rrf", unit(1)),
 		doc("docs/b.md", 0, []string{"Contenu"}, "поиск по документам, café naïve, content near secret", unit(0.5)),
 	})
@@ -179,7 +179,7 @@ func checkOnFTS5(tb testing.TB, st *store.Store, project int64, in string) {
 		tb.Fatal(err)
 	}
 	defer sn.Close()
-	if _, err := sn.LexicalCandidates(ctx, store.Filter{ProjectID: project}, q.Match, DefaultCandidates); err != nil {
+	if _, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: project}, q.Match, DefaultCandidates); err != nil {
 		tb.Fatalf("%q → %s: %v", in, q.Match, err)
 	}
 }

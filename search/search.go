@@ -23,7 +23,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/store"
 )
 
 // Embedder embeds a search query. It never fails: when the provider cannot
@@ -33,12 +32,23 @@ type Embedder interface {
 	EmbedQuery(ctx context.Context, text string) (vec []float32, available bool, reason string)
 }
 
-// Recorder writes a search's telemetry row. *store.Store implements it.
+// Recorder writes a search's telemetry row. Store is one.
 type Recorder interface {
-	RecordSearch(ctx context.Context, rec store.SearchRecord) (int64, error)
+	RecordSearch(ctx context.Context, rec ragd.SearchRecord) (int64, error)
 }
 
-var _ Recorder = (*store.Store)(nil)
+// Store is what a Searcher needs of the database: consistent snapshots to
+// read candidates from, the embedding space of its vectors, and the
+// telemetry it writes and measures. *store.Store is one; a second store (or
+// a test double) implements this and nothing else, without cgo.
+type Store interface {
+	Recorder
+	Snapshot(ctx context.Context) (ragd.Snapshot, error)
+	Space() string
+	Dims() int
+	RecordFeedback(ctx context.Context, in ragd.FeedbackInput) (ragd.FeedbackResult, error)
+	SearchTelemetry(ctx context.Context, f ragd.TelemetryFilter) (ragd.TelemetryWindow, error)
+}
 
 // Actor is who asked: a person, an agent, or a named agent
 // ("agent:claude-code", as the MCP server records its client).
@@ -69,18 +79,18 @@ type Purpose string
 
 // Purposes.
 const (
-	PurposeSearch Purpose = store.PurposeSearch
-	PurposeEval   Purpose = store.PurposeEval
+	PurposeSearch Purpose = ragd.PurposeSearch
+	PurposeEval   Purpose = ragd.PurposeEval
 )
 
 // telemetryTimeout bounds the telemetry write: the store's single writer may
 // be busy with a reindex, and this is the budget any writer gets.
-const telemetryTimeout = store.DefaultBusyTimeout
+const telemetryTimeout = 10 * time.Second
 
 // Searcher runs searches, takes votes and measures. Set its fields before
 // first use (New does); it is then safe for concurrent use.
 type Searcher struct {
-	Store *store.Store
+	Store Store
 	// Embedder embeds queries. Optional: nil means lexical search only.
 	Embedder Embedder
 	// Recorder receives telemetry rows. Optional: Store.
@@ -101,7 +111,7 @@ type Searcher struct {
 
 // New returns a Searcher over st with the default configuration. emb may be
 // nil for lexical search only.
-func New(st *store.Store, emb Embedder) *Searcher {
+func New(st Store, emb Embedder) *Searcher {
 	return &Searcher{Store: st, Embedder: emb, Config: DefaultConfig()}
 }
 
@@ -359,7 +369,7 @@ func (s *Searcher) retrieve(ctx context.Context, r request, vec []float32) ([]Fu
 	}
 	defer sn.Close()
 
-	filter := store.Filter{ProjectID: r.ProjectID, Scopes: r.Scopes}
+	filter := ragd.Filter{ProjectID: r.ProjectID, Scopes: r.Scopes}
 	k := r.cfg.Candidates
 	if vec != nil {
 		if c.Vector, err = sn.VectorCandidates(ctx, filter, vec, k); err != nil {
@@ -406,7 +416,7 @@ func (s *Searcher) retrieve(ctx context.Context, r request, vec []float32) ([]Fu
 // fill scores the candidates one signal missed on that signal: cosine from
 // the stored vectors of lexical-only candidates, bm25 of the query restricted
 // to vector-only candidates.
-func fill(ctx context.Context, sn *store.Snapshot, c *Candidates, vec []float32, match string) error {
+func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, vec []float32, match string) error {
 	inVector := make(map[string]bool, len(c.Vector))
 	for _, v := range c.Vector {
 		inVector[v.ChunkID] = true

@@ -43,21 +43,21 @@ func newCorpus(t *testing.T) corpus {
 	t.Helper()
 	st := openStore(t, 4)
 	project := addProject(t, st, "p")
-	replace(t, st, project, ragd.ScopeDocs, []store.ChunkInput{
+	replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
 		doc("docs/guide.md", 0, []string{"Guide", "Fusion"}, cFusion, unit(sims[cFusion])),
 		doc("docs/guide.md", 1, []string{"Guide", "Threshold"}, cThreshold, unit(sims[cThreshold])),
 		doc("docs/etag.md", 0, []string{"Caching"}, cETag, nil),
 	})
-	replace(t, st, project, ragd.ScopeADR, []store.ChunkInput{
+	replace(t, st, project, ragd.ScopeADR, []ragd.ChunkInput{
 		doc("docs/adr/0001-fusion.md", 0, []string{"ADR 0001", "Decision"}, cADR, unit(sims[cADR])),
 	})
-	replace(t, st, project, ragd.ScopeSession, []store.ChunkInput{
+	replace(t, st, project, ragd.ScopeSession, []ragd.ChunkInput{
 		message("s1", "e1", 0, cAsk, unit(sims[cAsk])),
 		message("s1", "e2", 0, cAnswer, unit(sims[cAnswer])),
 	})
 	// Another project's chunks must never show up.
 	other := addProject(t, st, "other")
-	replace(t, st, other, ragd.ScopeDocs, []store.ChunkInput{doc("docs/guide.md", 0, nil, cFusion+" elsewhere", unit(1))})
+	replace(t, st, other, ragd.ScopeDocs, []ragd.ChunkInput{doc("docs/guide.md", 0, nil, cFusion+" elsewhere", unit(1))})
 	return corpus{st: st, project: project, ids: chunkIDs(t, st, project)}
 }
 
@@ -286,7 +286,7 @@ func TestSearch_DegradedAnswersWhatLexicalFinds(t *testing.T) {
 	st := openStore(t, 4)
 	project := addProject(t, st, "p")
 	r := rand.New(rand.NewSource(3))
-	var in []store.ChunkInput
+	var in []ragd.ChunkInput
 	const chunks = 30
 	for i := range chunks {
 		// "widgets" in every chunk: its idf is at FTS5's floor.
@@ -354,7 +354,7 @@ func TestSearch_LimitAboveCandidateDepth(t *testing.T) {
 	st := openStore(t, 4)
 	project := addProject(t, st, "p")
 	r := rand.New(rand.NewSource(4))
-	var in []store.ChunkInput
+	var in []ragd.ChunkInput
 	const chunks = 40
 	for i := range chunks {
 		in = append(in, doc(fmt.Sprintf("docs/g%02d.md", i), 0, []string{"Gadgets"},
@@ -428,10 +428,10 @@ func TestSearch_TiesAreDeterministic(t *testing.T) {
 	const text = "identical tie text"
 	v := unit(0.8)
 	// Written in an order that is neither the citation order nor the ids'.
-	replace(t, st, project, ragd.ScopeSession, []store.ChunkInput{
+	replace(t, st, project, ragd.ScopeSession, []ragd.ChunkInput{
 		message("s1", "e2", 0, text, v), message("s1", "e1", 0, text, v),
 	})
-	docs := []store.ChunkInput{
+	docs := []ragd.ChunkInput{
 		doc("docs/b.md", 0, nil, text, v), doc("docs/a.md", 1, nil, text, v), doc("docs/a.md", 0, nil, text, v),
 	}
 	// bm25 counts a row's whole length, titles included: the same title as
@@ -518,14 +518,14 @@ func TestSearch_SnapshotDuringReindex(t *testing.T) {
 	for _, fill := range []bool{false, true} {
 		st := openStore(t, 4)
 		project := addProject(t, st, "p")
-		replace(t, st, project, ragd.ScopeDocs, []store.ChunkInput{doc("docs/a.md", 0, nil, "snapshot old words", unit(0.9))})
+		replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{doc("docs/a.md", 0, nil, "snapshot old words", unit(0.9))})
 		s := searcher(st, upEmbedder(e1))
 		s.Config.Fill = fill
 		reindexed := 0
 		// Between the vector query and the lexical one, a reindex replaces
 		// the scope and commits.
 		s.betweenQueries = func() {
-			replace(t, st, project, ragd.ScopeDocs, []store.ChunkInput{
+			replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
 				doc("docs/a.md", 0, nil, "snapshot new words", unit(0.95)),
 				doc("docs/b.md", 0, nil, "snapshot more words", unit(0.99)),
 			})
@@ -593,7 +593,7 @@ func TestSearch_BadInput(t *testing.T) {
 	if len(emb.texts) != 0 {
 		t.Errorf("bad input reached the embedder: %q", emb.texts)
 	}
-	w, _ := c.st.SearchTelemetry(context.Background(), store.TelemetryFilter{Until: time.Now().Add(time.Hour)})
+	w, _ := c.st.SearchTelemetry(context.Background(), ragd.TelemetryFilter{Until: time.Now().Add(time.Hour)})
 	if len(w.Searches) != 0 {
 		t.Errorf("bad input left %d telemetry rows", len(w.Searches))
 	}
@@ -714,7 +714,7 @@ func TestSearch_Concurrent(t *testing.T) {
 	wg.Go(func() {
 		r := rand.New(rand.NewSource(1))
 		for i := range 5 {
-			in := []store.ChunkInput{message("s1", "e1", 0, cAsk, unit(sims[cAsk])), message("s1", "e9", i, "fusion churn", randomUnit(r, 4))}
+			in := []ragd.ChunkInput{message("s1", "e1", 0, cAsk, unit(sims[cAsk])), message("s1", "e9", i, "fusion churn", randomUnit(r, 4))}
 			if _, err := c.st.ReplaceScope(context.Background(), c.project, ragd.ScopeSession, in); err != nil {
 				errs <- err
 				return

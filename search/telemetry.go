@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/store"
 )
 
 // record writes the search's telemetry row and returns its id, or nil when
@@ -21,11 +21,11 @@ func (s *Searcher) record(ctx context.Context, r request, resp *api.SearchResult
 		s.logger().Error("record search telemetry: encode weights", "err", err, "query", r.query.Text)
 		return nil
 	}
-	hits := make([]store.TelemetryHit, len(resp.Hits))
+	hits := make([]ragd.TelemetryHit, len(resp.Hits))
 	for i, h := range resp.Hits {
-		hits[i] = store.TelemetryHit{ChunkID: h.ChunkID, Rank: h.Rank, Score: h.Score, VectorScore: h.VectorScore, LexicalScore: h.LexicalScore}
+		hits[i] = ragd.TelemetryHit{ChunkID: h.ChunkID, Rank: h.Rank, Score: h.Score, VectorScore: h.VectorScore, LexicalScore: h.LexicalScore}
 	}
-	rec := store.SearchRecord{
+	rec := ragd.SearchRecord{
 		ProjectID:       r.ProjectID,
 		Query:           r.query.Text,
 		Scopes:          r.Scopes,

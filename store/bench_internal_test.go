@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/ragd/ragd"
 )
 
 func mkdirTemp() (string, error) { return os.MkdirTemp("", "ragd-bench-") }
 
 // appendChunks inserts chunks without removing the scope's others: benchmark
 // set-up only, to build large stores file by file.
-func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string, in []ChunkInput) error {
+func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string, in []ragd.ChunkInput) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -19,7 +21,7 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 	stamp := now()
 	for i := range in {
 		c := &in[i]
-		id := ChunkID(projectID, scope, c.source(scope), c.Position, c.ContentHash)
+		id := ragd.ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
 		r, err := tx.ExecContext(ctx, `INSERT INTO chunks (id, project_id, scope, source_path, source_commit, heading_path, title, position, content, content_hash, embedding_space, indexed_at)
 			VALUES (?, ?, ?, ?, ?, '[]', '', ?, ?, ?, ?, ?)`, id, projectID, scope, c.SourcePath, c.SourceCommit, c.Position, c.Content, c.ContentHash, s.space, stamp)
 		if err != nil {

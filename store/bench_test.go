@@ -60,7 +60,7 @@ func populated(b *testing.B, n, dims int) (*Store, int64) {
 		r := rand.New(rand.NewSource(42))
 		const perFile = 1000
 		for start := 0; start < n; start += perFile {
-			var in []ChunkInput
+			var in []ragd.ChunkInput
 			for i := start; i < min(start+perFile, n); i++ {
 				in = append(in, docChunk(fmt.Sprintf("docs/f%05d.md", i/perFile), i, benchContent(r), randomUnit(r, dims)))
 			}
@@ -93,7 +93,7 @@ func BenchmarkKNN(b *testing.B) {
 			defer sn.Close()
 			b.ReportAllocs()
 			for b.Loop() {
-				got, err := sn.VectorCandidates(ctx, Filter{ProjectID: pid}, q, 12)
+				got, err := sn.VectorCandidates(ctx, ragd.Filter{ProjectID: pid}, q, 12)
 				if err != nil || len(got) != 12 {
 					b.Fatalf("knn: %d %v", len(got), err)
 				}
@@ -116,7 +116,7 @@ func BenchmarkFTS(b *testing.B) {
 		b.Run(fmt.Sprintf("k12_100k/%s", q), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				got, err := sn.LexicalCandidates(ctx, Filter{ProjectID: pid}, q, 12)
+				got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: pid}, q, 12)
 				if err != nil || len(got) != 12 {
 					b.Fatalf("fts: %d %v", len(got), err)
 				}
@@ -128,7 +128,7 @@ func BenchmarkFTS(b *testing.B) {
 func BenchmarkReplaceScope(b *testing.B) {
 	const n = 1000
 	r := rand.New(rand.NewSource(3))
-	var in []ChunkInput
+	var in []ragd.ChunkInput
 	for i := 0; i < n; i++ {
 		in = append(in, docChunk("docs/a.md", i, benchContent(r), randomUnit(r, 768)))
 	}

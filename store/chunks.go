@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -14,41 +12,7 @@ import (
 	"github.com/ragd/ragd"
 )
 
-// ChunkInput is one chunk to write with ReplaceScope.
-type ChunkInput struct {
-	SourcePath   string // docs, adr
-	SourceCommit string // docs, adr
-	SessionID    string // session
-	EventID      string // session
-
-	HeadingPath []string
-	Title       string
-	Position    int
-	Start, End  int
-	Content     string
-	ContentHash string
-	// Vector in the store's embedding space, or nil when the provider could
-	// not embed the text. A nil vector keeps the vector an unchanged chunk
-	// already has: it was computed from the same text in the same space.
-	Vector []float32
-}
-
-// ChunkID derives a chunk's stable id from its project, scope, source (path,
-// or session and event), position and content hash.
-func ChunkID(projectID int64, scope, source string, position int, contentHash string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "ragd-chunk-v1\x00%d\x00%s\x00%s\x00%d\x00%s", projectID, scope, source, position, contentHash)
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-func (c *ChunkInput) source(scope string) string {
-	if scope == ragd.ScopeSession {
-		return c.SessionID + "\x00" + c.EventID
-	}
-	return c.SourcePath
-}
-
-func (c *ChunkInput) validate(scope string) error {
+func validateChunk(c *ragd.ChunkInput, scope string) error {
 	if scope == ragd.ScopeSession {
 		if c.SessionID == "" || c.EventID == "" {
 			return fmt.Errorf("session chunk %d: session and event id required", c.Position)
@@ -57,20 +21,12 @@ func (c *ChunkInput) validate(scope string) error {
 		return fmt.Errorf("%s chunk %d: source path required", scope, c.Position)
 	}
 	if c.Position < 0 {
-		return fmt.Errorf("chunk %s#%d: negative position", c.source(scope), c.Position)
+		return fmt.Errorf("chunk %s#%d: negative position", c.Source(scope), c.Position)
 	}
 	if c.ContentHash == "" {
-		return fmt.Errorf("chunk %s#%d: content hash required", c.source(scope), c.Position)
+		return fmt.Errorf("chunk %s#%d: content hash required", c.Source(scope), c.Position)
 	}
 	return nil
-}
-
-// ReplaceResult counts what ReplaceScope did.
-type ReplaceResult struct {
-	Inserted int // new chunks
-	Kept     int // unchanged chunks that kept their id (and votes)
-	Deleted  int // chunks that vanished or changed, with their votes
-	Vectors  int // chunks that have a vector after the replace
 }
 
 // ReplaceScope makes the chunks of one project's scope exactly chunks, in one
@@ -81,13 +37,13 @@ type ReplaceResult struct {
 //
 // Callers compute embeddings before calling: no provider call ever runs
 // inside the write transaction.
-func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ChunkInput) (ReplaceResult, error) {
-	var res ReplaceResult
+func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ragd.ChunkInput) (ragd.ReplaceResult, error) {
+	var res ragd.ReplaceResult
 	if !ragd.ValidScope(scope) {
 		return res, fmt.Errorf("replace scope: unknown scope %q", scope)
 	}
 	type prepared struct {
-		in      *ChunkInput
+		in      *ragd.ChunkInput
 		id      string
 		heading string
 		vec     []byte
@@ -96,12 +52,12 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 	seen := make(map[string]bool, len(chunks))
 	for i := range chunks {
 		c := &chunks[i]
-		if err := c.validate(scope); err != nil {
+		if err := validateChunk(c, scope); err != nil {
 			return res, fmt.Errorf("replace %s: %w", scope, err)
 		}
-		id := ChunkID(projectID, scope, c.source(scope), c.Position, c.ContentHash)
+		id := ragd.ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
 		if seen[id] {
-			return res, fmt.Errorf("replace %s: duplicate chunk %s#%d", scope, c.source(scope), c.Position)
+			return res, fmt.Errorf("replace %s: duplicate chunk %s#%d", scope, c.Source(scope), c.Position)
 		}
 		seen[id] = true
 		hp := c.HeadingPath
@@ -115,7 +71,7 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		var vec []byte
 		if c.Vector != nil {
 			if vec, err = s.encodeVector(c.Vector); err != nil {
-				return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.source(scope), c.Position, err)
+				return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
 			}
 		}
 		items[i] = prepared{in: c, id: id, heading: string(heading), vec: vec}
@@ -198,11 +154,11 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 			seq = e.seq
 			if _, err := update.ExecContext(ctx, nullable(c.SourceCommit), it.heading, c.Title, c.Start, c.End,
 				it.vec != nil, s.space, stamp, seq); err != nil {
-				return res, fmt.Errorf("replace %s: update chunk %s#%d: %w", scope, c.source(scope), c.Position, err)
+				return res, fmt.Errorf("replace %s: update chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
 			}
 			if it.vec != nil && e.vector {
 				if _, err := delVec.ExecContext(ctx, seq); err != nil {
-					return res, fmt.Errorf("replace %s: replace vector of %s#%d: %w", scope, c.source(scope), c.Position, err)
+					return res, fmt.Errorf("replace %s: replace vector of %s#%d: %w", scope, c.Source(scope), c.Position, err)
 				}
 			}
 			if e.vector || it.vec != nil {
@@ -218,10 +174,10 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 				nullable(c.SessionID), nullable(c.EventID), it.heading, c.Title, c.Position, c.Start, c.End,
 				c.Content, c.ContentHash, space, stamp)
 			if err != nil {
-				return res, fmt.Errorf("replace %s: insert chunk %s#%d: %w", scope, c.source(scope), c.Position, err)
+				return res, fmt.Errorf("replace %s: insert chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
 			}
 			if seq, err = r.LastInsertId(); err != nil {
-				return res, fmt.Errorf("replace %s: insert chunk %s#%d: %w", scope, c.source(scope), c.Position, err)
+				return res, fmt.Errorf("replace %s: insert chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
 			}
 			if it.vec != nil {
 				res.Vectors++
@@ -230,7 +186,7 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		}
 		if it.vec != nil {
 			if _, err := insVec.ExecContext(ctx, seq, projectID, scope, it.vec); err != nil {
-				return res, fmt.Errorf("replace %s: insert vector of %s#%d: %w", scope, c.source(scope), c.Position, err)
+				return res, fmt.Errorf("replace %s: insert vector of %s#%d: %w", scope, c.Source(scope), c.Position, err)
 			}
 		}
 		if s.failAfterInsert != nil {

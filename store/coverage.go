@@ -4,25 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ragd/ragd"
 )
 
-// ScopeStats describes the chunks of one scope of a project.
-type ScopeStats struct {
-	Chunks int
-	// LexicalOnly counts chunks without a vector.
-	LexicalOnly int
-	// Sources maps each source (the path for docs and adr, the session id
-	// for session) to its number of chunks.
-	Sources map[string]int
-}
-
-// ScopeStats counts the chunks of a project's scope by source.
-func (s *Store) ScopeStats(ctx context.Context, projectID int64, scope string) (ScopeStats, error) {
-	st := ScopeStats{Sources: map[string]int{}}
+// ragd.ScopeStats counts the chunks of a project's scope by source.
+func (s *Store) ScopeStats(ctx context.Context, projectID int64, scope string) (ragd.ScopeStats, error) {
+	st := ragd.ScopeStats{Sources: map[string]int{}}
 	if !ragd.ValidScope(scope) {
 		return st, fmt.Errorf("scope stats: unknown scope %q", scope)
 	}
@@ -45,38 +34,20 @@ func (s *Store) ScopeStats(ctx context.Context, projectID int64, scope string) (
 	return st, rows.Err()
 }
 
-// ChunkState is what a reindex compares a stored chunk with, beside its id.
-type ChunkState struct {
-	// Vector reports whether the chunk has a vector.
-	Vector       bool
-	SourceCommit string
-	HeadingPath  []string
-	Title        string
-	Start, End   int
-}
-
-// Matches reports whether writing c with ReplaceScope would leave the stored
-// chunk as it is: c's id is the stored chunk's, c brings no vector, and
-// every field ReplaceScope updates is equal.
-func (st ChunkState) Matches(c *ChunkInput) bool {
-	return c.Vector == nil && st.SourceCommit == c.SourceCommit && st.Title == c.Title &&
-		st.Start == c.Start && st.End == c.End && slices.Equal(st.HeadingPath, c.HeadingPath)
-}
-
 // ChunkStates maps the id of each chunk of a project's scope to its state,
 // so that a reindex asks the embedder only for the chunks that are new or
 // still lack a vector, and writes nothing when nothing would change.
-func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) (map[string]ChunkState, error) {
+func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) (map[string]ragd.ChunkState, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT id, embedding_space IS NOT NULL, coalesce(source_commit, ''), heading_path, title,
 		start_offset, end_offset FROM chunks WHERE project_id = ? AND scope = ?`, projectID, scope)
 	if err != nil {
 		return nil, fmt.Errorf("chunk states of %s, project %d: %w", scope, projectID, err)
 	}
 	defer rows.Close()
-	out := map[string]ChunkState{}
+	out := map[string]ragd.ChunkState{}
 	for rows.Next() {
 		var id, heading string
-		var st ChunkState
+		var st ragd.ChunkState
 		if err := rows.Scan(&id, &st.Vector, &st.SourceCommit, &heading, &st.Title, &st.Start, &st.End); err != nil {
 			return nil, fmt.Errorf("chunk states of %s, project %d: %w", scope, projectID, err)
 		}
@@ -88,24 +59,10 @@ func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) 
 	return out, rows.Err()
 }
 
-// SessionStats describes a project's session log against its session chunks.
-// Messages are the events of the types asked for.
-type SessionStats struct {
-	// Sessions counts sessions with at least one message; SessionsIndexed
-	// those of them that have chunks.
-	Sessions, SessionsIndexed int
-	// Messages counts messages; MessagesIndexed those that have chunks.
-	Messages, MessagesIndexed int
-	// LastAppended is when the latest message was stored; zero if none.
-	LastAppended time.Time
-	// AppendedSince counts messages stored after the since argument.
-	AppendedSince int
-}
-
-// SessionStats counts a project's sessions and messages (events whose type is
+// ragd.SessionStats counts a project's sessions and messages (events whose type is
 // one of types) and how many of them have chunks, in one read snapshot.
-func (s *Store) SessionStats(ctx context.Context, projectID int64, types []string, since time.Time) (SessionStats, error) {
-	var st SessionStats
+func (s *Store) SessionStats(ctx context.Context, projectID int64, types []string, since time.Time) (ragd.SessionStats, error) {
+	var st ragd.SessionStats
 	if len(types) == 0 {
 		return st, nil
 	}
@@ -148,10 +105,4 @@ func (s *Store) SessionStats(ctx context.Context, projectID int64, types []strin
 		return st, fmt.Errorf("indexed messages of project %d: %w", projectID, err)
 	}
 	return st, nil
-}
-
-// ID returns the id ReplaceScope gives the chunk c in a project's scope, so
-// that a caller can tell beforehand which chunks are already stored.
-func (c *ChunkInput) ID(projectID int64, scope string) string {
-	return ChunkID(projectID, scope, c.source(scope), c.Position, c.ContentHash)
 }

@@ -14,7 +14,7 @@ func TestScopeStatsAndChunkStates(t *testing.T) {
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
 	r := rand.New(rand.NewSource(1))
-	in := []ChunkInput{
+	in := []ragd.ChunkInput{
 		docChunk("docs/a.md", 0, "alpha", randomUnit(r, 4)),
 		docChunk("docs/a.md", 1, "beta", nil),
 		docChunk("docs/b.md", 0, "gamma", randomUnit(r, 4)),
@@ -34,7 +34,7 @@ func TestScopeStatsAndChunkStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range in {
-		id := ChunkID(p.ID, ragd.ScopeDocs, c.SourcePath, c.Position, c.ContentHash)
+		id := ragd.ChunkID(p.ID, ragd.ScopeDocs, c.SourcePath, c.Position, c.ContentHash)
 		st, ok := states[id]
 		if !ok || st.Vector != (c.Vector != nil) || st.SourceCommit != "c0ffee" || st.Title != "Title" {
 			t.Errorf("%s#%d: state %+v (listed %v)", c.SourcePath, c.Position, st, ok)
@@ -44,12 +44,12 @@ func TestScopeStatsAndChunkStates(t *testing.T) {
 		if !st.Matches(&same) {
 			t.Errorf("%s#%d: state %+v does not match its own input", c.SourcePath, c.Position, st)
 		}
-		for name, edit := range map[string]func(*ChunkInput){
-			"vector":  func(c *ChunkInput) { c.Vector = randomUnit(r, 4) },
-			"commit":  func(c *ChunkInput) { c.SourceCommit = "beef" },
-			"heading": func(c *ChunkInput) { c.HeadingPath = []string{"Other"} },
-			"title":   func(c *ChunkInput) { c.Title = "Other" },
-			"offsets": func(c *ChunkInput) { c.End++ },
+		for name, edit := range map[string]func(*ragd.ChunkInput){
+			"vector":  func(c *ragd.ChunkInput) { c.Vector = randomUnit(r, 4) },
+			"commit":  func(c *ragd.ChunkInput) { c.SourceCommit = "beef" },
+			"heading": func(c *ragd.ChunkInput) { c.HeadingPath = []string{"Other"} },
+			"title":   func(c *ragd.ChunkInput) { c.Title = "Other" },
+			"offsets": func(c *ragd.ChunkInput) { c.End++ },
 		} {
 			changed := same
 			edit(&changed)
@@ -68,7 +68,7 @@ func TestSessionStats(t *testing.T) {
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
 	types := []string{"chat.message", "agent.response"}
-	if st, err := s.SessionStats(ctx, p.ID, types, time.Time{}); err != nil || st != (SessionStats{}) {
+	if st, err := s.SessionStats(ctx, p.ID, types, time.Time{}); err != nil || st != (ragd.SessionStats{}) {
 		t.Fatalf("empty log: %+v, %v", st, err)
 	}
 	events := []ragd.Event{
@@ -80,8 +80,8 @@ func TestSessionStats(t *testing.T) {
 	if _, err := s.AppendEvents(ctx, p.ID, events); err != nil {
 		t.Fatal(err)
 	}
-	chunk := ChunkInput{SessionID: "s1", EventID: "a1", Content: "one", ContentHash: "h1"}
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeSession, []ChunkInput{chunk}); err != nil {
+	chunk := ragd.ChunkInput{SessionID: "s1", EventID: "a1", Content: "one", ContentHash: "h1"}
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeSession, []ragd.ChunkInput{chunk}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := s.SessionStats(ctx, p.ID, types, time.Time{})
@@ -101,9 +101,9 @@ func TestChunkInputID_MatchesStoredIDs(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	docs := []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}
-	sessions := []ChunkInput{{SessionID: "s1", EventID: "e1", Position: 2, Content: "hi", ContentHash: "h"}}
-	for scope, in := range map[string][]ChunkInput{ragd.ScopeDocs: docs, ragd.ScopeSession: sessions} {
+	docs := []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}
+	sessions := []ragd.ChunkInput{{SessionID: "s1", EventID: "e1", Position: 2, Content: "hi", ContentHash: "h"}}
+	for scope, in := range map[string][]ragd.ChunkInput{ragd.ScopeDocs: docs, ragd.ScopeSession: sessions} {
 		if _, err := s.ReplaceScope(ctx, p.ID, scope, in); err != nil {
 			t.Fatal(err)
 		}

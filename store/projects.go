@@ -84,16 +84,10 @@ func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) er
 	return nil
 }
 
-// RemovedTelemetry counts the telemetry rows RemoveProject deleted.
-type RemovedTelemetry struct {
-	Searches int // rag_searches rows
-	Votes    int // rag_feedback rows, gone with their searches
-}
-
 // RemoveProject deletes a project and everything indexed for it: chunks,
 // vectors, sessions, runs and its telemetry, whose rows it counts.
-func (s *Store) RemoveProject(ctx context.Context, projectID int64) (RemovedTelemetry, error) {
-	var gone RemovedTelemetry
+func (s *Store) RemoveProject(ctx context.Context, projectID int64) (ragd.RemovedTelemetry, error) {
+	var gone ragd.RemovedTelemetry
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return gone, fmt.Errorf("remove project %d: %w", projectID, err)
@@ -121,8 +115,8 @@ func (s *Store) RemoveProject(ctx context.Context, projectID int64) (RemovedTele
 	return gone, nil
 }
 
-func (s *Store) removeTelemetry(ctx context.Context, projectID int64) (RemovedTelemetry, error) {
-	var gone RemovedTelemetry
+func (s *Store) removeTelemetry(ctx context.Context, projectID int64) (ragd.RemovedTelemetry, error) {
+	var gone ragd.RemovedTelemetry
 	tx, err := s.tdb.BeginTx(ctx, nil)
 	if err != nil {
 		return gone, err

@@ -6,61 +6,35 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/ragd/ragd"
 )
 
-// Statuses of an index run. A run that never finishes (its process was
-// killed) stays RunRunning forever; nothing reads such a run as the last
-// indexed state.
-const (
-	RunRunning = "running"
-	RunOK      = "ok"
-	RunFailed  = "failed"
-)
-
-// Run is one reindex of one scope of a project.
-type Run struct {
-	ID        int64
-	ProjectID int64
-	Scope     string
-	Status    string
-	// Commit is the commit the run read, "" when none (sessions, or a run
-	// that failed before reading).
-	Commit    string
-	StartedAt time.Time
-	// FinishedAt is zero while the run is running.
-	FinishedAt time.Time
-	// Report is the run's JSON report, "{}" until it finishes.
-	Report json.RawMessage
-}
-
-// StartRun records the start of a reindex of scope, with status RunRunning.
-func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (Run, error) {
+// StartRun records the start of a reindex of scope, with status ragd.RunRunning.
+func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (ragd.Run, error) {
 	if !ragd.ValidScope(scope) {
-		return Run{}, fmt.Errorf("start index run: unknown scope %q", scope)
+		return ragd.Run{}, fmt.Errorf("start index run: unknown scope %q", scope)
 	}
 	stamp := now()
 	r, err := s.db.ExecContext(ctx, "INSERT INTO index_runs (project_id, scope, status, started_at) VALUES (?, ?, ?, ?)",
-		projectID, scope, RunRunning, stamp)
+		projectID, scope, ragd.RunRunning, stamp)
 	if err != nil {
-		return Run{}, fmt.Errorf("start %s index run of project %d: %w", scope, projectID, err)
+		return ragd.Run{}, fmt.Errorf("start %s index run of project %d: %w", scope, projectID, err)
 	}
 	id, err := r.LastInsertId()
 	if err != nil {
-		return Run{}, fmt.Errorf("start %s index run of project %d: %w", scope, projectID, err)
+		return ragd.Run{}, fmt.Errorf("start %s index run of project %d: %w", scope, projectID, err)
 	}
-	return Run{ID: id, ProjectID: projectID, Scope: scope, Status: RunRunning, StartedAt: parseTime(stamp), Report: json.RawMessage("{}")}, nil
+	return ragd.Run{ID: id, ProjectID: projectID, Scope: scope, Status: ragd.RunRunning, StartedAt: parseTime(stamp), Report: json.RawMessage("{}")}, nil
 }
 
-// FinishRun records the end of a running run: status RunOK or RunFailed, the
+// FinishRun records the end of a running run: status ragd.RunOK or ragd.RunFailed, the
 // commit it read ("" for none) and its JSON report (nil for "{}"). It returns
 // an error wrapping ragd.ErrNotFound when no running run has that id: a run is
 // finished once.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status, commit string, report []byte) error {
-	if status != RunOK && status != RunFailed {
-		return fmt.Errorf("finish index run %d: status %q, want %q or %q", runID, status, RunOK, RunFailed)
+	if status != ragd.RunOK && status != ragd.RunFailed {
+		return fmt.Errorf("finish index run %d: status %q, want %q or %q", runID, status, ragd.RunOK, ragd.RunFailed)
 	}
 	if report == nil {
 		report = []byte("{}")
@@ -69,7 +43,7 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status, commit strin
 		return fmt.Errorf("finish index run %d: report is not valid JSON", runID)
 	}
 	r, err := s.db.ExecContext(ctx, `UPDATE index_runs SET status = ?, source_commit = ?, finished_at = ?, report = ?
-		WHERE id = ? AND status = ?`, status, nullable(commit), now(), string(report), runID, RunRunning)
+		WHERE id = ? AND status = ?`, status, nullable(commit), now(), string(report), runID, ragd.RunRunning)
 	if err != nil {
 		return fmt.Errorf("finish index run %d: %w", runID, err)
 	}
@@ -81,8 +55,8 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status, commit strin
 
 const runColumns = "id, project_id, scope, status, coalesce(source_commit, ''), started_at, coalesce(finished_at, ''), report"
 
-func scanRun(r scanner) (Run, error) {
-	var run Run
+func scanRun(r scanner) (ragd.Run, error) {
+	var run ragd.Run
 	var started, finished, report string
 	if err := r.Scan(&run.ID, &run.ProjectID, &run.Scope, &run.Status, &run.Commit, &started, &finished, &report); err != nil {
 		return run, err
@@ -98,7 +72,7 @@ func scanRun(r scanner) (Run, error) {
 // LastRun returns the latest run of a project's scope with the given status,
 // or of any status when status is "". It returns an error wrapping
 // ragd.ErrNotFound when there is none.
-func (s *Store) LastRun(ctx context.Context, projectID int64, scope, status string) (Run, error) {
+func (s *Store) LastRun(ctx context.Context, projectID int64, scope, status string) (ragd.Run, error) {
 	q := "SELECT " + runColumns + " FROM index_runs WHERE project_id = ? AND scope = ?"
 	args := []any{projectID, scope}
 	if status != "" {
@@ -117,7 +91,7 @@ func (s *Store) LastRun(ctx context.Context, projectID int64, scope, status stri
 
 // Runs lists a project's latest runs, newest first, at most limit of them
 // (all when limit <= 0).
-func (s *Store) Runs(ctx context.Context, projectID int64, limit int) ([]Run, error) {
+func (s *Store) Runs(ctx context.Context, projectID int64, limit int) ([]ragd.Run, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
@@ -126,7 +100,7 @@ func (s *Store) Runs(ctx context.Context, projectID int64, limit int) ([]Run, er
 		return nil, fmt.Errorf("list index runs of project %d: %w", projectID, err)
 	}
 	defer rows.Close()
-	var out []Run
+	var out []ragd.Run
 	for rows.Next() {
 		run, err := scanRun(rows)
 		if err != nil {
@@ -143,7 +117,7 @@ func (s *Store) Runs(ctx context.Context, projectID int64, limit int) ([]Run, er
 func (s *Store) AbandonRuns(ctx context.Context) (int, error) {
 	r, err := s.db.ExecContext(ctx, `UPDATE index_runs SET status = ?, finished_at = ?,
 		report = json_set(report, '$.error', 'interrupted: the process stopped before the run finished')
-		WHERE status = ?`, RunFailed, now(), RunRunning)
+		WHERE status = ?`, ragd.RunFailed, now(), ragd.RunRunning)
 	if err != nil {
 		return 0, fmt.Errorf("abandon interrupted index runs: %w", err)
 	}

@@ -21,31 +21,31 @@ func TestRuns_Lifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishRun(ctx, ok.ID, RunOK, "c0ffee", []byte(`{"chunks":3}`)); err != nil {
+	if err := s.FinishRun(ctx, ok.ID, ragd.RunOK, "c0ffee", []byte(`{"chunks":3}`)); err != nil {
 		t.Fatal(err)
 	}
 	// A run is finished once.
-	if err := s.FinishRun(ctx, ok.ID, RunFailed, "", nil); !errors.Is(err, ragd.ErrNotFound) {
+	if err := s.FinishRun(ctx, ok.ID, ragd.RunFailed, "", nil); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("second finish: err = %v, want ErrNotFound", err)
 	}
 	failed, _ := s.StartRun(ctx, p.ID, ragd.ScopeDocs)
-	if err := s.FinishRun(ctx, failed.ID, RunFailed, "", nil); err != nil {
+	if err := s.FinishRun(ctx, failed.ID, ragd.RunFailed, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	// A crashed run: started, never finished.
 	crashed, _ := s.StartRun(ctx, p.ID, ragd.ScopeDocs)
 
-	last, err := s.LastRun(ctx, p.ID, ragd.ScopeDocs, RunOK)
+	last, err := s.LastRun(ctx, p.ID, ragd.ScopeDocs, ragd.RunOK)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if last.ID != ok.ID || last.Commit != "c0ffee" || string(last.Report) != `{"chunks":3}` || last.FinishedAt.IsZero() {
 		t.Errorf("last ok run: %+v", last)
 	}
-	if any, _ := s.LastRun(ctx, p.ID, ragd.ScopeDocs, ""); any.ID != crashed.ID || any.Status != RunRunning || !any.FinishedAt.IsZero() {
+	if any, _ := s.LastRun(ctx, p.ID, ragd.ScopeDocs, ""); any.ID != crashed.ID || any.Status != ragd.RunRunning || !any.FinishedAt.IsZero() {
 		t.Errorf("last run of any status: %+v", any)
 	}
-	if _, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, RunOK); !errors.Is(err, ragd.ErrNotFound) {
+	if _, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, ragd.RunOK); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("adr: err = %v", err)
 	}
 	runs, err := s.Runs(ctx, p.ID, 2)
@@ -65,10 +65,10 @@ func TestRuns_BadInput(t *testing.T) {
 		t.Error("unknown scope: no error")
 	}
 	run, _ := s.StartRun(ctx, p.ID, ragd.ScopeSession)
-	if err := s.FinishRun(ctx, run.ID, RunRunning, "", nil); err == nil {
+	if err := s.FinishRun(ctx, run.ID, ragd.RunRunning, "", nil); err == nil {
 		t.Error("finish as running: no error")
 	}
-	if err := s.FinishRun(ctx, run.ID, RunOK, "", []byte("{")); err == nil {
+	if err := s.FinishRun(ctx, run.ID, ragd.RunOK, "", []byte("{")); err == nil {
 		t.Error("bad report JSON: no error")
 	}
 }
@@ -81,7 +81,7 @@ func TestAbandonRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishRun(ctx, done.ID, RunOK, "c1", []byte(`{}`)); err != nil {
+	if err := s.FinishRun(ctx, done.ID, ragd.RunOK, "c1", []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.StartRun(ctx, p.ID, ragd.ScopeADR); err != nil {
@@ -91,14 +91,14 @@ func TestAbandonRuns(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("abandoned %d, err %v; want 1", n, err)
 	}
-	if _, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, RunRunning); !errors.Is(err, ragd.ErrNotFound) {
+	if _, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, ragd.RunRunning); !errors.Is(err, ragd.ErrNotFound) {
 		t.Fatalf("a run is still running: %v", err)
 	}
-	last, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, RunFailed)
+	last, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, ragd.RunFailed)
 	if err != nil || !strings.Contains(string(last.Report), "interrupted") {
 		t.Fatalf("failed run: %+v %v", last, err)
 	}
-	if ok, err := s.LastRun(ctx, p.ID, ragd.ScopeDocs, RunOK); err != nil || ok.ID != done.ID {
+	if ok, err := s.LastRun(ctx, p.ID, ragd.ScopeDocs, ragd.RunOK); err != nil || ok.ID != done.ID {
 		t.Fatalf("the finished run changed: %+v %v", ok, err)
 	}
 }

@@ -7,25 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/ragd/ragd"
 )
-
-// AppendResult counts what AppendEvents did.
-type AppendResult struct {
-	// Appended counts events stored by this call; ByType counts them by
-	// event type.
-	Appended int
-	ByType   map[string]int
-	// Duplicates counts events already stored with the same content: no-ops.
-	Duplicates int
-	// SessionsCreated counts sessions that did not exist before this call.
-	SessionsCreated int
-	// Conflicts are the events refused because their id is stored with
-	// other content, in input order.
-	Conflicts []ragd.EventConflict
-}
 
 // AppendEvents stores events in the log of a project, in one transaction,
 // in order. Appending is idempotent on the event id: an id already stored
@@ -40,11 +24,11 @@ type AppendResult struct {
 //
 // The error is for invalid input (a missing id, session, type or actor, or a
 // zero time: nothing is stored) and for database failures.
-func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd.Event) (AppendResult, error) {
-	res := AppendResult{ByType: map[string]int{}}
+func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd.Event) (ragd.AppendResult, error) {
+	res := ragd.AppendResult{ByType: map[string]int{}}
 	for i := range events {
 		if err := checkEvent(&events[i]); err != nil {
-			return AppendResult{}, fmt.Errorf("append events to project %d: event %d: %w", projectID, i, err)
+			return ragd.AppendResult{}, fmt.Errorf("append events to project %d: event %d: %w", projectID, i, err)
 		}
 	}
 	if len(events) == 0 {
@@ -52,7 +36,7 @@ func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return AppendResult{}, fmt.Errorf("append events to project %d: begin: %w", projectID, err)
+		return ragd.AppendResult{}, fmt.Errorf("append events to project %d: begin: %w", projectID, err)
 	}
 	defer tx.Rollback()
 
@@ -68,7 +52,7 @@ func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd
 	prepared := make([]*sql.Stmt, len(stmts))
 	for i, q := range stmts {
 		if prepared[i], err = tx.PrepareContext(ctx, q); err != nil {
-			return AppendResult{}, fmt.Errorf("append events to project %d: prepare: %w", projectID, err)
+			return ragd.AppendResult{}, fmt.Errorf("append events to project %d: prepare: %w", projectID, err)
 		}
 		defer prepared[i].Close()
 	}
@@ -93,18 +77,18 @@ func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd
 			}
 			continue
 		case !errors.Is(err, sql.ErrNoRows):
-			return AppendResult{}, fmt.Errorf("append event %q: look up: %w", e.ID, err)
+			return ragd.AppendResult{}, fmt.Errorf("append event %q: look up: %w", e.ID, err)
 		}
 
 		r, err := newSession.ExecContext(ctx, projectID, e.SessionID, e.Title, stamp)
 		if err != nil {
-			return AppendResult{}, fmt.Errorf("append event %q: create session %q: %w", e.ID, e.SessionID, err)
+			return ragd.AppendResult{}, fmt.Errorf("append event %q: create session %q: %w", e.ID, e.SessionID, err)
 		}
 		if n, _ := r.RowsAffected(); n > 0 {
 			res.SessionsCreated++
 		} else if e.Title != "" {
 			if _, err := retitle.ExecContext(ctx, projectID, e.SessionID, e.Title, formatTime(e.Time)); err != nil {
-				return AppendResult{}, fmt.Errorf("append event %q: title session %q: %w", e.ID, e.SessionID, err)
+				return ragd.AppendResult{}, fmt.Errorf("append event %q: title session %q: %w", e.ID, e.SessionID, err)
 			}
 		}
 		var payload any
@@ -113,13 +97,13 @@ func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd
 		}
 		if _, err := insert.ExecContext(ctx, projectID, e.SessionID, e.ID, e.Type, e.Actor, e.Text,
 			payload, formatTime(e.Time), stamp); err != nil {
-			return AppendResult{}, fmt.Errorf("append event %q: %w", e.ID, err)
+			return ragd.AppendResult{}, fmt.Errorf("append event %q: %w", e.ID, err)
 		}
 		res.Appended++
 		res.ByType[e.Type]++
 	}
 	if err := tx.Commit(); err != nil {
-		return AppendResult{}, fmt.Errorf("append events to project %d: commit: %w", projectID, err)
+		return ragd.AppendResult{}, fmt.Errorf("append events to project %d: commit: %w", projectID, err)
 	}
 	return res, nil
 }
@@ -203,23 +187,9 @@ func (s *Store) Event(ctx context.Context, projectID int64, id string) (ragd.Eve
 	return e, nil
 }
 
-// Message is an event to index, with the title of its session.
-type Message struct {
-	SessionID string
-	// SessionTitle is the session's title, "" if it has none.
-	SessionTitle string
-	EventID      string
-	Type         string
-	Actor        string
-	Text         string
-	Time         time.Time
-	// CreatedAt is when the store stored the event.
-	CreatedAt time.Time
-}
-
 // Messages lists the events of a project whose type is one of types, ordered
 // by session, then time, then the order they were stored in.
-func (s *Store) Messages(ctx context.Context, projectID int64, types []string) ([]Message, error) {
+func (s *Store) Messages(ctx context.Context, projectID int64, types []string) ([]ragd.Message, error) {
 	if len(types) == 0 {
 		return nil, nil
 	}
@@ -235,9 +205,9 @@ func (s *Store) Messages(ctx context.Context, projectID int64, types []string) (
 		return nil, fmt.Errorf("list messages of project %d: %w", projectID, err)
 	}
 	defer rows.Close()
-	var out []Message
+	var out []ragd.Message
 	for rows.Next() {
-		var m Message
+		var m ragd.Message
 		var when, created string
 		if err := rows.Scan(&m.SessionID, &m.SessionTitle, &m.EventID, &m.Type, &m.Actor, &m.Text, &when, &created); err != nil {
 			return nil, fmt.Errorf("list messages of project %d: %w", projectID, err)

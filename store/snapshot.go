@@ -21,7 +21,7 @@ type Snapshot struct {
 }
 
 // Snapshot begins a read snapshot.
-func (s *Store) Snapshot(ctx context.Context) (*Snapshot, error) {
+func (s *Store) Snapshot(ctx context.Context) (ragd.Snapshot, error) {
 	tx, err := s.rdb.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin snapshot: %w", err)
@@ -44,14 +44,7 @@ func (sn *Snapshot) Close() error {
 	return nil
 }
 
-// Filter selects the chunks a candidate query may return.
-type Filter struct {
-	ProjectID int64
-	// ragd.Scopes to search; empty means every scope.
-	Scopes []string
-}
-
-func (f Filter) scopes() ([]string, error) {
+func filterScopes(f ragd.Filter) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, sc := range f.Scopes {
@@ -70,18 +63,11 @@ func (f Filter) scopes() ([]string, error) {
 	return out, nil
 }
 
-// VectorCandidate is a chunk found by the vector KNN.
-type VectorCandidate struct {
-	ChunkID string
-	// Distance is the cosine distance 1 - cos(query, chunk), in [0, 2].
-	Distance float64
-}
-
 // VectorCandidates returns the k chunks nearest to vec (cosine), nearest
 // first, among the filter's project and scopes. The scope filter is applied
 // during the scan, so k candidates come back whenever k such chunks exist.
 // Ties in distance are ordered by chunk id.
-func (sn *Snapshot) VectorCandidates(ctx context.Context, f Filter, vec []float32, k int) ([]VectorCandidate, error) {
+func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []float32, k int) ([]ragd.VectorCandidate, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -89,7 +75,7 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f Filter, vec []float3
 	if err != nil {
 		return nil, fmt.Errorf("vector candidates: query %w", err)
 	}
-	scopes, err := f.scopes()
+	scopes, err := filterScopes(f)
 	if err != nil {
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
@@ -107,9 +93,9 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f Filter, vec []float3
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
 	defer rows.Close()
-	var out []VectorCandidate
+	var out []ragd.VectorCandidate
 	for rows.Next() {
-		var c VectorCandidate
+		var c ragd.VectorCandidate
 		var l2 float64
 		if err := rows.Scan(&c.ChunkID, &l2); err != nil {
 			return nil, fmt.Errorf("vector candidates: %w", err)
@@ -159,22 +145,15 @@ func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs
 	return out, nil
 }
 
-// LexicalCandidate is a chunk found by the FTS5 match.
-type LexicalCandidate struct {
-	ChunkID string
-	// BM25 is FTS5's bm25() score: negative, lower is a better match.
-	BM25 float64
-}
-
 // LexicalCandidates returns up to k chunks matching the FTS5 expression
 // match, best bm25 first, among the filter's project and scopes. match must
 // be a well-formed FTS5 query: the search package's parser builds it from
 // user text. Ties are ordered by chunk id.
-func (sn *Snapshot) LexicalCandidates(ctx context.Context, f Filter, match string, k int) ([]LexicalCandidate, error) {
+func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, match string, k int) ([]ragd.LexicalCandidate, error) {
 	if k <= 0 || match == "" {
 		return nil, nil
 	}
-	scopes, err := f.scopes()
+	scopes, err := filterScopes(f)
 	if err != nil {
 		return nil, fmt.Errorf("lexical candidates: %w", err)
 	}
@@ -194,9 +173,9 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f Filter, match strin
 		return nil, fmt.Errorf("lexical candidates for %q: %w", match, err)
 	}
 	defer rows.Close()
-	var out []LexicalCandidate
+	var out []ragd.LexicalCandidate
 	for rows.Next() {
-		var c LexicalCandidate
+		var c ragd.LexicalCandidate
 		if err := rows.Scan(&c.ChunkID, &c.BM25); err != nil {
 			return nil, fmt.Errorf("lexical candidates: %w", err)
 		}
@@ -243,3 +222,5 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, match string, chunkIDs []
 func (sn *Snapshot) Chunks(ctx context.Context, ids []string) ([]ragd.Chunk, error) {
 	return chunksByID(ctx, sn.tx, ids)
 }
+
+var _ ragd.Snapshot = (*Snapshot)(nil)

@@ -44,8 +44,8 @@ func mustProject(tb testing.TB, s *Store, name string) ragd.Project {
 
 func randomUnit(r *rand.Rand, dims int) []float32 { return vectest.RandomUnit(r, dims) }
 
-func docChunk(path string, pos int, content string, vec []float32) ChunkInput {
-	return ChunkInput{
+func docChunk(path string, pos int, content string, vec []float32) ragd.ChunkInput {
+	return ragd.ChunkInput{
 		SourcePath: path, SourceCommit: "c0ffee", HeadingPath: []string{"Title"}, Title: "Title",
 		Position: pos, Content: content, ContentHash: fmt.Sprintf("%x", hashString(content)), Vector: vec,
 	}
@@ -188,7 +188,7 @@ func TestOpen_SpaceMismatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ragd.db")
 	s := mustOpenAt(t, path, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -222,7 +222,7 @@ func TestOpen_SpaceChangeWithoutVectors(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ragd.db")
 	s := mustOpenAt(t, path, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -236,7 +236,7 @@ func TestOpen_SpaceChangeWithoutVectors(t *testing.T) {
 		t.Fatalf("stored space %q/%d (err %v), want other/8 with 8 dims", space, dims, err)
 	}
 	// The new space's vectors fit: the vec0 table was made for 8 dims.
-	in := []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0, 0, 0, 0, 0})}
+	in := []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0, 0, 0, 0, 0})}
 	if res, err := s2.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in); err != nil || res.Vectors != 1 {
 		t.Fatalf("store an 8-dim vector: %+v, %v", res, err)
 	}
@@ -252,7 +252,7 @@ func TestReplaceScope_KeepsIDsAndVotes(t *testing.T) {
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
 	v := []float32{1, 0, 0, 0}
-	first := []ChunkInput{docChunk("docs/a.md", 0, "alpha text", v), docChunk("docs/a.md", 1, "beta text", v), docChunk("docs/b.md", 0, "gamma", nil)}
+	first := []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha text", v), docChunk("docs/a.md", 1, "beta text", v), docChunk("docs/b.md", 0, "gamma", nil)}
 	res, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, first)
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +291,7 @@ func TestReplaceScope_KeepsIDsAndVotes(t *testing.T) {
 	}
 	vote(before[0].ID)
 	vote(before[1].ID)
-	second := []ChunkInput{first[0], docChunk("docs/a.md", 1, "beta text, edited", v)}
+	second := []ragd.ChunkInput{first[0], docChunk("docs/a.md", 1, "beta text, edited", v)}
 	res, err = s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, second)
 	if err != nil {
 		t.Fatal(err)
@@ -313,11 +313,11 @@ func TestReplaceScope_KeepsIDsAndVotes(t *testing.T) {
 	// FTS and vectors follow: nothing of the deleted chunks is found.
 	sn, _ := s.Snapshot(ctx)
 	defer sn.Close()
-	lex, err := sn.LexicalCandidates(ctx, Filter{ProjectID: p.ID}, "gamma", 10)
+	lex, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: p.ID}, "gamma", 10)
 	if err != nil || len(lex) != 0 {
 		t.Fatalf("deleted chunk still in FTS: %v %v", lex, err)
 	}
-	knn, err := sn.VectorCandidates(ctx, Filter{ProjectID: p.ID}, v, 10)
+	knn, err := sn.VectorCandidates(ctx, ragd.Filter{ProjectID: p.ID}, v, 10)
 	if err != nil || len(knn) != 2 {
 		t.Fatalf("knn after edit: %v %v, want 2", knn, err)
 	}
@@ -328,18 +328,18 @@ func TestReplaceScope_NilVectorKeepsExisting(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{0, 1, 0, 0})}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{0, 1, 0, 0})}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)})
+	res, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)})
 	if err != nil || res.Vectors != 1 {
 		t.Fatalf("res %+v err %v, want the vector kept", res, err)
 	}
 	// And a null vector that gets filled later.
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeADR, []ChunkInput{docChunk("docs/adr/1.md", 0, "beta", nil)}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeADR, []ragd.ChunkInput{docChunk("docs/adr/1.md", 0, "beta", nil)}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = s.ReplaceScope(ctx, p.ID, ragd.ScopeADR, []ChunkInput{docChunk("docs/adr/1.md", 0, "beta", []float32{0, 0, 1, 0})})
+	res, err = s.ReplaceScope(ctx, p.ID, ragd.ScopeADR, []ragd.ChunkInput{docChunk("docs/adr/1.md", 0, "beta", []float32{0, 0, 1, 0})})
 	if err != nil || res.Vectors != 1 || res.Kept != 1 {
 		t.Fatalf("fill: res %+v err %v", res, err)
 	}
@@ -359,7 +359,7 @@ func TestReplaceScope_RejectsBadVectors(t *testing.T) {
 		"inf":   {float32(math.Inf(1)), 0, 0, 0},
 		"zero":  {0, 0, 0, 0},
 	} {
-		_, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "x", v)})
+		_, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "x", v)})
 		if !errors.Is(err, ErrBadVector) {
 			t.Errorf("%s: err = %v, want ErrBadVector", name, err)
 		}
@@ -374,7 +374,7 @@ func TestReplaceScope_FailureMidwayKeepsOldScope(t *testing.T) {
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
 	r := rand.New(rand.NewSource(1))
-	var old []ChunkInput
+	var old []ragd.ChunkInput
 	for i := 0; i < 50; i++ {
 		old = append(old, docChunk("docs/old.md", i, fmt.Sprintf("old chunk %d", i), randomUnit(r, 4)))
 	}
@@ -383,7 +383,7 @@ func TestReplaceScope_FailureMidwayKeepsOldScope(t *testing.T) {
 	}
 	before, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 
-	var fresh []ChunkInput
+	var fresh []ragd.ChunkInput
 	for i := 0; i < 50; i++ {
 		fresh = append(fresh, docChunk("docs/new.md", i, fmt.Sprintf("new chunk %d", i), randomUnit(r, 4)))
 	}
@@ -410,10 +410,10 @@ func TestReplaceScope_FailureMidwayKeepsOldScope(t *testing.T) {
 	}
 	sn, _ := s.Snapshot(ctx)
 	defer sn.Close()
-	if lex, _ := sn.LexicalCandidates(ctx, Filter{ProjectID: p.ID}, "new", 100); len(lex) != 0 {
+	if lex, _ := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: p.ID}, "new", 100); len(lex) != 0 {
 		t.Fatalf("half-written chunks visible in FTS: %d", len(lex))
 	}
-	if knn, _ := sn.VectorCandidates(ctx, Filter{ProjectID: p.ID}, randomUnit(r, 4), 100); len(knn) != 50 {
+	if knn, _ := sn.VectorCandidates(ctx, ragd.Filter{ProjectID: p.ID}, randomUnit(r, 4), 100); len(knn) != 50 {
 		t.Fatalf("knn sees %d vectors, want 50", len(knn))
 	}
 	assertIntegrity(t, s)
@@ -443,7 +443,7 @@ func TestKNN_EqualsBruteForceCosine(t *testing.T) {
 	other := mustProject(t, s, "other")
 	r := rand.New(rand.NewSource(42))
 	byContent := map[string]rec{}
-	inputs := map[string][]ChunkInput{}
+	inputs := map[string][]ragd.ChunkInput{}
 	for i := 0; i < n; i++ {
 		scope := ragd.Scopes[i%2] // docs, adr
 		content := fmt.Sprintf("chunk %d", i)
@@ -465,7 +465,7 @@ func TestKNN_EqualsBruteForceCosine(t *testing.T) {
 		}
 	}
 	// Another project's vectors must never show up.
-	if _, err := s.ReplaceScope(ctx, other.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/x.md", 0, "other", randomUnit(r, dims))}); err != nil {
+	if _, err := s.ReplaceScope(ctx, other.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/x.md", 0, "other", randomUnit(r, dims))}); err != nil {
 		t.Fatal(err)
 	}
 	sn, err := s.Snapshot(ctx)
@@ -481,7 +481,7 @@ func TestKNN_EqualsBruteForceCosine(t *testing.T) {
 		q := randomUnit(r, dims)
 		for _, scopes := range [][]string{nil, {ragd.ScopeADR}, {ragd.ScopeDocs, ragd.ScopeADR}, {ragd.ScopeDocs, ragd.ScopeSession}} {
 			want := bruteForce(all, byContent, q, scopes)
-			got, err := sn.VectorCandidates(ctx, Filter{ProjectID: p.ID, Scopes: scopes}, q, 12)
+			got, err := sn.VectorCandidates(ctx, ragd.Filter{ProjectID: p.ID, Scopes: scopes}, q, 12)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -539,7 +539,7 @@ func TestLexical_BM25OrderingIsSane(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	docs := []ChunkInput{
+	docs := []ragd.ChunkInput{
 		docChunk("docs/a.md", 0, "The weights of the hybrid fusion: vector weight and lexical weight, weights weights.", nil),
 		docChunk("docs/b.md", 0, "A long chapter about gardening, tomatoes, soil, compost and watering, which mentions weights once in passing among many other words that dilute it considerably over a long paragraph.", nil),
 		docChunk("docs/c.md", 0, "Nothing relevant here at all.", nil),
@@ -550,7 +550,7 @@ func TestLexical_BM25OrderingIsSane(t *testing.T) {
 	}
 	sn, _ := s.Snapshot(ctx)
 	defer sn.Close()
-	got, err := sn.LexicalCandidates(ctx, Filter{ProjectID: p.ID}, "weights", 10)
+	got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: p.ID}, "weights", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -563,7 +563,7 @@ func TestLexical_BM25OrderingIsSane(t *testing.T) {
 	}
 	// porter stemming and diacritics folding.
 	for _, q := range []string{"weight", "cafe", "resume", "decision"} {
-		if got, _ := sn.LexicalCandidates(ctx, Filter{ProjectID: p.ID}, q, 10); len(got) == 0 {
+		if got, _ := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: p.ID}, q, 10); len(got) == 0 {
 			t.Errorf("%q found nothing", q)
 		}
 	}
@@ -578,7 +578,7 @@ func TestSnapshot_DoesNotSeeLaterReplace(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "old words", []float32{1, 0, 0, 0})}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "old words", []float32{1, 0, 0, 0})}); err != nil {
 		t.Fatal(err)
 	}
 	sn, err := s.Snapshot(ctx)
@@ -586,10 +586,10 @@ func TestSnapshot_DoesNotSeeLaterReplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sn.Close()
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/b.md", 0, "new words", []float32{0, 1, 0, 0})}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/b.md", 0, "new words", []float32{0, 1, 0, 0})}); err != nil {
 		t.Fatal(err)
 	}
-	f := Filter{ProjectID: p.ID, Scopes: []string{ragd.ScopeDocs}}
+	f := ragd.Filter{ProjectID: p.ID, Scopes: []string{ragd.ScopeDocs}}
 	lex, err := sn.LexicalCandidates(ctx, f, "words", 10)
 	if err != nil {
 		t.Fatal(err)
@@ -619,7 +619,7 @@ func TestVectorDistances_MatchKNN(t *testing.T) {
 	s := mustOpen(t, 8)
 	p := mustProject(t, s, "p")
 	r := rand.New(rand.NewSource(7))
-	var in []ChunkInput
+	var in []ragd.ChunkInput
 	for i := 0; i < 20; i++ {
 		in = append(in, docChunk("docs/a.md", i, fmt.Sprintf("c%d", i), randomUnit(r, 8)))
 	}
@@ -628,7 +628,7 @@ func TestVectorDistances_MatchKNN(t *testing.T) {
 	sn, _ := s.Snapshot(ctx)
 	defer sn.Close()
 	q := randomUnit(r, 8)
-	knn, _ := sn.VectorCandidates(ctx, Filter{ProjectID: p.ID}, q, 20)
+	knn, _ := sn.VectorCandidates(ctx, ragd.Filter{ProjectID: p.ID}, q, 20)
 	all, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
 	var ids []string
 	for _, c := range all {
@@ -662,7 +662,7 @@ func TestProjects(t *testing.T) {
 	if _, err := s.Project(ctx, "nope"); !errors.Is(err, ragd.ErrNotFound) {
 		t.Fatalf("unknown: %v", err)
 	}
-	s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})})
+	s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0})})
 	if _, err := s.RemoveProject(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -700,7 +700,7 @@ func TestOpen_DropsOrphanVotes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ragd.db")
 	s := mustOpenAt(t, path, 4)
 	p := mustProject(t, s, "p")
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
 		t.Fatal(err)
 	}
 	kept, _ := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)

@@ -15,57 +15,11 @@ import (
 // judged (search, chunk). The search package decides what goes in a row; the
 // store only writes and reads it.
 
-// Errors RecordFeedback returns besides ragd.ErrNotFound (no such search).
-var (
-	// ErrNotInHits means the voted chunk was not among the search's hits.
-	ErrNotInHits = errors.New("chunk was not among the search's hits")
-	// ErrChunkGone means the voted chunk was among the hits but a reindex
-	// has since changed or removed it, and its votes with it.
-	ErrChunkGone = errors.New("chunk no longer exists")
-)
-
-// Purposes of a search row. Evaluation searches never count in measurements.
-const (
-	PurposeSearch = "search"
-	PurposeEval   = "eval"
-)
-
-// TelemetryHit is one hit as frozen in a rag_searches row.
-type TelemetryHit struct {
-	ChunkID string `json:"chunkId"`
-	// Rank is 1-based.
-	Rank  int     `json:"rank"`
-	Score float64 `json:"score"`
-	// VectorScore and LexicalScore are nil when that signal did not score
-	// the chunk: null in the row, never 0.
-	VectorScore  *float64 `json:"vectorScore"`
-	LexicalScore *float64 `json:"lexicalScore"`
-}
-
-// SearchRecord is one rag_searches row.
-type SearchRecord struct {
-	ID        int64 // set by the database
-	ProjectID int64
-	Query     string
-	Scopes    []string // empty: every scope
-	Hits      []TelemetryHit
-	// Weights is the JSON copy of the fusion settings at search time, stored
-	// as given so that later changes to the settings never alter it.
-	Weights         json.RawMessage
-	Degraded        bool
-	VectorAvailable bool
-	LatencyMs       float64
-	Actor           string
-	SessionID       string // "" is stored as NULL: not from a session
-	Purpose         string // PurposeSearch or PurposeEval; "" means PurposeSearch
-	CreatedAt       time.Time
-}
-
 // RecordSearch inserts a rag_searches row and returns its id. A zero
 // CreatedAt means now.
-func (s *Store) RecordSearch(ctx context.Context, rec SearchRecord) (int64, error) {
+func (s *Store) RecordSearch(ctx context.Context, rec ragd.SearchRecord) (int64, error) {
 	if rec.Purpose == "" {
-		rec.Purpose = PurposeSearch
+		rec.Purpose = ragd.PurposeSearch
 	}
 	if rec.Actor == "" {
 		return 0, fmt.Errorf("record search %q: actor required", rec.Query)
@@ -86,7 +40,7 @@ func (s *Store) RecordSearch(ctx context.Context, rec SearchRecord) (int64, erro
 	}
 	hits := rec.Hits
 	if hits == nil {
-		hits = []TelemetryHit{}
+		hits = []ragd.TelemetryHit{}
 	}
 	hitsJSON, err := json.Marshal(hits)
 	if err != nil {
@@ -113,7 +67,7 @@ func (s *Store) RecordSearch(ctx context.Context, rec SearchRecord) (int64, erro
 
 // LoadSearch reads one rag_searches row. It returns ragd.ErrNotFound when no
 // search has that id.
-func (s *Store) LoadSearch(ctx context.Context, id int64) (SearchRecord, error) {
+func (s *Store) LoadSearch(ctx context.Context, id int64) (ragd.SearchRecord, error) {
 	rec, err := loadSearch(ctx, s.tdb, id)
 	if err != nil {
 		return rec, fmt.Errorf("load search %d: %w", id, err)
@@ -121,8 +75,8 @@ func (s *Store) LoadSearch(ctx context.Context, id int64) (SearchRecord, error) 
 	return rec, nil
 }
 
-func loadSearch(ctx context.Context, q queryer, id int64) (SearchRecord, error) {
-	var rec SearchRecord
+func loadSearch(ctx context.Context, q queryer, id int64) (ragd.SearchRecord, error) {
+	var rec ragd.SearchRecord
 	var project sql.NullInt64
 	var session sql.NullString
 	var scopes, hits, weights, created string
@@ -168,35 +122,15 @@ func (s *Store) SearchProject(ctx context.Context, searchID int64) (ragd.Project
 	return ragd.Project{}, fmt.Errorf("project of search %d: %w", searchID, err)
 }
 
-// FeedbackInput is one vote: a verdict on one chunk of one search.
-type FeedbackInput struct {
-	SearchID int64
-	ChunkID  string
-	Verdict  string // "useful" or "irrelevant"
-	Actor    string
-	// SessionID is "" (stored as NULL) when the vote did not come from a
-	// session.
-	SessionID string
-	CreatedAt time.Time // zero: now
-}
-
-// FeedbackResult tells what RecordFeedback stored.
-type FeedbackResult struct {
-	// Rank is the chunk's 1-based rank, copied from the search's hits.
-	Rank int
-	// Previous is the verdict the vote replaced, "" for a first vote.
-	Previous string
-}
-
 // RecordFeedback stores a vote, replacing an earlier vote on the same chunk
 // of the same search. In one transaction it checks that the search exists
 // (else ragd.ErrNotFound) and that the chunk was among its hits (else
-// ErrNotInHits) and still exists (else ErrChunkGone), and copies the chunk's
+// ragd.ErrNotInHits) and still exists (else ragd.ErrChunkGone), and copies the chunk's
 // rank from the hits.
-func (s *Store) RecordFeedback(ctx context.Context, in FeedbackInput) (FeedbackResult, error) {
-	var res FeedbackResult
-	fail := func(err error) (FeedbackResult, error) {
-		return FeedbackResult{}, fmt.Errorf("record %s vote on chunk %s of search %d: %w", in.Verdict, in.ChunkID, in.SearchID, err)
+func (s *Store) RecordFeedback(ctx context.Context, in ragd.FeedbackInput) (ragd.FeedbackResult, error) {
+	var res ragd.FeedbackResult
+	fail := func(err error) (ragd.FeedbackResult, error) {
+		return ragd.FeedbackResult{}, fmt.Errorf("record %s vote on chunk %s of search %d: %w", in.Verdict, in.ChunkID, in.SearchID, err)
 	}
 	if in.CreatedAt.IsZero() {
 		in.CreatedAt = time.Now()
@@ -224,10 +158,10 @@ func (s *Store) RecordFeedback(ctx context.Context, in FeedbackInput) (FeedbackR
 		}
 	}
 	if res.Rank == 0 {
-		return fail(ErrNotInHits)
+		return fail(ragd.ErrNotInHits)
 	}
 	if !exists {
-		return fail(ErrChunkGone)
+		return fail(ragd.ErrChunkGone)
 	}
 	err = tx.QueryRowContext(ctx, "SELECT verdict FROM rag_feedback WHERE search_id = ? AND chunk_id = ?",
 		in.SearchID, in.ChunkID).Scan(&res.Previous)
@@ -248,19 +182,8 @@ func (s *Store) RecordFeedback(ctx context.Context, in FeedbackInput) (FeedbackR
 	return res, nil
 }
 
-// Vote is one rag_feedback row.
-type Vote struct {
-	SearchID  int64
-	ChunkID   string
-	Rank      int
-	Verdict   string
-	Actor     string
-	SessionID string
-	CreatedAt time.Time
-}
-
 // SearchVotes lists the votes on one search, by rank.
-func (s *Store) SearchVotes(ctx context.Context, searchID int64) ([]Vote, error) {
+func (s *Store) SearchVotes(ctx context.Context, searchID int64) ([]ragd.Vote, error) {
 	rows, err := s.tdb.QueryContext(ctx, "SELECT "+voteColumns+" FROM rag_feedback f WHERE f.search_id = ? ORDER BY f.rank, f.chunk_id", searchID)
 	if err != nil {
 		return nil, fmt.Errorf("votes of search %d: %w", searchID, err)
@@ -274,11 +197,11 @@ func (s *Store) SearchVotes(ctx context.Context, searchID int64) ([]Vote, error)
 
 const voteColumns = "f.search_id, f.chunk_id, f.rank, f.verdict, f.actor, coalesce(f.session_id, ''), f.created_at"
 
-func scanVotes(rows *sql.Rows) ([]Vote, error) {
+func scanVotes(rows *sql.Rows) ([]ragd.Vote, error) {
 	defer rows.Close()
-	var out []Vote
+	var out []ragd.Vote
 	for rows.Next() {
-		var v Vote
+		var v ragd.Vote
 		var created string
 		if err := rows.Scan(&v.SearchID, &v.ChunkID, &v.Rank, &v.Verdict, &v.Actor, &v.SessionID, &created); err != nil {
 			return nil, err
@@ -289,41 +212,12 @@ func scanVotes(rows *sql.Rows) ([]Vote, error) {
 	return out, rows.Err()
 }
 
-// TelemetryFilter selects the searches of a measurement window.
-type TelemetryFilter struct {
-	// ProjectID selects one project; 0 means every project.
-	ProjectID int64
-	// Since (inclusive) and Until (exclusive) bound the searches' creation
-	// time.
-	Since, Until time.Time
-}
-
-// SearchSummary is what a measurement needs of one rag_searches row.
-type SearchSummary struct {
-	ID              int64
-	ProjectID       int64
-	Query           string
-	Weights         string // the frozen JSON, verbatim
-	Degraded        bool
-	VectorAvailable bool
-	LatencyMs       float64
-	Hits            int // number of hits the search returned
-	CreatedAt       time.Time
-}
-
-// TelemetryWindow is the searches of a window and the votes on them, read in
-// one snapshot.
-type TelemetryWindow struct {
-	Searches []SearchSummary // by creation time
-	Votes    []Vote          // votes on Searches, by search and rank
-}
-
 // SearchTelemetry reads the searches created in the filter's window and the
-// votes on them. Evaluation searches (PurposeEval) are left out: they never
+// votes on them. Evaluation searches (ragd.PurposeEval) are left out: they never
 // count in a measurement.
-func (s *Store) SearchTelemetry(ctx context.Context, f TelemetryFilter) (TelemetryWindow, error) {
-	var w TelemetryWindow
-	fail := func(err error) (TelemetryWindow, error) {
+func (s *Store) SearchTelemetry(ctx context.Context, f ragd.TelemetryFilter) (ragd.TelemetryWindow, error) {
+	var w ragd.TelemetryWindow
+	fail := func(err error) (ragd.TelemetryWindow, error) {
 		return w, fmt.Errorf("read search telemetry from %s to %s (project %d): %w",
 			formatTime(f.Since), formatTime(f.Until), f.ProjectID, err)
 	}
@@ -345,7 +239,7 @@ func (s *Store) SearchTelemetry(ctx context.Context, f TelemetryFilter) (Telemet
 		return fail(err)
 	}
 	for rows.Next() {
-		var r SearchSummary
+		var r ragd.SearchSummary
 		var created string
 		if err := rows.Scan(&r.ID, &r.ProjectID, &r.Query, &r.Weights, &r.Degraded, &r.VectorAvailable, &r.LatencyMs, &r.Hits, &created); err != nil {
 			rows.Close()

@@ -26,7 +26,7 @@ func telemetryFixture(t *testing.T) (*Store, ragd.Project, []string) {
 	ctx := context.Background()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
-	in := []ChunkInput{
+	in := []ragd.ChunkInput{
 		docChunk("docs/a.md", 0, "alpha", []float32{1, 0, 0, 0}),
 		docChunk("docs/a.md", 1, "beta", nil),
 		docChunk("docs/b.md", 0, "gamma", []float32{0, 1, 0, 0}),
@@ -50,9 +50,9 @@ func TestRecordSearch_RoundTrip(t *testing.T) {
 	s, p, ids := telemetryFixture(t)
 	at := time.Date(2026, 11, 20, 10, 0, 0, 123, time.UTC)
 	weights := json.RawMessage(`{"vector":0.6,"lexical":0.4,"threshold":0.2}`)
-	rec := SearchRecord{
+	rec := ragd.SearchRecord{
 		ProjectID: p.ID, Query: "alpha beta", Scopes: []string{ragd.ScopeDocs},
-		Hits: []TelemetryHit{
+		Hits: []ragd.TelemetryHit{
 			{ChunkID: ids[0], Rank: 1, Score: 0.7, VectorScore: floatPtr(1), LexicalScore: floatPtr(0.25)},
 			{ChunkID: ids[1], Rank: 2, Score: 0.3, LexicalScore: floatPtr(0.75)},
 		},
@@ -67,7 +67,7 @@ func TestRecordSearch_RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ID != id || got.ProjectID != p.ID || got.Query != rec.Query || got.Purpose != PurposeSearch ||
+	if got.ID != id || got.ProjectID != p.ID || got.Query != rec.Query || got.Purpose != ragd.PurposeSearch ||
 		got.SessionID != "" || !got.CreatedAt.Equal(at) || got.LatencyMs != 3.5 || !got.VectorAvailable || got.Degraded {
 		t.Fatalf("round trip: %+v", got)
 	}
@@ -102,12 +102,12 @@ func TestRecordSearch_RoundTrip(t *testing.T) {
 func TestRecordSearch_Rejects(t *testing.T) {
 	ctx := context.Background()
 	s, p, _ := telemetryFixture(t)
-	ok := SearchRecord{ProjectID: p.ID, Query: "q", Weights: json.RawMessage(`{}`), Actor: "person"}
-	for name, mut := range map[string]func(*SearchRecord){
-		"no actor":    func(r *SearchRecord) { r.Actor = "" },
-		"bad weights": func(r *SearchRecord) { r.Weights = json.RawMessage(`{`) },
-		"no weights":  func(r *SearchRecord) { r.Weights = nil },
-		"bad purpose": func(r *SearchRecord) { r.Purpose = "other" },
+	ok := ragd.SearchRecord{ProjectID: p.ID, Query: "q", Weights: json.RawMessage(`{}`), Actor: "person"}
+	for name, mut := range map[string]func(*ragd.SearchRecord){
+		"no actor":    func(r *ragd.SearchRecord) { r.Actor = "" },
+		"bad weights": func(r *ragd.SearchRecord) { r.Weights = json.RawMessage(`{`) },
+		"no weights":  func(r *ragd.SearchRecord) { r.Weights = nil },
+		"bad purpose": func(r *ragd.SearchRecord) { r.Purpose = "other" },
 	} {
 		r := ok
 		mut(&r)
@@ -123,19 +123,19 @@ func TestRecordSearch_Rejects(t *testing.T) {
 func TestRecordFeedback(t *testing.T) {
 	ctx := context.Background()
 	s, p, ids := telemetryFixture(t)
-	id, err := s.RecordSearch(ctx, SearchRecord{
+	id, err := s.RecordSearch(ctx, ragd.SearchRecord{
 		ProjectID: p.ID, Query: "q", Weights: json.RawMessage(`{}`), Actor: "agent", SessionID: "s1",
-		Hits: []TelemetryHit{{ChunkID: ids[2], Rank: 1, Score: 0.5}, {ChunkID: ids[0], Rank: 2, Score: 0.4}},
+		Hits: []ragd.TelemetryHit{{ChunkID: ids[2], Rank: 1, Score: 0.5}, {ChunkID: ids[0], Rank: 2, Score: 0.4}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	res, err := s.RecordFeedback(ctx, FeedbackInput{SearchID: id, ChunkID: ids[0], Verdict: "useful", Actor: "person"})
+	res, err := s.RecordFeedback(ctx, ragd.FeedbackInput{SearchID: id, ChunkID: ids[0], Verdict: "useful", Actor: "person"})
 	if err != nil || res.Rank != 2 || res.Previous != "" {
 		t.Fatalf("first vote: %+v %v", res, err)
 	}
-	res, err = s.RecordFeedback(ctx, FeedbackInput{SearchID: id, ChunkID: ids[0], Verdict: "irrelevant", Actor: "agent", SessionID: "s1"})
+	res, err = s.RecordFeedback(ctx, ragd.FeedbackInput{SearchID: id, ChunkID: ids[0], Verdict: "irrelevant", Actor: "agent", SessionID: "s1"})
 	if err != nil || res.Rank != 2 || res.Previous != "useful" {
 		t.Fatalf("re-vote: %+v %v", res, err)
 	}
@@ -148,26 +148,26 @@ func TestRecordFeedback(t *testing.T) {
 	}
 
 	for name, tc := range map[string]struct {
-		in   FeedbackInput
+		in   ragd.FeedbackInput
 		want error
 	}{
-		"unknown search": {FeedbackInput{SearchID: id + 1, ChunkID: ids[0], Verdict: "useful", Actor: "person"}, ragd.ErrNotFound},
-		"not in hits":    {FeedbackInput{SearchID: id, ChunkID: ids[1], Verdict: "useful", Actor: "person"}, ErrNotInHits},
-		"unknown chunk":  {FeedbackInput{SearchID: id, ChunkID: "nope", Verdict: "useful", Actor: "person"}, ErrNotInHits},
+		"unknown search": {ragd.FeedbackInput{SearchID: id + 1, ChunkID: ids[0], Verdict: "useful", Actor: "person"}, ragd.ErrNotFound},
+		"not in hits":    {ragd.FeedbackInput{SearchID: id, ChunkID: ids[1], Verdict: "useful", Actor: "person"}, ragd.ErrNotInHits},
+		"unknown chunk":  {ragd.FeedbackInput{SearchID: id, ChunkID: "nope", Verdict: "useful", Actor: "person"}, ragd.ErrNotInHits},
 	} {
 		if _, err := s.RecordFeedback(ctx, tc.in); !errors.Is(err, tc.want) {
 			t.Errorf("%s: err = %v, want %v", name, err, tc.want)
 		}
 	}
-	if _, err := s.RecordFeedback(ctx, FeedbackInput{SearchID: id, ChunkID: ids[2], Verdict: "meh", Actor: "person"}); err == nil {
+	if _, err := s.RecordFeedback(ctx, ragd.FeedbackInput{SearchID: id, ChunkID: ids[2], Verdict: "meh", Actor: "person"}); err == nil {
 		t.Error("bad verdict accepted by the schema")
 	}
 
 	// A reindex that changes the chunk takes its votes and refuses new ones.
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/b.md", 0, "gamma changed", nil)}); err != nil {
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/b.md", 0, "gamma changed", nil)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RecordFeedback(ctx, FeedbackInput{SearchID: id, ChunkID: ids[2], Verdict: "useful", Actor: "person"}); !errors.Is(err, ErrChunkGone) {
+	if _, err := s.RecordFeedback(ctx, ragd.FeedbackInput{SearchID: id, ChunkID: ids[2], Verdict: "useful", Actor: "person"}); !errors.Is(err, ragd.ErrChunkGone) {
 		t.Errorf("vote on a reindexed-away chunk: %v, want ErrChunkGone", err)
 	}
 	if votes, _ := s.SearchVotes(ctx, id); len(votes) != 0 {
@@ -182,11 +182,11 @@ func TestSearchTelemetry_Window(t *testing.T) {
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	add := func(project int64, at time.Duration, purpose string, hits int, vector bool) int64 {
 		t.Helper()
-		var hs []TelemetryHit
+		var hs []ragd.TelemetryHit
 		for i := 0; i < hits; i++ {
-			hs = append(hs, TelemetryHit{ChunkID: ids[i], Rank: i + 1, Score: 0.5})
+			hs = append(hs, ragd.TelemetryHit{ChunkID: ids[i], Rank: i + 1, Score: 0.5})
 		}
-		id, err := s.RecordSearch(ctx, SearchRecord{
+		id, err := s.RecordSearch(ctx, ragd.SearchRecord{
 			ProjectID: project, Query: fmt.Sprintf("q at %s", at), Hits: hs, Weights: json.RawMessage(`{"v":1}`), Actor: "person",
 			Purpose: purpose, Degraded: !vector, VectorAvailable: vector, LatencyMs: float64(at / time.Hour), CreatedAt: base.Add(at),
 		})
@@ -195,22 +195,22 @@ func TestSearchTelemetry_Window(t *testing.T) {
 		}
 		return id
 	}
-	before := add(p.ID, -time.Nanosecond, PurposeSearch, 1, true)
-	first := add(p.ID, 0, PurposeSearch, 2, true) // Since is inclusive
-	eval := add(p.ID, time.Hour, PurposeEval, 3, true)
-	other := add(q.ID, 2*time.Hour, PurposeSearch, 0, false)
-	last := add(p.ID, 3*time.Hour, PurposeSearch, 3, false)
-	after := add(p.ID, 4*time.Hour, PurposeSearch, 1, true) // Until is exclusive
+	before := add(p.ID, -time.Nanosecond, ragd.PurposeSearch, 1, true)
+	first := add(p.ID, 0, ragd.PurposeSearch, 2, true) // Since is inclusive
+	eval := add(p.ID, time.Hour, ragd.PurposeEval, 3, true)
+	other := add(q.ID, 2*time.Hour, ragd.PurposeSearch, 0, false)
+	last := add(p.ID, 3*time.Hour, ragd.PurposeSearch, 3, false)
+	after := add(p.ID, 4*time.Hour, ragd.PurposeSearch, 1, true) // Until is exclusive
 	for _, v := range []struct {
 		search int64
 		chunk  string
 	}{{before, ids[0]}, {first, ids[1]}, {eval, ids[0]}, {last, ids[2]}, {after, ids[0]}} {
-		if _, err := s.RecordFeedback(ctx, FeedbackInput{SearchID: v.search, ChunkID: v.chunk, Verdict: "useful", Actor: "person"}); err != nil {
+		if _, err := s.RecordFeedback(ctx, ragd.FeedbackInput{SearchID: v.search, ChunkID: v.chunk, Verdict: "useful", Actor: "person"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	w, err := s.SearchTelemetry(ctx, TelemetryFilter{Since: base, Until: base.Add(4 * time.Hour)})
+	w, err := s.SearchTelemetry(ctx, ragd.TelemetryFilter{Since: base, Until: base.Add(4 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestSearchTelemetry_Window(t *testing.T) {
 		t.Errorf("votes %+v", w.Votes)
 	}
 
-	w, err = s.SearchTelemetry(ctx, TelemetryFilter{ProjectID: q.ID, Since: base, Until: base.Add(4 * time.Hour)})
+	w, err = s.SearchTelemetry(ctx, ragd.TelemetryFilter{ProjectID: q.ID, Since: base, Until: base.Add(4 * time.Hour)})
 	if err != nil || len(w.Searches) != 1 || w.Searches[0].ID != other || len(w.Votes) != 0 {
 		t.Fatalf("project filter: %+v %v", w, err)
 	}
@@ -245,16 +245,16 @@ func TestRemoveProject_SearchIDsNotReused(t *testing.T) {
 	s, p, ids := telemetryFixture(t)
 	var last int64
 	for i := range 3 {
-		id, err := s.RecordSearch(ctx, SearchRecord{
+		id, err := s.RecordSearch(ctx, ragd.SearchRecord{
 			ProjectID: p.ID, Query: fmt.Sprintf("q%d", i), Weights: json.RawMessage(`{}`), Actor: "person",
-			Hits: []TelemetryHit{{ChunkID: ids[0], Rank: 1, Score: 0.5}},
+			Hits: []ragd.TelemetryHit{{ChunkID: ids[0], Rank: 1, Score: 0.5}},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		last = id
 	}
-	if _, err := s.RecordFeedback(ctx, FeedbackInput{SearchID: last, ChunkID: ids[0], Verdict: "useful", Actor: "person"}); err != nil {
+	if _, err := s.RecordFeedback(ctx, ragd.FeedbackInput{SearchID: last, ChunkID: ids[0], Verdict: "useful", Actor: "person"}); err != nil {
 		t.Fatal(err)
 	}
 	gone, err := s.RemoveProject(ctx, p.ID)
@@ -265,7 +265,7 @@ func TestRemoveProject_SearchIDsNotReused(t *testing.T) {
 		t.Errorf("removal deleted %+v, want 3 searches and 1 vote", gone)
 	}
 	q := mustProject(t, s, "q")
-	id, err := s.RecordSearch(ctx, SearchRecord{ProjectID: q.ID, Query: "new", Weights: json.RawMessage(`{}`), Actor: "person"})
+	id, err := s.RecordSearch(ctx, ragd.SearchRecord{ProjectID: q.ID, Query: "new", Weights: json.RawMessage(`{}`), Actor: "person"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestTelemetryMigration_KeepsRowsIDsAndVotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := mustProject(t, s0, "p")
-	if _, err := s0.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
+	if _, err := s0.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "alpha", nil)}); err != nil {
 		t.Fatal(err)
 	}
 	chunks, err := s0.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
@@ -349,7 +349,7 @@ func TestTelemetryMigration_KeepsRowsIDsAndVotes(t *testing.T) {
 	if _, err := s.tdb.ExecContext(ctx, "DELETE FROM rag_searches WHERE id = 9"); err != nil {
 		t.Fatal(err)
 	}
-	id, err := s.RecordSearch(ctx, SearchRecord{Query: "new", Weights: json.RawMessage(`{}`), Actor: "person"})
+	id, err := s.RecordSearch(ctx, ragd.SearchRecord{Query: "new", Weights: json.RawMessage(`{}`), Actor: "person"})
 	if err != nil || id != 10 {
 		t.Fatalf("next search id %d (err %v), want 10", id, err)
 	}

@@ -1,0 +1,48 @@
+package ragd
+
+import "context"
+
+// What a search reads: one snapshot's raw candidates of each signal.
+
+// Snapshot is one consistent read of an index: both signals' candidates and
+// the chunks they name come from the same state, whatever a reindex commits
+// meanwhile. The store returns raw candidates; the search merges, weighs and
+// cuts them. A Snapshot is used by one goroutine and must be closed.
+type Snapshot interface {
+	// VectorCandidates returns the k chunks nearest vec (a unit vector of
+	// the index's space) that f selects, nearest first.
+	VectorCandidates(ctx context.Context, f Filter, vec []float32, k int) ([]VectorCandidate, error)
+	// VectorDistances returns the distance of each of chunkIDs that has a
+	// vector to vec.
+	VectorDistances(ctx context.Context, vec []float32, chunkIDs []string) (map[string]float64, error)
+	// LexicalCandidates returns the k best bm25 matches of the FTS5
+	// expression match that f selects, best first.
+	LexicalCandidates(ctx context.Context, f Filter, match string, k int) ([]LexicalCandidate, error)
+	// LexicalScores returns the bm25 of match for each of chunkIDs that it
+	// matches.
+	LexicalScores(ctx context.Context, match string, chunkIDs []string) (map[string]float64, error)
+	// Chunks returns the chunks with ids, in no particular order.
+	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
+	Close() error
+}
+
+// Filter selects the chunks a candidate query may return.
+type Filter struct {
+	ProjectID int64
+	// Scopes to search; empty means every scope.
+	Scopes []string
+}
+
+// VectorCandidate is a chunk found by the vector KNN.
+type VectorCandidate struct {
+	ChunkID string
+	// Distance is the cosine distance 1 - cos(query, chunk), in [0, 2].
+	Distance float64
+}
+
+// LexicalCandidate is a chunk found by the FTS5 match.
+type LexicalCandidate struct {
+	ChunkID string
+	// BM25 is FTS5's bm25() score: negative, lower is a better match.
+	BM25 float64
+}

@@ -1,0 +1,163 @@
+package ragd
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// What the index writes and reads back: the store is the one implementation;
+// index and daemon see these types only.
+
+// ChunkInput is one chunk to write with ReplaceScope.
+type ChunkInput struct {
+	SourcePath   string // docs, adr
+	SourceCommit string // docs, adr
+	SessionID    string // session
+	EventID      string // session
+
+	HeadingPath []string
+	Title       string
+	Position    int
+	Start, End  int
+	Content     string
+	ContentHash string
+	// Vector in the store's embedding space, or nil when the provider could
+	// not embed the text. A nil vector keeps the vector an unchanged chunk
+	// already has: it was computed from the same text in the same space.
+	Vector []float32
+}
+
+// ChunkID derives a chunk's stable id from its project, scope, source (path,
+// or session and event), position and content hash.
+func ChunkID(projectID int64, scope, source string, position int, contentHash string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "ragd-chunk-v1\x00%d\x00%s\x00%s\x00%d\x00%s", projectID, scope, source, position, contentHash)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// ReplaceResult counts what ReplaceScope did.
+type ReplaceResult struct {
+	Inserted int // new chunks
+	Kept     int // unchanged chunks that kept their id (and votes)
+	Deleted  int // chunks that vanished or changed, with their votes
+	Vectors  int // chunks that have a vector after the replace
+}
+
+// ScopeStats describes the chunks of one scope of a project.
+type ScopeStats struct {
+	Chunks int
+	// LexicalOnly counts chunks without a vector.
+	LexicalOnly int
+	// Sources maps each source (the path for docs and adr, the session id
+	// for session) to its number of chunks.
+	Sources map[string]int
+}
+
+// ChunkState is what a reindex compares a stored chunk with, beside its id.
+type ChunkState struct {
+	// Vector reports whether the chunk has a vector.
+	Vector       bool
+	SourceCommit string
+	HeadingPath  []string
+	Title        string
+	Start, End   int
+}
+
+// SessionStats describes a project's session log against its session chunks.
+// Messages are the events of the types asked for.
+type SessionStats struct {
+	// Sessions counts sessions with at least one message; SessionsIndexed
+	// those of them that have chunks.
+	Sessions, SessionsIndexed int
+	// Messages counts messages; MessagesIndexed those that have chunks.
+	Messages, MessagesIndexed int
+	// LastAppended is when the latest message was stored; zero if none.
+	LastAppended time.Time
+	// AppendedSince counts messages stored after the since argument.
+	AppendedSince int
+}
+
+// ID returns the id ReplaceScope gives the chunk c in a project's scope, so
+// that a caller can tell beforehand which chunks are already stored.
+func (c *ChunkInput) ID(projectID int64, scope string) string {
+	return ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
+}
+
+// RemovedTelemetry counts the telemetry rows RemoveProject deleted.
+type RemovedTelemetry struct {
+	Searches int // rag_searches rows
+	Votes    int // rag_feedback rows, gone with their searches
+}
+
+// Statuses of an index run. A run that never finishes (its process was
+// killed) stays RunRunning forever; nothing reads such a run as the last
+// indexed state.
+const (
+	RunRunning = "running"
+	RunOK      = "ok"
+	RunFailed  = "failed"
+)
+
+// Run is one reindex of one scope of a project.
+type Run struct {
+	ID        int64
+	ProjectID int64
+	Scope     string
+	Status    string
+	// Commit is the commit the run read, "" when none (sessions, or a run
+	// that failed before reading).
+	Commit    string
+	StartedAt time.Time
+	// FinishedAt is zero while the run is running.
+	FinishedAt time.Time
+	// Report is the run's JSON report, "{}" until it finishes.
+	Report json.RawMessage
+}
+
+// AppendResult counts what AppendEvents did.
+type AppendResult struct {
+	// Appended counts events stored by this call; ByType counts them by
+	// event type.
+	Appended int
+	ByType   map[string]int
+	// Duplicates counts events already stored with the same content: no-ops.
+	Duplicates int
+	// SessionsCreated counts sessions that did not exist before this call.
+	SessionsCreated int
+	// Conflicts are the events refused because their id is stored with
+	// other content, in input order.
+	Conflicts []EventConflict
+}
+
+// Message is an event to index, with the title of its session.
+type Message struct {
+	SessionID string
+	// SessionTitle is the session's title, "" if it has none.
+	SessionTitle string
+	EventID      string
+	Type         string
+	Actor        string
+	Text         string
+	Time         time.Time
+	// CreatedAt is when the store stored the event.
+	CreatedAt time.Time
+}
+
+func (c *ChunkInput) Source(scope string) string {
+	if scope == ScopeSession {
+		return c.SessionID + "\x00" + c.EventID
+	}
+	return c.SourcePath
+}
+
+// Matches reports whether writing c with ReplaceScope would leave the stored
+// chunk as it is: c's id is the stored chunk's, c brings no vector, and
+// every field ReplaceScope updates is equal.
+func (st ChunkState) Matches(c *ChunkInput) bool {
+	return c.Vector == nil && st.SourceCommit == c.SourceCommit && st.Title == c.Title &&
+		st.Start == c.Start && st.End == c.End && slices.Equal(st.HeadingPath, c.HeadingPath)
+}
