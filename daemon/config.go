@@ -21,60 +21,60 @@ import (
 // Config is ragd's configuration file, TOML. DefaultConfig has every default;
 // `ragd config` prints it, commented, as ConfigTemplate.
 type Config struct {
-	Daemon    DaemonConfig    `toml:"daemon"`
-	Embedding EmbeddingConfig `toml:"embedding"`
-	Search    SearchConfig    `toml:"search"`
-	Chunking  ChunkingConfig  `toml:"chunking"`
-	Index     IndexConfig     `toml:"index"`
+	Daemon    DaemonConfig    `toml:"daemon" json:"daemon"`
+	Embedding EmbeddingConfig `toml:"embedding" json:"embedding"`
+	Search    SearchConfig    `toml:"search" json:"search"`
+	Chunking  ChunkingConfig  `toml:"chunking" json:"chunking"`
+	Index     IndexConfig     `toml:"index" json:"index"`
 }
 
 // DaemonConfig: where the daemon lives and what it accepts.
 type DaemonConfig struct {
-	Socket       string `toml:"socket"`         // "" = $XDG_RUNTIME_DIR/ragd/ragd.sock
-	Database     string `toml:"database"`       // "" = $XDG_DATA_HOME/ragd/ragd.db
-	MaxBodyBytes int64  `toml:"max_body_bytes"` // request bodies above are refused with 413
-	LogLevel     string `toml:"log_level"`      // debug, info, warn, error
+	Socket       string `toml:"socket" json:"socket"`               // "" = $XDG_RUNTIME_DIR/ragd/ragd.sock
+	Database     string `toml:"database" json:"database"`           // "" = $XDG_DATA_HOME/ragd/ragd.db
+	MaxBodyBytes int64  `toml:"max_body_bytes" json:"maxBodyBytes"` // request bodies above are refused with 413
+	LogLevel     string `toml:"log_level" json:"logLevel"`          // debug, info, warn, error
 }
 
 // EmbeddingConfig: the Ollama embedding provider.
 type EmbeddingConfig struct {
-	Host           string   `toml:"host"` // "" = $OLLAMA_HOST, else http://127.0.0.1:11434
-	Model          string   `toml:"model"`
-	Dims           int      `toml:"dims"`
-	BatchSize      int      `toml:"batch_size"`
-	Concurrency    int      `toml:"concurrency"`
-	IndexTimeout   Duration `toml:"index_timeout"`
-	QueryTimeout   Duration `toml:"query_timeout"`
-	DocumentPrefix *string  `toml:"document_prefix"` // unset = the model's known convention
-	QueryPrefix    *string  `toml:"query_prefix"`
+	Host           string   `toml:"host" json:"host"` // "" = $OLLAMA_HOST, else http://127.0.0.1:11434
+	Model          string   `toml:"model" json:"model"`
+	Dims           int      `toml:"dims" json:"dims"`
+	BatchSize      int      `toml:"batch_size" json:"batchSize"`
+	Concurrency    int      `toml:"concurrency" json:"concurrency"`
+	IndexTimeout   Duration `toml:"index_timeout" json:"indexTimeout"`
+	QueryTimeout   Duration `toml:"query_timeout" json:"queryTimeout"`
+	DocumentPrefix *string  `toml:"document_prefix" json:"documentPrefix"` // unset = the model's known convention
+	QueryPrefix    *string  `toml:"query_prefix" json:"queryPrefix"`
 }
 
 // SearchConfig: the fusion. The defaults are the seed's starting points, not
 // measurements: `ragd calibrate` finds better ones from data.
 type SearchConfig struct {
-	Fusion        string  `toml:"fusion"` // see search.Fusions
-	VectorWeight  float64 `toml:"vector_weight"`
-	LexicalWeight float64 `toml:"lexical_weight"`
-	Threshold     float64 `toml:"threshold"`
-	RRFK          int     `toml:"rrf_k"`
-	Candidates    int     `toml:"candidates"`
-	Normalization string  `toml:"normalization"` // see search.Normalizations
-	Fill          bool    `toml:"fill"`
-	Limit         int     `toml:"limit"`
+	Fusion        string  `toml:"fusion" json:"fusion"` // see search.Fusions
+	VectorWeight  float64 `toml:"vector_weight" json:"vectorWeight"`
+	LexicalWeight float64 `toml:"lexical_weight" json:"lexicalWeight"`
+	Threshold     float64 `toml:"threshold" json:"threshold"`
+	RRFK          int     `toml:"rrf_k" json:"rrfK"`
+	Candidates    int     `toml:"candidates" json:"candidates"`
+	Normalization string  `toml:"normalization" json:"normalization"` // see search.Normalizations
+	Fill          bool    `toml:"fill" json:"fill"`
+	Limit         int     `toml:"limit" json:"limit"`
 }
 
 // ChunkingConfig: chunk sizes, in characters (runes).
 type ChunkingConfig struct {
-	Target  int `toml:"target"`
-	Overlap int `toml:"overlap"`
-	Window  int `toml:"window"`
+	Target  int `toml:"target" json:"target"`
+	Overlap int `toml:"overlap" json:"overlap"`
+	Window  int `toml:"window" json:"window"`
 }
 
 // IndexConfig: reindex behaviour.
 type IndexConfig struct {
-	MaxFileBytes int64    `toml:"max_file_bytes"`
-	WorkTree     bool     `toml:"work_tree"`     // read docs from the working tree instead of HEAD
-	AutoDebounce Duration `toml:"auto_debounce"` // quiet time before an auto-reindex runs
+	MaxFileBytes int64    `toml:"max_file_bytes" json:"maxFileBytes"`
+	WorkTree     bool     `toml:"work_tree" json:"workTree"`         // read docs from the working tree instead of HEAD
+	AutoDebounce Duration `toml:"auto_debounce" json:"autoDebounce"` // quiet time before an auto-reindex runs
 }
 
 // Duration is a time.Duration written as "2s" in TOML.

@@ -45,7 +45,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 
 	cfg, paths, err := e.load()
 	if err != nil {
-		add(check{Name: "config", Detail: err.Error(), Fix: "fix the file, or print a fresh one with `ragd config`"})
+		add(check{Name: "config", Detail: err.Error(), Fix: "fix the file, or print a fresh one with `ragd config --defaults`"})
 		return e.report(checks)
 	}
 	if _, statErr := os.Stat(paths.Config); statErr == nil {

@@ -30,21 +30,28 @@ type env struct {
 
 // paths and config as the daemon would compute them.
 func (e *env) load() (daemon.Config, daemon.Paths, error) {
+	cfg, _, paths, err := e.loadSources()
+	return cfg, paths, err
+}
+
+// loadSources is load, also saying where each setting came from.
+func (e *env) loadSources() (daemon.Config, daemon.Sources, daemon.Paths, error) {
 	paths, err := daemon.DefaultPaths()
 	if err != nil {
-		return daemon.Config{}, paths, err
+		return daemon.Config{}, nil, paths, err
 	}
 	if e.configPath != "" {
 		paths.Config = e.configPath
 	} else if v := os.Getenv("RAGD_CONFIG"); v != "" {
 		paths.Config = v
 	}
-	cfg, err := daemon.LoadConfig(paths.Config)
+	cfg, sources, err := daemon.LoadConfigSources(paths.Config)
 	if err != nil {
-		return cfg, paths, err
+		return cfg, sources, paths, err
 	}
 	if e.socket != "" {
 		cfg.Daemon.Socket = e.socket
+		sources["daemon.socket"] = "flag --socket"
 	}
 	if cfg.Daemon.Socket != "" {
 		paths.Socket = cfg.Daemon.Socket
@@ -52,16 +59,37 @@ func (e *env) load() (daemon.Config, daemon.Paths, error) {
 	if cfg.Daemon.Database != "" {
 		paths.Database = cfg.Daemon.Database
 	}
-	return cfg, paths, nil
+	return cfg, sources, paths, nil
 }
 
-// client returns a client of the configured daemon.
+// client returns a client of the configured daemon. A configuration file
+// that does not parse does not stop a command that only talks to the daemon
+// (it may be how the user repairs the file): it is said on standard error,
+// and the socket comes from --socket, RAGD_SOCKET or the default.
 func (e *env) client() (*client.Client, error) {
 	_, paths, err := e.load()
 	if err != nil {
-		return nil, err
+		if paths, err = e.fallbackPaths(err); err != nil {
+			return nil, err
+		}
 	}
 	return client.New(paths.Socket), nil
+}
+
+// fallbackPaths are the paths when the configuration file is broken.
+func (e *env) fallbackPaths(cause error) (daemon.Paths, error) {
+	paths, err := daemon.DefaultPaths()
+	if err != nil {
+		return paths, err
+	}
+	switch {
+	case e.socket != "":
+		paths.Socket = e.socket
+	case os.Getenv("RAGD_SOCKET") != "":
+		paths.Socket = os.Getenv("RAGD_SOCKET")
+	}
+	fmt.Fprintf(e.stderr, "ragd: warning: %v\nragd: using the socket %s (fix the file; `ragd config --defaults` prints every key)\n", cause, paths.Socket)
+	return paths, nil
 }
 
 // projectClient returns a client of the daemon and the id of the project
@@ -117,7 +145,10 @@ func (e *env) projectID(ctx context.Context, c *client.Client) (string, error) {
 			return p.ID, nil
 		}
 	}
-	return "", fmt.Errorf("project %q is not registered: run `ragd add %s`", want, want)
+	if filepath.IsAbs(want) {
+		return "", fmt.Errorf("project %q is not registered: run `ragd add %s`", want, want)
+	}
+	return "", fmt.Errorf("no project named %q: `ragd projects` lists them, `ragd add PATH` registers one", want)
 }
 
 func fileExists(p string) bool {
