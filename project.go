@@ -10,4 +10,10 @@ type Project struct {
 	Path        string
 	AutoReindex bool
 	CreatedAt   time.Time
+	// Language is the language setting of the lexical index: a name of the
+	// lexical package's languages, or "" to detect it from the text.
+	Language string
+	// LexicalLanguage is the language the lexical index is analysed with:
+	// the setting, or the one detected at the first index; "" until then.
+	LexicalLanguage string
 }
