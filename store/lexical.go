@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	
+
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/lexical"
 )
