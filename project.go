@@ -17,3 +17,13 @@ type Project struct {
 	// the setting, or the one detected at the first index; "" until then.
 	LexicalLanguage string
 }
+
+// LanguageInForce is the language the project's lexical index is, or at its
+// first index will be, analysed with: LexicalLanguage once decided, else
+// the setting; "" when it waits for the text to decide.
+func (p Project) LanguageInForce() string {
+	if p.LexicalLanguage != "" {
+		return p.LexicalLanguage
+	}
+	return p.Language
+}
