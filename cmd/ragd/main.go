@@ -59,12 +59,13 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the daemon in the foreground", cmdServe},
-		{"add", "register a git repository: add [PATH] [--name NAME] [--auto-reindex]", cmdAdd},
+		{"add", "register a git repository: add [PATH] [--name NAME] [--auto-reindex] [--language L]", cmdAdd},
 		{"projects", "list registered projects", cmdProjects},
 		{"remove", "unregister a project and drop its index: remove PROJECT", cmdRemove},
 		{"reindex", "rebuild a project's index: reindex [--scope docs|adr|session|all]", cmdReindex},
 		{"search", `hybrid search: search "query" [--scope S] [--limit N] [--fusion F] [--explain]`, cmdSearch},
 		{"coverage", "what is indexed, from which commit, and what is stale", cmdCoverage},
+		{"language", "show or set the language of a project's keyword index: language [english|russian|portuguese|spanish|german|french|simple|auto]", cmdLanguage},
 		{"feedback", "vote a hit: feedback SEARCH_ID CHUNK_ID useful|irrelevant", cmdFeedback},
 		{"sessions", "session events: sessions import FILE | sessions show EVENT_ID", cmdSessions},
 		{"measure", "precision@k, latency and degradation over a window: measure [--since 7d]", cmdMeasure},

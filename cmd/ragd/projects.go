@@ -15,6 +15,7 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("add")
 	name := fs.String("name", "", "short id (default: from the folder name)")
 	auto := fs.Bool("auto-reindex", false, "reindex by itself when HEAD moves")
+	lang := fs.String("language", "", "language of the keyword index: english, russian, portuguese, spanish, german, french or simple (default: detected at the first index)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := c.AddProject(ctx, api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto})
+	p, err := c.AddProject(ctx, api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto, Language: *lang})
 	if err != nil {
 		return err
 	}
@@ -70,13 +71,13 @@ func cmdProjects(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROJECT\tPATH\tAUTO-REINDEX\tSTALE")
+	fmt.Fprintln(tw, "PROJECT\tPATH\tAUTO-REINDEX\tLANGUAGE\tSTALE")
 	for _, p := range list.Projects {
 		stale := strings.Join(p.Stale, ",")
 		if stale == "" {
 			stale = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", p.ID, p.Path, p.AutoReindex, stale)
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", p.ID, p.Path, p.AutoReindex, languageLabel(p.Language, p.LanguageSetting), stale)
 	}
 	return tw.Flush()
 }
@@ -104,4 +105,16 @@ func cmdRemove(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "removed project %s and its index\n", id)
 	return nil
+}
+
+// languageLabel says which language a project's keyword index uses and
+// whether it was set or detected.
+func languageLabel(inForce, setting string) string {
+	switch {
+	case inForce == "":
+		return "auto"
+	case setting == "":
+		return inForce + " (detected)"
+	}
+	return inForce
 }
