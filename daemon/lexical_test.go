@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/ragd/ragd/api"
@@ -126,12 +127,12 @@ func TestAPI_ProjectLanguage(t *testing.T) {
 	srv.SetFault(srv.Hang())
 	sctx, cancel := context.WithCancel(ctx)
 	embedding := make(chan struct{})
+	var embeddingOnce sync.Once
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.ReindexStream(sctx, "ru", api.ReindexRequest{Scope: "all"}, func(p api.Progress) {
-			if p.Phase == api.PhaseEmbed && embedding != nil {
-				close(embedding)
-				embedding = nil
+			if p.Phase == api.PhaseEmbed {
+				embeddingOnce.Do(func() { close(embedding) })
 			}
 		})
 		done <- err
