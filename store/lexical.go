@@ -27,8 +27,9 @@ import (
 // reads: a few pages decide as well as a whole project.
 const detectSampleBytes = 256 << 10
 
-// ErrUnknownLanguage is what SetLanguage's error matches when the language
-// is not one the lexical package analyses.
+// ErrUnknownLanguage is what SetLanguage's error matches, with
+// ragd.ErrInvalid, when the language is not one the lexical package
+// analyses.
 var ErrUnknownLanguage = lexical.ErrUnknownLanguage
 
 // lexicalTable is the name of project id's FTS5 table. The id is an
@@ -259,7 +260,7 @@ func (s *Store) SetLanguage(ctx context.Context, projectID int64, language strin
 	if strings.TrimSpace(language) != "" {
 		l, err := lexical.ParseLanguage(language)
 		if err != nil {
-			return ch, fmt.Errorf("set language of project %d: %w", projectID, err)
+			return ch, fmt.Errorf("set language of project %d: %w: %w", projectID, ragd.ErrInvalid, err)
 		}
 		setting = string(l)
 	}
