@@ -10,4 +10,20 @@ type Project struct {
 	Path        string
 	AutoReindex bool
 	CreatedAt   time.Time
+	// Language is the language setting of the lexical index: a name of the
+	// lexical package's languages, or "" to detect it from the text.
+	Language string
+	// LexicalLanguage is the language the lexical index is analysed with:
+	// the setting, or the one detected at the first index; "" until then.
+	LexicalLanguage string
+}
+
+// LanguageInForce is the language the project's lexical index is, or at its
+// first index will be, analysed with: LexicalLanguage once decided, else
+// the setting; "" when it waits for the text to decide.
+func (p Project) LanguageInForce() string {
+	if p.LexicalLanguage != "" {
+		return p.LexicalLanguage
+	}
+	return p.Language
 }

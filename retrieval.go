@@ -18,9 +18,12 @@ type Snapshot interface {
 	// LexicalCandidates returns the k best bm25 matches of the FTS5
 	// expression match that f selects, best first.
 	LexicalCandidates(ctx context.Context, f Filter, match string, k int) ([]LexicalCandidate, error)
-	// LexicalScores returns the bm25 of match for each of chunkIDs that it
-	// matches.
-	LexicalScores(ctx context.Context, match string, chunkIDs []string) (map[string]float64, error)
+	// LexicalScores returns the bm25 of match for each of chunkIDs of the
+	// project that it matches.
+	LexicalScores(ctx context.Context, projectID int64, match string, chunkIDs []string) (map[string]float64, error)
+	// LexicalLanguage names the language the project's lexical index was
+	// analysed in, as the snapshot sees it: a query is analysed the same way.
+	LexicalLanguage(ctx context.Context, projectID int64) (string, error)
 	// Chunks returns the chunks with ids, in no particular order.
 	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
 	Close() error

@@ -161,3 +161,12 @@ func (st ChunkState) Matches(c *ChunkInput) bool {
 	return c.Vector == nil && st.SourceCommit == c.SourceCommit && st.Title == c.Title &&
 		st.Start == c.Start && st.End == c.End && slices.Equal(st.HeadingPath, c.HeadingPath)
 }
+
+// LanguageChange is what SetLanguage did.
+type LanguageChange struct {
+	Project Project
+	// Rebuilt is set when the lexical table was rebuilt for a new language;
+	// Chunks is then the number of chunks it was rebuilt from.
+	Rebuilt bool
+	Chunks  int
+}

@@ -192,6 +192,9 @@ type Coverage struct {
 	// Notes are remarks, e.g. why the repository could not be read.
 	Notes  []string         `json:"notes"`
 	Scopes []*ScopeCoverage `json:"scopes"`
+	// Language and LanguageSetting are as in ProjectInfo.
+	Language        string `json:"language"`
+	LanguageSetting string `json:"languageSetting"`
 }
 
 // Head is a repository's HEAD.

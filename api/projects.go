@@ -10,6 +10,13 @@ type ProjectInfo struct {
 	CreatedAt   time.Time `json:"createdAt"`
 	// Stale lists the scopes whose source moved since their last reindex.
 	Stale []string `json:"stale"`
+	// Language is the language the project's lexical index is analysed
+	// with (english, russian, portuguese, spanish, german, french or
+	// simple); "" before its first index when none is set.
+	Language string `json:"language"`
+	// LanguageSetting is the language set for the project; "" means
+	// automatic: detected from the text at its first index.
+	LanguageSetting string `json:"languageSetting"`
 }
 
 // AddProjectRequest registers a git repository.
@@ -17,9 +24,15 @@ type AddProjectRequest struct {
 	Path        string `json:"path"`           // any path inside the repository
 	Name        string `json:"name,omitempty"` // short id; default from the folder name
 	AutoReindex bool   `json:"autoReindex,omitempty"`
+	// Language sets the language of the lexical index; default automatic.
+	Language string `json:"language,omitempty"`
 }
 
-// PatchProjectRequest changes a project's settings.
+// PatchProjectRequest changes a project's settings; absent fields stay.
 type PatchProjectRequest struct {
 	AutoReindex *bool `json:"autoReindex"`
+	// Language sets the language of the lexical index ("" = automatic).
+	// A change rebuilds the project's lexical index from its chunks, with
+	// no re-embedding; it is refused (409) during a reindex.
+	Language *string `json:"language,omitempty"`
 }

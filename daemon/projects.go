@@ -11,6 +11,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/lexical"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
@@ -20,7 +21,8 @@ func (d *Daemon) projectInfo(p ragd.Project) api.ProjectInfo {
 	if stale == nil {
 		stale = []string{}
 	}
-	return api.ProjectInfo{ID: p.Name, Path: p.Path, AutoReindex: p.AutoReindex, CreatedAt: p.CreatedAt, Stale: stale}
+	return api.ProjectInfo{ID: p.Name, Path: p.Path, AutoReindex: p.AutoReindex, CreatedAt: p.CreatedAt, Stale: stale,
+		Language: p.LanguageInForce(), LanguageSetting: p.Language}
 }
 
 // project resolves the {project} path value: a name, or a URL-escaped path.
@@ -70,6 +72,11 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return badRequest("path %q: %v", req.Path, err)
 	}
+	if req.Language != "" {
+		if _, err := lexical.ParseLanguage(req.Language); err != nil {
+			return badRequest("language: %v", err)
+		}
+	}
 	name := req.Name
 	if name != "" && !store.ValidProjectName(name) {
 		return badRequest("name %q: use 1 to 64 of a-z, 0-9, '-', '_', '.', starting with a letter or digit", name)
@@ -102,6 +109,13 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 			return err
 		}
 		p.AutoReindex = true
+	}
+	if req.Language != "" {
+		ch, err := d.store.SetLanguage(r.Context(), p.ID, req.Language)
+		if err != nil {
+			return fmt.Errorf("project %s registered, language not set: %w", p.Name, err)
+		}
+		p = ch.Project
 	}
 	d.watcher.add(p)
 	writeJSON(w, http.StatusCreated, d.projectInfo(p))
@@ -152,14 +166,24 @@ func (d *Daemon) handlePatchProject(w http.ResponseWriter, r *http.Request) erro
 	if err := d.decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	if req.AutoReindex == nil {
-		return badRequest("nothing to change: give autoReindex")
+	if req.AutoReindex == nil && req.Language == nil {
+		return badRequest("nothing to change: give autoReindex or language")
 	}
-	if err := d.store.SetAutoReindex(r.Context(), p.ID, *req.AutoReindex); err != nil {
-		return err
+	if req.Language != nil {
+		// First: it is the change that can be refused (mid-reindex).
+		ch, err := d.indexer.SetLanguage(r.Context(), p, *req.Language)
+		if err != nil {
+			return err
+		}
+		p = ch.Project
 	}
-	p.AutoReindex = *req.AutoReindex
-	d.watcher.add(p)
+	if req.AutoReindex != nil {
+		if err := d.store.SetAutoReindex(r.Context(), p.ID, *req.AutoReindex); err != nil {
+			return err
+		}
+		p.AutoReindex = *req.AutoReindex
+		d.watcher.add(p)
+	}
 	writeJSON(w, http.StatusOK, d.projectInfo(p))
 	return nil
 }

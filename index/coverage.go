@@ -20,7 +20,7 @@ const maxUnindexed = 100
 // and the sessions of its log. A repository that cannot be read is a note,
 // not an error: the session coverage still holds. The error is the store's.
 func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*api.Coverage, error) {
-	cov := &api.Coverage{Project: p.Name, Notes: []string{}}
+	cov := &api.Coverage{Project: p.Name, Notes: []string{}, Language: p.LanguageInForce(), LanguageSetting: p.Language}
 	_, cov.Running = ix.Running(p.ID)
 
 	tree, err := source.ReadDocs(ctx, p.Path, ix.Source)

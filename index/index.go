@@ -98,6 +98,9 @@ type Store interface {
 	Event(ctx context.Context, projectID int64, id string) (ragd.Event, error)
 	Messages(ctx context.Context, projectID int64, types []string) ([]ragd.Message, error)
 	SessionStats(ctx context.Context, projectID int64, types []string, since time.Time) (ragd.SessionStats, error)
+	// SetLanguage sets a project's language and rebuilds its lexical index
+	// in it when that changes.
+	SetLanguage(ctx context.Context, projectID int64, language string) (ragd.LanguageChange, error)
 	// Space names the embedding space of the stored vectors.
 	Space() string
 }

@@ -20,23 +20,40 @@ const maxStemBytes = 100
 // Analyzer analyses text for one language. It holds no mutable state: one
 // Analyzer serves any number of goroutines.
 type Analyzer struct {
-	lang     Language
-	latin    stemFunc // nil: Latin-script words are not stemmed
-	cyrillic stemFunc // nil: Cyrillic words are not stemmed
-	stop     map[string]bool
+	lang  Language
+	latin stemFunc // nil: Latin-script words are not stemmed
+	// latinASCII is set when latin knows ASCII letters only (English).
+	latinASCII bool
+	cyrillic   stemFunc // nil: Cyrillic words are not stemmed
+	stop       map[string]bool
 }
 
 // New returns the Analyzer of lang, or an error wrapping ErrUnknownLanguage.
+// Analyzers are immutable: every call for a language returns the same one.
 func New(lang Language) (*Analyzer, error) {
-	if _, err := ParseLanguage(string(lang)); err != nil || lang == "" {
-		return nil, fmt.Errorf("lexical analyzer: %w %q", ErrUnknownLanguage, lang)
+	if a, ok := analyzers()[lang]; ok {
+		return a, nil
 	}
+	return nil, fmt.Errorf("lexical analyzer: %w %q", ErrUnknownLanguage, lang)
+}
+
+// analyzers holds the Analyzer of every language, built at first use.
+var analyzers = sync.OnceValue(func() map[Language]*Analyzer {
+	m := make(map[Language]*Analyzer, len(Languages()))
+	for _, l := range Languages() {
+		m[l] = newAnalyzer(l)
+	}
+	return m
+})
+
+func newAnalyzer(lang Language) *Analyzer {
 	a := &Analyzer{lang: lang, stop: stopWords(lang)}
 	if lang != Simple {
 		a.latin = latinStemmer[lang]
+		a.latinASCII = latinStemsASCII[lang]
 		a.cyrillic = cyrillicStemmer
 	}
-	return a, nil
+	return a
 }
 
 // Analyze returns the tokens of text analysed for lang; see
@@ -164,6 +181,9 @@ func (a *Analyzer) word(run string, env *snowballstem.Env) (piece, bool) {
 	p := piece{norm: lower}
 	stemmed := lower
 	if stem := a.stemmerFor(lower); stem != nil && len(lower) <= maxStemBytes {
+		if a.foldFirst(lower) {
+			stemmed = fold(stemmed)
+		}
 		if a.cyrillic != nil {
 			// Snowball's Russian expects ё written as е, as most text does.
 			stemmed = strings.ReplaceAll(stemmed, "ё", "е")
@@ -201,6 +221,17 @@ func (a *Analyzer) stemmerFor(w string) stemFunc {
 	}
 	return nil
 }
+
+// foldFirst reports whether the word's stemmer wants its diacritics folded
+// before it stems: English's rules know ASCII letters only, so "résumé"
+// must reach it as "resume" to be stemmed like the word typed without
+// accents (FTS5's porter over unicode61 folded first too). The stemmers of
+// languages written with diacritics read them, and get the word whole.
+func (a *Analyzer) foldFirst(w string) bool {
+	return a.latinASCII && !isASCII(w) && !strings.ContainsFunc(w, isCyrillic)
+}
+
+func isCyrillic(r rune) bool { return r >= utf8.RuneSelf && unicode.Is(unicode.Cyrillic, r) }
 
 // grams emits the bigrams of a run of an unspaced script, or its one
 // character. A character is a base rune with the marks that follow it.

@@ -234,3 +234,25 @@ func TestAnalyze_Forms(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyze_EnglishFoldsBeforeStemming: English's stemmer knows ASCII
+// only, so accented words meet their unaccented spelling; languages written
+// with diacritics stem the word whole.
+func TestAnalyze_EnglishFoldsBeforeStemming(t *testing.T) {
+	for _, tc := range []struct {
+		lang lexical.Language
+		a, b string
+		same bool
+	}{
+		{lexical.English, "résumé", "resume", true},
+		{lexical.English, "naïve", "naive", true},
+		{lexical.English, "Décisions", "decisions", true},
+		{lexical.Russian, "résumés", "resumes", true}, // Latin words of a Russian project are English
+		{lexical.Portuguese, "decisões", "decisão", false},
+	} {
+		a, b := mustNew(t, tc.lang).Text(tc.a), mustNew(t, tc.lang).Text(tc.b)
+		if (a == b) != tc.same {
+			t.Errorf("%s: %q → %q, %q → %q; same: %v, want %v", tc.lang, tc.a, a, tc.b, b, a == b, tc.same)
+		}
+	}
+}

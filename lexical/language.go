@@ -103,6 +103,10 @@ var latinStemmer = map[Language]stemFunc{
 	French:     french.Stem,
 }
 
+// latinStemsASCII marks the languages whose Latin stemmer is English's,
+// whose rules see ASCII letters only.
+var latinStemsASCII = map[Language]bool{English: true, Russian: true}
+
 // cyrillicStemmer stems Cyrillic words in every language but Simple:
 // Russian is the only Cyrillic language offered, and a project detected as
 // English that holds Russian documents still finds their inflections.

@@ -116,6 +116,9 @@ func (a *Analyzer) prefixForm(w string) string {
 	if stem == nil || len(w) > maxStemBytes {
 		return fold(w)
 	}
+	if a.foldFirst(w) {
+		w = fold(w)
+	}
 	if a.cyrillic != nil {
 		w = strings.ReplaceAll(w, "ё", "е")
 	}

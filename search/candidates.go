@@ -72,7 +72,7 @@ func (s *Searcher) Candidates(ctx context.Context, req CandidatesRequest) (*Retr
 		Chunks: map[string]ragd.Chunk{},
 	}
 	if !r.query.Empty() {
-		if err := s.candidates(ctx, r, vec, out); err != nil {
+		if err := s.candidates(ctx, &r, vec, out); err != nil {
 			return nil, fmt.Errorf("search candidates %q in project %d: %w", r.query.Text, r.ProjectID, err)
 		}
 	}
@@ -82,12 +82,16 @@ func (s *Searcher) Candidates(ctx context.Context, req CandidatesRequest) (*Retr
 
 // candidates reads both lists, the fill scores and the chunks on one
 // snapshot, as retrieve does.
-func (s *Searcher) candidates(ctx context.Context, r request, vec []float32, out *Retrieved) error {
+func (s *Searcher) candidates(ctx context.Context, r *request, vec []float32, out *Retrieved) error {
 	sn, err := s.Store.Snapshot(ctx)
 	if err != nil {
 		return err
 	}
 	defer sn.Close()
+	if err := analyse(ctx, sn, r); err != nil {
+		return err
+	}
+	out.Query = r.query
 
 	c := &out.Candidates
 	filter := ragd.Filter{ProjectID: r.ProjectID, Scopes: r.Scopes}
@@ -100,7 +104,7 @@ func (s *Searcher) candidates(ctx context.Context, r request, vec []float32, out
 		return err
 	}
 	if r.cfg.Fill {
-		if err := fill(ctx, sn, c, vec, r.query.Match); err != nil {
+		if err := fill(ctx, sn, c, r.ProjectID, vec, r.query.Match); err != nil {
 			return err
 		}
 	}

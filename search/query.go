@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/lexical"
 )
 
 // Errors ParseQuery returns. Each wraps ragd.ErrInvalid.
@@ -24,6 +25,11 @@ var (
 // plain words are already joined with OR. Every other character is text:
 // FTS5's operators (AND, NOT, NEAR, *, ^, :, parentheses, column filters)
 // reach FTS5 only inside double-quoted strings, where they are not syntax.
+//
+// Words and phrases are analysed as the project's documents are (package
+// lexical: its language's stemming and stop words, diacritics folded,
+// bigrams for scripts written without spaces), so Match holds the tokens
+// the project's lexical index holds.
 type Query struct {
 	// Text is the query as the user wrote it, trimmed: what telemetry records.
 	Text string
@@ -31,38 +37,33 @@ type Query struct {
 	// has no positive term (only exclusions, operators, quotes or
 	// punctuation). Such a query is valid and finds nothing.
 	Match string
+	// Language is the analysis Match was built with.
+	Language lexical.Language
 	// Semantic is the text embedded for the vector signal: the positive
 	// words and phrases in order, without quotes, exclusions or OR, stop
 	// words kept (they carry meaning for a model). "" exactly when Match is.
 	Semantic string
-	// Terms are the positive words and phrases Match searches for.
+	// Terms are the positive words and phrases Match searches for, as the
+	// user wrote them, one for each that adds a term.
 	Terms []string
-	// Excluded are the words and phrases Match excludes.
+	// Excluded are the words and phrases Match excludes, likewise.
 	Excluded []string
+
+	// tokens are Text's words and phrases, to analyse it again with In.
+	tokens []token
 }
 
 // Empty reports whether q has nothing to search for.
 func (q Query) Empty() bool { return q.Match == "" }
 
-// stopWords are dropped from plain words (never from phrases) unless nothing
-// else would remain. bm25 gives them near-zero weight anyway, and each one
-// OR-ed into a question matches nearly every chunk: measured at 100k chunks,
-// a term present in every chunk costs about 70 ms against 6 ms for a
-// mid-frequency term.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be but by can do does for from had has have how i if in
-		into is it its me my no not of on or our so than that the their then there these they this to
-		was we were what when where which who whom why will with would you your`) {
-		stopWords[w] = true
-	}
-}
-
-// ParseQuery turns user text into a Query. It fails, with an error wrapping
-// ragd.ErrInvalid, when the text is not valid UTF-8, contains a NUL byte, is empty
-// after trimming, or is longer than MaxQueryLength characters. Any other text
-// parses, and its Match never makes FTS5 report a syntax error.
+// ParseQuery turns user text into a Query analysed for the default
+// language (English): enough to validate a query or to embed it, since
+// Semantic and Empty do not depend on the language. A search analyses it
+// again for its project's language with In. It fails, with an error
+// wrapping ragd.ErrInvalid, when the text is not valid UTF-8, contains a
+// NUL byte, is empty after trimming, or is longer than MaxQueryLength
+// characters. Any other text parses, and its Match, in any language, never
+// makes FTS5 report a syntax error.
 func ParseQuery(text string) (Query, error) {
 	if !utf8.ValidString(text) {
 		return Query{}, ErrQueryEncoding
@@ -77,33 +78,48 @@ func ParseQuery(text string) (Query, error) {
 	if n := utf8.RuneCountInString(t); n > MaxQueryLength {
 		return Query{}, fmt.Errorf("%w (%d)", ErrQueryTooLong, n)
 	}
-
-	q := Query{Text: t}
-	type term struct {
-		text string
-		stop bool
+	a, err := lexical.New(lexical.DefaultLanguage)
+	if err != nil {
+		return Query{}, fmt.Errorf("parse query: %w", err) // never: every language has an analyser
 	}
-	var positive []term
+	return Query{Text: t, tokens: tokenize(t)}.In(a), nil
+}
+
+// In returns q analysed with a: plain words with a.Word (its stop words
+// left out unless nothing else remains), phrases with a.Phrase, the same
+// for exclusions; terms that analyse alike are searched once.
+func (q Query) In(a *lexical.Analyzer) Query {
+	out := Query{Text: q.Text, Language: a.Language(), tokens: q.tokens}
+	type positive struct {
+		text  string
+		terms []lexical.Term
+		stop  bool
+	}
+	var pos []positive
 	var semantic []string
-	seenPos, seenNeg := map[string]bool{}, map[string]bool{}
-	for _, tok := range tokenize(t) {
+	var excluded []lexical.Term
+	seenNeg := map[string]bool{}
+	for _, tok := range q.tokens {
 		if !tok.phrase && !tok.neg && tok.text == "OR" {
 			continue
 		}
 		core := tok.text
+		var terms []lexical.Term
 		if tok.phrase {
 			core = strings.Join(strings.Fields(core), " ")
+			if t := a.Phrase(core); !t.Empty() {
+				terms = []lexical.Term{t}
+			}
 		} else {
 			core = strings.TrimFunc(core, func(r rune) bool { return !isTokenRune(r) })
+			terms = a.Word(core)
 		}
-		if !strings.ContainsFunc(core, isTokenRune) {
-			continue // nothing FTS5 would index
+		if len(terms) == 0 {
+			continue // nothing the index holds
 		}
-		key := strings.ToLower(core)
 		if tok.neg {
-			if !seenNeg[key] {
-				seenNeg[key] = true
-				q.Excluded = append(q.Excluded, core)
+			if addTerms(&excluded, seenNeg, terms) {
+				out.Excluded = append(out.Excluded, core)
 			}
 			continue
 		}
@@ -112,35 +128,56 @@ func ParseQuery(text string) (Query, error) {
 		} else {
 			semantic = append(semantic, tok.text)
 		}
-		if !seenPos[key] {
-			seenPos[key] = true
-			positive = append(positive, term{core, !tok.phrase && stopWords[key]})
-		}
+		pos = append(pos, positive{core, terms, !tok.phrase && a.IsStopWord(core)})
 	}
 
-	for _, p := range positive {
-		if !p.stop {
-			q.Terms = append(q.Terms, p.text)
+	// Stop words go, unless nothing else would remain: then search for
+	// them rather than for nothing. bm25 gives them near-zero weight, and
+	// each one OR-ed into a question matches nearly every chunk: measured
+	// at 100k chunks, a term present in every chunk costs about 70 ms
+	// against 6 ms for a mid-frequency term.
+	onlyStop := true
+	for _, p := range pos {
+		onlyStop = onlyStop && p.stop
+	}
+	var included []lexical.Term
+	seenPos := map[string]bool{}
+	for _, p := range pos {
+		if p.stop && !onlyStop {
+			continue
+		}
+		if addTerms(&included, seenPos, p.terms) {
+			out.Terms = append(out.Terms, p.text)
 		}
 	}
-	if len(q.Terms) == 0 {
-		// Only stop words: search for them rather than for nothing.
-		for _, p := range positive {
-			q.Terms = append(q.Terms, p.text)
-		}
+	if len(included) == 0 {
+		out.Excluded = nil
+		return out
 	}
-	if len(q.Terms) == 0 {
-		q.Excluded = nil
-		return q, nil
-	}
-	q.Semantic = strings.Join(semantic, " ")
-	q.Match = orList(q.Terms)
-	if len(q.Excluded) > 0 {
+	out.Semantic = strings.Join(semantic, " ")
+	out.Match = orList(included)
+	if len(excluded) > 0 {
 		// One NOT over an OR group, not a chain of NOTs: FTS5 flattens OR
 		// but nests each NOT, and refuses trees deeper than 256.
-		q.Match = "(" + q.Match + ") NOT (" + orList(q.Excluded) + ")"
+		out.Match = "(" + out.Match + ") NOT (" + orList(excluded) + ")"
 	}
-	return q, nil
+	return out
+}
+
+// addTerms appends to list the terms not seen yet, and reports whether
+// there was one.
+func addTerms(list *[]lexical.Term, seen map[string]bool, terms []lexical.Term) bool {
+	fresh := false
+	for _, t := range terms {
+		m := t.Match()
+		if m == "" || seen[m] {
+			continue
+		}
+		seen[m] = true
+		*list = append(*list, t)
+		fresh = true
+	}
+	return fresh
 }
 
 // token is a word or a phrase of user text.
@@ -189,27 +226,22 @@ func tokenize(t string) []token {
 	return out
 }
 
-// isTokenRune reports whether FTS5's unicode61 tokenizer indexes r: by
-// default letters, numbers and private-use characters; everything else
-// separates tokens.
+// isTokenRune reports whether r can be part of a word: letters, numbers,
+// marks and private-use characters. A plain word is quoted without the
+// other characters around it.
 func isTokenRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) || unicode.Is(unicode.Co, r)
 }
 
-// orList joins terms as FTS5 strings with OR.
-func orList(terms []string) string {
+// orList joins terms with OR. Each term's Match is an FTS5 string, inside
+// which nothing is syntax.
+func orList(terms []lexical.Term) string {
 	var b strings.Builder
 	for i, t := range terms {
 		if i > 0 {
 			b.WriteString(" OR ")
 		}
-		b.WriteString(quoteFTS(t))
+		b.WriteString(t.Match())
 	}
 	return b.String()
-}
-
-// quoteFTS makes s an FTS5 string: inside double quotes nothing is syntax,
-// and a double quote is written twice.
-func quoteFTS(s string) string {
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }

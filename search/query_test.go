@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/lexical"
 	"github.com/ragd/ragd/store"
 )
 
@@ -22,37 +23,43 @@ func TestParseQuery(t *testing.T) {
 		semantic string
 	}{
 		{in: "hybrid search", match: `"hybrid" OR "search"`, terms: []string{"hybrid", "search"}, semantic: "hybrid search"},
-		{in: "  padded\t\n", match: `"padded"`, terms: []string{"padded"}, semantic: "padded"},
-		{in: `"weighted fusion" threshold`, match: `"weighted fusion" OR "threshold"`, terms: []string{"weighted fusion", "threshold"}, semantic: "weighted fusion threshold"},
-		{in: `"  spaced   phrase "`, match: `"spaced phrase"`, terms: []string{"spaced phrase"}, semantic: "spaced phrase"},
-		{in: "rrf OR weighted", match: `"rrf" OR "weighted"`, terms: []string{"rrf", "weighted"}, semantic: "rrf weighted"},
+		{in: "  padded\t\n", match: `"pad"`, terms: []string{"padded"}, semantic: "padded"},
+		{in: `"weighted fusion" threshold`, match: `"weight fusion" OR "threshold"`, terms: []string{"weighted fusion", "threshold"}, semantic: "weighted fusion threshold"},
+		{in: `"  spaced   phrase "`, match: `"space phrase"`, terms: []string{"spaced phrase"}, semantic: "spaced phrase"},
+		{in: "rrf OR weighted", match: `"rrf" OR "weight"`, terms: []string{"rrf", "weighted"}, semantic: "rrf weighted"},
 		{in: "fusion -rrf", match: `("fusion") NOT ("rrf")`, terms: []string{"fusion"}, excluded: []string{"rrf"}, semantic: "fusion"},
-		{in: `fusion -"reciprocal rank" -rrf -RRF`, match: `("fusion") NOT ("reciprocal rank" OR "rrf")`, terms: []string{"fusion"}, excluded: []string{"reciprocal rank", "rrf"}, semantic: "fusion"},
+		{in: `fusion -"reciprocal rank" -rrf -RRF`, match: `("fusion") NOT ("reciproc rank" OR "rrf")`, terms: []string{"fusion"}, excluded: []string{"reciprocal rank", "rrf"}, semantic: "fusion"},
 		{in: "--x y", match: `("y") NOT ("x")`, terms: []string{"y"}, excluded: []string{"x"}, semantic: "y"},
 		{in: "- x", match: `"x"`, terms: []string{"x"}, semantic: "x"},
-		{in: "foo-bar", match: `"foo-bar"`, terms: []string{"foo-bar"}, semantic: "foo-bar"},
+		{in: "foo-bar", match: `"foo bar"`, terms: []string{"foo-bar"}, semantic: "foo-bar"},
 		// Stop words go from plain words, stay in phrases and in Semantic.
 		{in: "What is the default limit?", match: `"default" OR "limit"`, terms: []string{"default", "limit"}, semantic: "What is the default limit?"},
 		{in: `"the end" of it`, match: `"the end"`, terms: []string{"the end"}, semantic: "the end of it"},
 		{in: "the of", match: `"the" OR "of"`, terms: []string{"the", "of"}, semantic: "the of"},
-		{in: "weights Weights weights,", match: `"weights"`, terms: []string{"weights"}, semantic: "weights Weights weights,"},
+		{in: "weights Weights weights,", match: `"weight"`, terms: []string{"weights"}, semantic: "weights Weights weights,"},
 		// FTS5 syntax in user text is text.
-		{in: "NEAR(a b) AND c*", match: `"NEAR(a" OR "b" OR "c"`, terms: []string{"NEAR(a", "b", "c"}, semantic: "NEAR(a b) AND c*"},
-		{in: "content:secret", match: `"content:secret"`, terms: []string{"content:secret"}, semantic: "content:secret"},
-		{in: "{heading_path content}: x", match: `"heading_path" OR "content" OR "x"`, terms: []string{"heading_path", "content", "x"}, semantic: "{heading_path content}: x"},
+		{in: "NEAR(a b) AND c*", match: `"near a" OR "b" OR "c"`, terms: []string{"NEAR(a", "b", "c"}, semantic: "NEAR(a b) AND c*"},
+		{in: "content:secret", match: `"content secret"`, terms: []string{"content:secret"}, semantic: "content:secret"},
+		{in: "{heading_path content}: x", match: `"head path" OR "content" OR "x"`, terms: []string{"heading_path", "content", "x"}, semantic: "{heading_path content}: x"},
 		{in: "^start NOT (x)", match: `"start" OR "x"`, terms: []string{"start", "x"}, semantic: "^start NOT (x)"},
 		{in: "a + b", match: `"b"`, terms: []string{"b"}, semantic: "a b"},
 		// Quotes: unbalanced runs to the end, empty ones vanish, mid-word
 		// ones split.
 		{in: `say "hi there`, match: `"say" OR "hi there"`, terms: []string{"say", "hi there"}, semantic: "say hi there"},
 		{in: `x"y"z`, match: `"x" OR "y" OR "z"`, terms: []string{"x", "y", "z"}, semantic: "x y z"},
-		{in: `he said ""quoted""`, match: `"he" OR "said" OR "quoted"`, terms: []string{"he", "said", "quoted"}, semantic: "he said quoted"},
+		{in: `he said ""quoted""`, match: `"he" OR "said" OR "quot"`, terms: []string{"he", "said", "quoted"}, semantic: "he said quoted"},
+		// Analysed as English, the default: stemmed, folded, and text
+		// written without spaces as bigrams; terms that analyse alike
+		// once.
+		{in: "index indexes indexing", match: `"index"`, terms: []string{"index"}, semantic: "index indexes indexing"},
+		{in: "resume -résumé", match: `("resum") NOT ("resum")`, terms: []string{"resume"}, excluded: []string{"résumé"}, semantic: "resume"},
+		{in: `"全文" 検`, match: `"全文" OR "検" *`, terms: []string{"全文", "検"}, semantic: "全文 検"},
 		// Unicode and emoji.
-		{in: "поиск по документам", match: `"поиск" OR "по" OR "документам"`, terms: []string{"поиск", "по", "документам"}, semantic: "поиск по документам"},
+		{in: "поиск по документам", match: `"поиск" OR "по" OR "документ"`, terms: []string{"поиск", "по", "документам"}, semantic: "поиск по документам"},
 		{in: "🚀 launch", match: `"launch"`, terms: []string{"launch"}, semantic: "launch"},
 		{in: "ragd🙂", match: `"ragd"`, terms: []string{"ragd"}, semantic: "ragd🙂"},
-		{in: "検索エンジン", match: `"検索エンジン"`, terms: []string{"検索エンジン"}, semantic: "検索エンジン"},
-		{in: "café naïve", match: `"café" OR "naïve"`, terms: []string{"café", "naïve"}, semantic: "café naïve"},
+		{in: "検索エンジン", match: `"検索" OR "索エ" OR "エン" OR "ンジ" OR "ジン"`, terms: []string{"検索エンジン"}, semantic: "検索エンジン"},
+		{in: "café naïve", match: `"cafe" OR "naiv"`, terms: []string{"café", "naïve"}, semantic: "café naïve"},
 		// Valid but nothing to search for: an empty Match, not an error.
 		{in: "-only -exclusions"},
 		{in: "OR OR"},
@@ -77,6 +84,44 @@ func TestParseQuery(t *testing.T) {
 		}
 		if q.Text != strings.TrimSpace(tc.in) {
 			t.Errorf("%q: Text %q", tc.in, q.Text)
+		}
+	}
+}
+
+// TestQuery_In analyses the same text for other languages: their
+// stemmers, their stop words, and the English ones too for Russian, whose
+// projects write English identifiers.
+func TestQuery_In(t *testing.T) {
+	for _, tc := range []struct {
+		lang     lexical.Language
+		in       string
+		match    string
+		terms    []string
+		excluded []string
+	}{
+		{lexical.Russian, "поиск по индексу и индексам", `"поиск" OR "индекс"`, []string{"поиск", "индексу"}, nil},
+		{lexical.Russian, "the index of документов -индексом", `("index" OR "документ") NOT ("индекс")`, []string{"index", "документов"}, []string{"индексом"}},
+		{lexical.Russian, "и по", `"и" OR "по"`, []string{"и", "по"}, nil},
+		{lexical.Portuguese, "as buscas do índice", `"busc" OR "indic"`, []string{"buscas", "índice"}, nil},
+		{lexical.Portuguese, `"a decisão" e não`, `"a decisa"`, []string{"a decisão"}, nil},
+		{lexical.Simple, "Indexes of indexing", `"indexes" OR "indexing"`, []string{"Indexes", "indexing"}, nil},
+		{lexical.English, "Indexes of indexing", `"index"`, []string{"Indexes"}, nil},
+	} {
+		a, err := lexical.New(tc.lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := ParseQuery(tc.in)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		q = q.In(a)
+		if q.Language != tc.lang || q.Match != tc.match || !slices.Equal(q.Terms, tc.terms) || !slices.Equal(q.Excluded, tc.excluded) {
+			t.Errorf("%s %q:\n got %s match %s terms %q excluded %q\nwant match %s terms %q excluded %q",
+				tc.lang, tc.in, q.Language, q.Match, q.Terms, q.Excluded, tc.match, tc.terms, tc.excluded)
+		}
+		if q.Semantic != tc.in && !strings.Contains(tc.in, "-") && !strings.Contains(tc.in, `"`) {
+			t.Errorf("%s %q: semantic %q", tc.lang, tc.in, q.Semantic)
 		}
 	}
 }
@@ -107,12 +152,6 @@ func TestParseQuery_BadInput(t *testing.T) {
 	}
 }
 
-func TestQuoteFTS(t *testing.T) {
-	if got := quoteFTS(`say "hi"`); got != `"say ""hi"""` {
-		t.Errorf("quoteFTS = %s", got)
-	}
-}
-
 // TestParseQuery_RunsOnFTS5 runs every table query, and some hostile ones,
 // against a real FTS5 table.
 func TestParseQuery_RunsOnFTS5(t *testing.T) {
@@ -140,6 +179,8 @@ func fuzzSeeds() []string {
 		"content:secret", "{heading_path content}: x", `say "hi there`, `"" ""`, `"`, "()", "🚀🔥", "ragd🙂",
 		"поиск по документам", "a OR", "OR", "NOT", "AND AND", `x"y"z`, "-", "--", `-"`, `"-x"`, "*", "^x",
 		"x:", ":x", "\"\"\"", "a\u200bb", "\u0378x", "\uffff", "\U000E0001tag", "a\x01b", "ǅ", "ⅷ",
+		"индексом -\"индекса\" ИЛИ", "ёлка* NEAR(поиск)", "não -ação \"decisões do ADR\"", "Straße ﬁle ＡＢＣ",
+		"e\u0301\u0301 \u0301", "全文検索 \"検\" -エンジン", "ภาษาไทย", "Ω≈ç√ ДЖ:", "\"и\" \"и\"",
 	}
 }
 
@@ -179,8 +220,20 @@ func checkOnFTS5(tb testing.TB, st *store.Store, project int64, in string) {
 		tb.Fatal(err)
 	}
 	defer sn.Close()
-	if _, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: project}, q.Match, DefaultCandidates); err != nil {
-		tb.Fatalf("%q → %s: %v", in, q.Match, err)
+	// In every language: the analysis differs, never its safety, nor
+	// whether there is something to search for.
+	for _, lang := range lexical.Languages() {
+		a, err := lexical.New(lang)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ql := q.In(a)
+		if ql.Empty() != q.Empty() || ql.Semantic != q.Semantic {
+			tb.Fatalf("%q in %s: match %q semantic %q, in English %q %q", in, lang, ql.Match, ql.Semantic, q.Match, q.Semantic)
+		}
+		if _, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: project}, ql.Match, DefaultCandidates); err != nil {
+			tb.Fatalf("%q in %s → %s: %v", in, lang, ql.Match, err)
+		}
 	}
 }
 

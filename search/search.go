@@ -23,6 +23,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/lexical"
 )
 
 // Embedder embeds a search query. It never fails: when the provider cannot
@@ -279,7 +280,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 	var chunks map[string]ragd.Chunk
 	var cands Candidates
 	if !r.query.Empty() {
-		fused, chunks, cands, err = s.retrieve(ctx, r, vec)
+		fused, chunks, cands, err = s.retrieve(ctx, &r, vec)
 		if err != nil {
 			return nil, fmt.Errorf("search %q in project %d: %w", r.query.Text, r.ProjectID, err)
 		}
@@ -361,13 +362,16 @@ func (s *Searcher) checkVector(vec []float32) error {
 
 // retrieve runs both candidate queries (and fill) on one snapshot, fuses
 // them, and returns the ordered, cut hits with their chunks.
-func (s *Searcher) retrieve(ctx context.Context, r request, vec []float32) ([]Fused, map[string]ragd.Chunk, Candidates, error) {
+func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]Fused, map[string]ragd.Chunk, Candidates, error) {
 	var c Candidates
 	sn, err := s.Store.Snapshot(ctx)
 	if err != nil {
 		return nil, nil, c, err
 	}
 	defer sn.Close()
+	if err := analyse(ctx, sn, r); err != nil {
+		return nil, nil, c, err
+	}
 
 	filter := ragd.Filter{ProjectID: r.ProjectID, Scopes: r.Scopes}
 	k := r.cfg.Candidates
@@ -383,7 +387,7 @@ func (s *Searcher) retrieve(ctx context.Context, r request, vec []float32) ([]Fu
 		return nil, nil, c, err
 	}
 	if r.cfg.Fill {
-		if err := fill(ctx, sn, &c, vec, r.query.Match); err != nil {
+		if err := fill(ctx, sn, &c, r.ProjectID, vec, r.query.Match); err != nil {
 			return nil, nil, c, err
 		}
 	}
@@ -413,10 +417,32 @@ func (s *Searcher) retrieve(ctx context.Context, r request, vec []float32) ([]Fu
 	return fused[:min(len(fused), r.Limit)], chunks, c, nil
 }
 
+// analyse analyses r's query for the language of its project's lexical
+// index, as the snapshot sees it: the query's tokens are the index's.
+func analyse(ctx context.Context, sn ragd.Snapshot, r *request) error {
+	name, err := sn.LexicalLanguage(ctx, r.ProjectID)
+	if err != nil {
+		return err
+	}
+	lang, err := lexical.ParseLanguage(name)
+	if err != nil {
+		return fmt.Errorf("project %d: %w", r.ProjectID, err)
+	}
+	if lang == r.query.Language {
+		return nil
+	}
+	a, err := lexical.New(lang)
+	if err != nil {
+		return fmt.Errorf("project %d: %w", r.ProjectID, err)
+	}
+	r.query = r.query.In(a)
+	return nil
+}
+
 // fill scores the candidates one signal missed on that signal: cosine from
 // the stored vectors of lexical-only candidates, bm25 of the query restricted
 // to vector-only candidates.
-func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, vec []float32, match string) error {
+func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, projectID int64, vec []float32, match string) error {
 	inVector := make(map[string]bool, len(c.Vector))
 	for _, v := range c.Vector {
 		inVector[v.ChunkID] = true
@@ -441,7 +467,7 @@ func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, vec []float32, m
 		}
 	}
 	if len(vectorOnly) > 0 {
-		if c.LexicalFill, err = sn.LexicalScores(ctx, match, vectorOnly); err != nil {
+		if c.LexicalFill, err = sn.LexicalScores(ctx, projectID, match, vectorOnly); err != nil {
 			return fmt.Errorf("fill lexical scores: %w", err)
 		}
 	}

@@ -19,6 +19,12 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 	}
 	defer tx.Rollback()
 	stamp := now()
+	lw, err := newLexicalWriter(ctx, tx, projectID)
+	if err != nil {
+		return err
+	}
+	defer lw.Close()
+	a, _ := analyzerFor("english")
 	for i := range in {
 		c := &in[i]
 		id := ragd.ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
@@ -28,6 +34,9 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 			return fmt.Errorf("append chunk: %w", err)
 		}
 		seq, _ := r.LastInsertId()
+		if err := lw.insert(ctx, seq, analyseChunk(a, "", "[]", c.Content)); err != nil {
+			return err
+		}
 		blob, err := s.encodeVector(c.Vector)
 		if err != nil {
 			return err

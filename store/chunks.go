@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/lexical"
 )
 
 func validateChunk(c *ragd.ChunkInput, scope string) error {
@@ -77,25 +78,82 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		items[i] = prepared{in: c, id: id, heading: string(heading), vec: vec}
 	}
 
+	// Analyse the text outside the write transaction, for the language the
+	// table has, or would take now: only the chunks that need a lexical row
+	// written, as the stored ones were when read.
+	setting, built, err := projectLanguages(ctx, s.rdb, projectID)
+	if err != nil {
+		return res, fmt.Errorf("replace %s: %w", scope, err)
+	}
+	guess := built
+	if guess == "" {
+		guess = s.firstLanguage(setting, chunks)
+	}
+	stored, err := lexicalStates(ctx, s.rdb, projectID, scope)
+	if err != nil {
+		return res, fmt.Errorf("replace %s: %w", scope, err)
+	}
+	docs := make([]*lexicalDoc, len(items))
+	if a, err := analyzerFor(guess); err == nil {
+		for i, it := range items {
+			if old, ok := stored[it.id]; !ok || old.title != it.in.Title || old.heading != it.heading {
+				d := analyseChunk(a, it.in.Title, it.heading, it.in.Content)
+				docs[i] = &d
+			}
+		}
+	}
+
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return res, fmt.Errorf("replace %s: begin: %w", scope, err)
 	}
 	defer tx.Rollback()
 
+	// The language, again in the transaction: the first write to a
+	// project decides it, and the table holds one language only.
+	if setting, built, err = projectLanguages(ctx, tx, projectID); err != nil {
+		return res, fmt.Errorf("replace %s: %w", scope, err)
+	}
+	lang, decide := built, false
+	if lang == "" && len(chunks) > 0 {
+		lang, decide = s.firstLanguage(setting, chunks), true
+	}
+	var analyser *lexical.Analyzer
+	if lang != "" {
+		if analyser, err = analyzerFor(lang); err != nil {
+			return res, fmt.Errorf("replace %s: project %d: %w", scope, projectID, err)
+		}
+		if lang != guess {
+			clear(docs) // analysed for another language: redo in here
+		}
+	}
+	lw, err := newLexicalWriter(ctx, tx, projectID)
+	if err != nil {
+		return res, fmt.Errorf("replace %s: %w", scope, err)
+	}
+	defer lw.Close()
+	docOf := func(i int) lexicalDoc {
+		if docs[i] == nil {
+			d := analyseChunk(analyser, items[i].in.Title, items[i].heading, items[i].in.Content)
+			docs[i] = &d
+		}
+		return *docs[i]
+	}
+
 	type existing struct {
-		seq    int64
-		vector bool
+		seq     int64
+		vector  bool
+		lexical lexicalState
 	}
 	old := map[string]existing{}
-	rows, err := tx.QueryContext(ctx, "SELECT id, seq, embedding_space IS NOT NULL FROM chunks WHERE project_id = ? AND scope = ?", projectID, scope)
+	rows, err := tx.QueryContext(ctx, "SELECT id, seq, embedding_space IS NOT NULL, title, heading_path FROM chunks WHERE project_id = ? AND scope = ?", projectID, scope)
 	if err != nil {
 		return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
 	}
 	for rows.Next() {
 		var id string
 		var e existing
-		if err := rows.Scan(&id, &e.seq, &e.vector); err != nil {
+		if err := rows.Scan(&id, &e.seq, &e.vector, &e.lexical.title, &e.lexical.heading); err != nil {
 			rows.Close()
 			return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
 		}
@@ -116,7 +174,7 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		}
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i] < gone[j] })
-	if err := deleteChunks(ctx, tx, gone); err != nil {
+	if err := deleteChunks(ctx, tx, projectID, gone); err != nil {
 		return res, fmt.Errorf("replace %s: %w", scope, err)
 	}
 	res.Deleted = len(gone)
@@ -161,6 +219,15 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 					return res, fmt.Errorf("replace %s: replace vector of %s#%d: %w", scope, c.Source(scope), c.Position, err)
 				}
 			}
+			if e.lexical.title != c.Title || e.lexical.heading != it.heading {
+				// Same text under another title or heading: its row changes.
+				if err := lw.delete(ctx, seq); err != nil {
+					return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
+				}
+				if err := lw.insert(ctx, seq, docOf(n)); err != nil {
+					return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
+				}
+			}
 			if e.vector || it.vec != nil {
 				res.Vectors++
 			}
@@ -179,6 +246,9 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 			if seq, err = r.LastInsertId(); err != nil {
 				return res, fmt.Errorf("replace %s: insert chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
 			}
+			if err := lw.insert(ctx, seq, docOf(n)); err != nil {
+				return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
+			}
 			if it.vec != nil {
 				res.Vectors++
 			}
@@ -195,6 +265,11 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 			}
 		}
 	}
+	if decide {
+		if _, err := tx.ExecContext(ctx, "UPDATE projects SET lexical_language = ? WHERE id = ?", lang, projectID); err != nil {
+			return res, fmt.Errorf("replace %s: record language: %w", scope, err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return res, fmt.Errorf("replace %s: commit: %w", scope, err)
 	}
@@ -207,13 +282,16 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 	return res, nil
 }
 
-// deleteChunks removes chunks by seq with their vectors; the FTS rows follow by
-// trigger and the votes by cascade.
-func deleteChunks(ctx context.Context, tx *sql.Tx, seqs []int64) error {
+// deleteChunks removes a project's chunks by seq with their vectors and
+// lexical rows; the votes follow by cascade.
+func deleteChunks(ctx context.Context, tx *sql.Tx, projectID int64, seqs []int64) error {
 	const batch = 500
 	for len(seqs) > 0 {
 		n := min(batch, len(seqs))
 		list := joinInts(seqs[:n])
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+lexicalTable(projectID)+" WHERE rowid IN ("+list+")"); err != nil {
+			return fmt.Errorf("delete lexical rows: %w", err)
+		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM chunk_vectors WHERE chunk_seq IN ("+list+")"); err != nil {
 			return fmt.Errorf("delete vectors: %w", err)
 		}

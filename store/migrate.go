@@ -12,11 +12,60 @@ import (
 	"github.com/ragd/ragd/migrations"
 )
 
-// migration is one numbered SQL file of the migrations package.
+// migration is one numbered SQL file of the migrations package, and the Go
+// step that completes it, if any.
 type migration struct {
 	version int
 	name    string
 	sql     string
+	// after runs in the migration's transaction, after its SQL.
+	after func(ctx context.Context, tx *sql.Tx) error
+}
+
+// mainSteps are the Go steps of the main database's migrations, by
+// version: work SQL cannot do, done in the same transaction so that a
+// migration is applied whole or not at all.
+var mainSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
+	2: fillLexicalTables,
+}
+
+// fillLexicalTables completes migration 2: a lexical table per project,
+// filled from its chunks as analysed for the language recorded ('english'
+// for every project with chunks).
+func fillLexicalTables(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT id, lexical_language FROM projects ORDER BY id")
+	if err != nil {
+		return fmt.Errorf("list projects: %w", err)
+	}
+	type project struct {
+		id   int64
+		lang string
+	}
+	var ps []project
+	for rows.Next() {
+		var p project
+		if err := rows.Scan(&p.id, &p.lang); err != nil {
+			rows.Close()
+			return fmt.Errorf("list projects: %w", err)
+		}
+		ps = append(ps, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list projects: %w", err)
+	}
+	for _, p := range ps {
+		if p.lang == "" {
+			if err := createLexicalTable(ctx, tx, p.id); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := rebuildLexical(ctx, tx, p.id, p.lang); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loadMigrations reads and orders the embedded migration files. Names must be
@@ -55,6 +104,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	ms, err := loadMigrations(migrations.Main)
 	if err != nil {
 		return err
+	}
+	for i := range ms {
+		ms[i].after = mainSteps[ms[i].version]
 	}
 	if err := s.applyMigrations(ctx, s.db, s.path, ms); err != nil {
 		return err
@@ -98,6 +150,11 @@ func applyMigration(ctx context.Context, db *sql.DB, path string, m migration) e
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("migration %s on %s: %w", m.name, path, err)
+	}
+	if m.after != nil {
+		if err := m.after(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s on %s: %w", m.name, path, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", m.version, m.name, now()); err != nil {
 		return fmt.Errorf("migration %s: record: %w", m.name, err)

@@ -12,10 +12,16 @@ import (
 	"github.com/ragd/ragd"
 )
 
-// AddProject registers a repository under a short name.
+// AddProject registers a repository under a short name, with an empty
+// lexical index and its language to be detected at the first index.
 func (s *Store) AddProject(ctx context.Context, name, path string) (ragd.Project, error) {
 	p := ragd.Project{Name: name, Path: path, CreatedAt: time.Now().UTC()}
-	r, err := s.db.ExecContext(ctx, "INSERT INTO projects (name, path, created_at) VALUES (?, ?, ?)", name, path, formatTime(p.CreatedAt))
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return p, fmt.Errorf("add project %s: %w", name, err)
+	}
+	defer tx.Rollback()
+	r, err := tx.ExecContext(ctx, "INSERT INTO projects (name, path, created_at) VALUES (?, ?, ?)", name, path, formatTime(p.CreatedAt))
 	if err != nil {
 		var se sqlite3.Error
 		if errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique {
@@ -26,15 +32,21 @@ func (s *Store) AddProject(ctx context.Context, name, path string) (ragd.Project
 	if p.ID, err = r.LastInsertId(); err != nil {
 		return p, fmt.Errorf("add project %s: %w", name, err)
 	}
+	if err := createLexicalTable(ctx, tx, p.ID); err != nil {
+		return p, fmt.Errorf("add project %s: %w", name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return p, fmt.Errorf("add project %s: %w", name, err)
+	}
 	return p, nil
 }
 
-const projectColumns = "id, name, path, auto_reindex, created_at"
+const projectColumns = "id, name, path, auto_reindex, created_at, language, lexical_language"
 
 func scanProject(r scanner) (ragd.Project, error) {
 	var p ragd.Project
 	var created string
-	if err := r.Scan(&p.ID, &p.Name, &p.Path, &p.AutoReindex, &created); err != nil {
+	if err := r.Scan(&p.ID, &p.Name, &p.Path, &p.AutoReindex, &created, &p.Language, &p.LexicalLanguage); err != nil {
 		return p, err
 	}
 	p.CreatedAt = parseTime(created)
@@ -85,7 +97,8 @@ func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) er
 }
 
 // RemoveProject deletes a project and everything indexed for it: chunks,
-// vectors, sessions, runs and its telemetry, whose rows it counts.
+// vectors, its lexical table, sessions, runs and its telemetry, whose rows
+// it counts.
 func (s *Store) RemoveProject(ctx context.Context, projectID int64) (ragd.RemovedTelemetry, error) {
 	var gone ragd.RemovedTelemetry
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -103,6 +116,9 @@ func (s *Store) RemoveProject(ctx context.Context, projectID int64) (ragd.Remove
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
 		return gone, fmt.Errorf("remove project %d: %w", projectID, ragd.ErrNotFound)
+	}
+	if err := dropLexicalTable(ctx, tx, projectID); err != nil {
+		return gone, fmt.Errorf("remove project %d: %w", projectID, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return gone, fmt.Errorf("remove project %d: %w", projectID, err)

@@ -147,8 +147,9 @@ func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs
 
 // LexicalCandidates returns up to k chunks matching the FTS5 expression
 // match, best bm25 first, among the filter's project and scopes. match must
-// be a well-formed FTS5 query: the search package's parser builds it from
-// user text. Ties are ordered by chunk id.
+// be a well-formed FTS5 query of tokens analysed for the project's language
+// (LexicalLanguage): the search package's parser builds it from user text.
+// Ties are ordered by chunk id.
 func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, match string, k int) ([]ragd.LexicalCandidate, error) {
 	if k <= 0 || match == "" {
 		return nil, nil
@@ -157,9 +158,11 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, match 
 	if err != nil {
 		return nil, fmt.Errorf("lexical candidates: %w", err)
 	}
-	q := `SELECT c.id, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
-		WHERE chunks_fts MATCH ? AND c.project_id = ?`
-	args := []any{match, f.ProjectID}
+	// The project's own table: its bm25 statistics are the project's alone.
+	t := lexicalTable(f.ProjectID)
+	q := `SELECT c.id, bm25(` + t + `) AS score FROM ` + t + ` JOIN chunks c ON c.seq = ` + t + `.rowid
+		WHERE ` + t + ` MATCH ?`
+	args := []any{match}
 	if len(scopes) > 0 {
 		q += " AND c.scope IN (" + placeholders(len(scopes)) + ")"
 		for _, sc := range scopes {
@@ -188,9 +191,10 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, match 
 }
 
 // LexicalScores returns the bm25 score of match for each of the given chunks
-// that matches it; chunks that do not match are absent from the map. The
-// scores are on the same scale as LexicalCandidates'.
-func (sn *Snapshot) LexicalScores(ctx context.Context, match string, chunkIDs []string) (map[string]float64, error) {
+// of a project that matches it; chunks that do not match, or belong to
+// another project, are absent from the map. The scores are on the same
+// scale as LexicalCandidates'.
+func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, match string, chunkIDs []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(chunkIDs))
 	if len(chunkIDs) == 0 || match == "" {
 		return out, nil
@@ -199,8 +203,9 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, match string, chunkIDs []
 	for _, id := range chunkIDs {
 		args = append(args, id)
 	}
-	q := `SELECT c.id, bm25(chunks_fts) FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
-		WHERE chunks_fts MATCH ? AND chunks_fts.rowid IN (SELECT seq FROM chunks WHERE id IN (` + placeholders(len(chunkIDs)) + `))`
+	t := lexicalTable(projectID)
+	q := `SELECT c.id, bm25(` + t + `) FROM ` + t + ` JOIN chunks c ON c.seq = ` + t + `.rowid
+		WHERE ` + t + ` MATCH ? AND ` + t + `.rowid IN (SELECT seq FROM chunks WHERE id IN (` + placeholders(len(chunkIDs)) + `))`
 	rows, err := sn.tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("lexical scores for %q: %w", match, err)

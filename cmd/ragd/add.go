@@ -30,6 +30,7 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 	fs := e.flags()
 	name := fs.String("name", "", "short id (default: from the folder name)")
 	auto := fs.Bool("auto-reindex", false, "reindex by itself when HEAD moves")
+	lang := fs.String("language", "", "language of the keyword index: english, russian, portuguese, spanish, german, french or simple (default: detected at the first index)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -52,7 +53,7 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := c.AddProject(ctx, api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto})
+	p, err := c.AddProject(ctx, api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto, Language: *lang})
 	if err != nil {
 		return err
 	}

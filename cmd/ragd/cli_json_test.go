@@ -74,6 +74,18 @@ func TestCLI_JSON(t *testing.T) {
 	if cov.Project != "demo" || cov.Head == nil || cov.Head.Commit != head || len(cov.Scopes) != 3 {
 		t.Errorf("coverage: %+v", cov)
 	}
+	if cov.Language != "english" || cov.LanguageSetting != "" {
+		t.Errorf("coverage language %q, setting %q; want english detected", cov.Language, cov.LanguageSetting)
+	}
+	if l := decode[api.ProjectInfo](t, ragd(t, "language", "simple", "--project", "demo", "--json")); l.Language != "simple" || l.LanguageSetting != "simple" {
+		t.Errorf("language simple: %+v", l)
+	}
+	if l := decode[api.ProjectInfo](t, ragd(t, "language", "auto", "--project", "demo", "--json")); l.Language != "english" || l.LanguageSetting != "" {
+		t.Errorf("language auto: %+v", l)
+	}
+	if out := string(ragd(t, "language", "--project", "demo")); !strings.Contains(out, "english (detected)") {
+		t.Errorf("language: %q", out)
+	}
 	for _, sc := range cov.Scopes {
 		if sc.Stale {
 			t.Errorf("coverage of %s after reindex: stale (%s)", sc.Scope, sc.StaleReason)
@@ -124,6 +136,7 @@ not json at all
 	cfg := decode[struct {
 		File, Socket, Database string
 		Config                 daemon.Config
+		Sources                map[string]string
 	}](t, ragd(t, "config", "--json"))
 	if cfg.Socket != d.Socket() || cfg.Database != d.World.Paths.Database || cfg.File != d.World.Paths.Config ||
 		cfg.Config.Search.Fusion != "weighted" {

@@ -44,7 +44,7 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 			head += " (" + cov.Head.Branch + ")"
 		}
 	}
-	fmt.Fprintf(e.stdout, "project %s, HEAD %s\n", cov.Project, head)
+	fmt.Fprintf(e.stdout, "project %s, HEAD %s, language %s\n", cov.Project, head, languageLabel(cov.Language, cov.LanguageSetting))
 	for _, sc := range cov.Scopes {
 		last := "never indexed"
 		if sc.LastIndexed != nil {

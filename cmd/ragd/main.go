@@ -57,6 +57,7 @@ var commands = []command{
 	reindexCommand,
 	searchCommand,
 	coverageCommand,
+	languageCommand,
 	feedbackCommand,
 	sessionsCommand,
 	measureCommand,

@@ -46,13 +46,25 @@ func cmdProjects(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROJECT\tPATH\tAUTO-REINDEX\tSTALE")
+	fmt.Fprintln(tw, "PROJECT\tPATH\tAUTO-REINDEX\tLANGUAGE\tSTALE")
 	for _, p := range list.Projects {
 		stale := strings.Join(p.Stale, ",")
 		if stale == "" {
 			stale = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", p.ID, p.Path, p.AutoReindex, stale)
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", p.ID, p.Path, p.AutoReindex, languageLabel(p.Language, p.LanguageSetting), stale)
 	}
 	return tw.Flush()
+}
+
+// languageLabel says which language a project's keyword index uses and
+// whether it was set or detected.
+func languageLabel(inForce, setting string) string {
+	switch {
+	case inForce == "":
+		return "auto"
+	case setting == "":
+		return inForce + " (detected)"
+	}
+	return inForce
 }

@@ -1,0 +1,353 @@
+package store
+
+// The lexical index: one FTS5 table per project (docs/adr/0006), holding
+// each chunk's title, headings and text as analysed by the lexical package
+// for the project's language. bm25 takes its statistics (document count,
+// average lengths, document frequencies) from one table, so a project's
+// scores depend on its own chunks alone.
+//
+// The tables are contentless: the text lives once, in chunks, and the
+// analysed form is only ever read back through the index. Writes go with
+// the chunk writes of the same transaction (no triggers: SQL cannot stem).
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/lexical"
+)
+
+// detectSampleBytes is how much of a project's text language detection
+// reads: a few pages decide as well as a whole project.
+const detectSampleBytes = 256 << 10
+
+// ErrUnknownLanguage is what SetLanguage's error matches, with
+// ragd.ErrInvalid, when the language is not one the lexical package
+// analyses.
+var ErrUnknownLanguage = lexical.ErrUnknownLanguage
+
+// lexicalTable is the name of project id's FTS5 table. The id is an
+// integer the store assigned, so the name needs no quoting.
+func lexicalTable(projectID int64) string {
+	return "chunks_fts_" + strconv.FormatInt(projectID, 10)
+}
+
+// execer is what *sql.DB and *sql.Tx have in common for writes.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// createLexicalTable creates a project's empty lexical table. The analysed
+// text is tokens joined by single spaces, so the ascii tokenizer indexes
+// exactly the analyser's tokens (it splits at ASCII non-alphanumerics and
+// leaves other bytes in the token; the tokens hold no upper case ASCII).
+func createLexicalTable(ctx context.Context, tx execer, projectID int64) error {
+	_, err := tx.ExecContext(ctx, "CREATE VIRTUAL TABLE "+lexicalTable(projectID)+` USING fts5(
+		title, heading_path, content,
+		content = '', contentless_delete = 1, tokenize = 'ascii')`)
+	if err != nil {
+		return fmt.Errorf("create lexical table of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
+func dropLexicalTable(ctx context.Context, tx execer, projectID int64) error {
+	if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+lexicalTable(projectID)); err != nil {
+		return fmt.Errorf("drop lexical table of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
+// analyzerFor returns the analyser of a language name as stored ("" is
+// the default language), or an error wrapping ErrUnknownLanguage.
+func analyzerFor(lang string) (*lexical.Analyzer, error) {
+	l, err := lexical.ParseLanguage(lang)
+	if err != nil {
+		return nil, err
+	}
+	return lexical.New(l)
+}
+
+// lexicalDoc is the analysed text of one chunk, as its lexical row holds it.
+type lexicalDoc struct {
+	title, heading, content string
+}
+
+func analyseChunk(a *lexical.Analyzer, title, headingJSON, content string) lexicalDoc {
+	return lexicalDoc{title: a.Text(title), heading: a.Text(headingText(headingJSON)), content: a.Text(content)}
+}
+
+// headingText joins a stored heading path (a JSON array) with spaces, so
+// that JSON escapes never become tokens.
+func headingText(headingJSON string) string {
+	var hp []string
+	if err := json.Unmarshal([]byte(headingJSON), &hp); err != nil {
+		return headingJSON
+	}
+	return strings.Join(hp, " ")
+}
+
+// lexicalWriter writes the rows of one project's lexical table in a
+// transaction.
+type lexicalWriter struct {
+	ins, del *sql.Stmt
+}
+
+func newLexicalWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*lexicalWriter, error) {
+	t := lexicalTable(projectID)
+	ins, err := tx.PrepareContext(ctx, "INSERT INTO "+t+" (rowid, title, heading_path, content) VALUES (?, ?, ?, ?)")
+	if err != nil {
+		return nil, fmt.Errorf("prepare lexical insert: %w", err)
+	}
+	del, err := tx.PrepareContext(ctx, "DELETE FROM "+t+" WHERE rowid = ?")
+	if err != nil {
+		ins.Close()
+		return nil, fmt.Errorf("prepare lexical delete: %w", err)
+	}
+	return &lexicalWriter{ins: ins, del: del}, nil
+}
+
+func (w *lexicalWriter) insert(ctx context.Context, seq int64, d lexicalDoc) error {
+	if _, err := w.ins.ExecContext(ctx, seq, d.title, d.heading, d.content); err != nil {
+		return fmt.Errorf("lexical insert: %w", err)
+	}
+	return nil
+}
+
+func (w *lexicalWriter) delete(ctx context.Context, seq int64) error {
+	if _, err := w.del.ExecContext(ctx, seq); err != nil {
+		return fmt.Errorf("lexical delete: %w", err)
+	}
+	return nil
+}
+
+func (w *lexicalWriter) Close() {
+	w.ins.Close()
+	w.del.Close()
+}
+
+// projectLanguages reads a project's language setting and the language its
+// lexical table was built with ("" while nothing decided it: no chunk was
+// ever written).
+func projectLanguages(ctx context.Context, q queryer, projectID int64) (setting, built string, err error) {
+	err = q.QueryRowContext(ctx, "SELECT language, lexical_language FROM projects WHERE id = ?", projectID).Scan(&setting, &built)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", fmt.Errorf("project %d: %w", projectID, ragd.ErrNotFound)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("language of project %d: %w", projectID, err)
+	}
+	return setting, built, nil
+}
+
+// inForce is the language a project's lexical table is (or, before its
+// first chunk, will start) analysed with, when no text decides it.
+func inForce(setting, built string) string {
+	switch {
+	case built != "":
+		return built
+	case setting != "":
+		return setting
+	}
+	return string(lexical.DefaultLanguage)
+}
+
+// detectLanguage chooses a language from a sample of a project's text.
+func detectLanguage(sample string) string {
+	return string(lexical.Detect(sample).Language)
+}
+
+// projectSample returns the start of a project's stored text, documents
+// first, for detection.
+func projectSample(ctx context.Context, q queryer, projectID int64) (string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT title || ' ' || content FROM chunks WHERE project_id = ?
+		ORDER BY scope = 'session', seq`, projectID)
+	if err != nil {
+		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for b.Len() < detectSampleBytes && rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
+		}
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
+	}
+	return b.String(), nil
+}
+
+// rebuildLexical drops a project's lexical table and fills a new one from
+// its chunks, analysed for lang, and records lang. It returns the number of
+// chunks indexed.
+func rebuildLexical(ctx context.Context, tx *sql.Tx, projectID int64, lang string) (int, error) {
+	a, err := analyzerFor(lang)
+	if err != nil {
+		return 0, err
+	}
+	if err := dropLexicalTable(ctx, tx, projectID); err != nil {
+		return 0, err
+	}
+	if err := createLexicalTable(ctx, tx, projectID); err != nil {
+		return 0, err
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT seq, title, heading_path, content FROM chunks WHERE project_id = ? ORDER BY seq", projectID)
+	if err != nil {
+		return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
+	}
+	type row struct {
+		seq int64
+		doc lexicalDoc
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		var title, heading, content string
+		if err := rows.Scan(&r.seq, &title, &heading, &content); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
+		}
+		r.doc = analyseChunk(a, title, heading, content)
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
+	}
+	w, err := newLexicalWriter(ctx, tx, projectID)
+	if err != nil {
+		return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
+	}
+	defer w.Close()
+	for _, r := range all {
+		if err := w.insert(ctx, r.seq, r.doc); err != nil {
+			return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE projects SET lexical_language = ? WHERE id = ?", lang, projectID); err != nil {
+		return 0, fmt.Errorf("record language of project %d: %w", projectID, err)
+	}
+	return len(all), nil
+}
+
+// SetLanguage sets a project's language ("" for automatic: detected from
+// its text) and, when the language in force changes, rebuilds the
+// project's lexical table from its chunks, in one transaction: searches
+// see the old table or the new one. No vector is touched. Callers keep
+// reindexes of the project out meanwhile (the index package does).
+func (s *Store) SetLanguage(ctx context.Context, projectID int64, language string) (ragd.LanguageChange, error) {
+	var ch ragd.LanguageChange
+	setting := ""
+	if strings.TrimSpace(language) != "" {
+		l, err := lexical.ParseLanguage(language)
+		if err != nil {
+			return ch, fmt.Errorf("set language of project %d: %w: %w", projectID, ragd.ErrInvalid, err)
+		}
+		setting = string(l)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return ch, fmt.Errorf("set language of project %d: %w", projectID, err)
+	}
+	defer tx.Rollback()
+	_, built, err := projectLanguages(ctx, tx, projectID)
+	if err != nil {
+		return ch, fmt.Errorf("set language: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE projects SET language = ? WHERE id = ?", setting, projectID); err != nil {
+		return ch, fmt.Errorf("set language of project %d: %w", projectID, err)
+	}
+	if built != "" {
+		// Text was indexed: the table follows the language in force.
+		want := setting
+		if want == "" {
+			sample, err := projectSample(ctx, tx, projectID)
+			if err != nil {
+				return ch, fmt.Errorf("set language: %w", err)
+			}
+			want = detectLanguage(sample)
+		}
+		if want != built {
+			if ch.Chunks, err = rebuildLexical(ctx, tx, projectID, want); err != nil {
+				return ch, fmt.Errorf("set language: %w", err)
+			}
+			ch.Rebuilt = true
+		}
+	}
+	// Otherwise nothing was indexed yet: the first write takes the setting.
+	if ch.Project, err = scanProject(tx.QueryRowContext(ctx, "SELECT "+projectColumns+" FROM projects WHERE id = ?", projectID)); err != nil {
+		return ch, fmt.Errorf("set language of project %d: %w", projectID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return ch, fmt.Errorf("set language of project %d: %w", projectID, err)
+	}
+	return ch, nil
+}
+
+// LexicalLanguage returns the language the project's lexical table holds,
+// as seen by the snapshot: queries must be analysed with it.
+func (sn *Snapshot) LexicalLanguage(ctx context.Context, projectID int64) (string, error) {
+	setting, built, err := projectLanguages(ctx, sn.tx, projectID)
+	if err != nil {
+		return "", err
+	}
+	return inForce(setting, built), nil
+}
+
+// lexicalState is what a chunk's lexical row is analysed from, beside its
+// text (which its id fixes).
+type lexicalState struct {
+	title, heading string
+}
+
+// lexicalStates maps the id of each chunk of a project's scope to its
+// lexicalState.
+func lexicalStates(ctx context.Context, q queryer, projectID int64, scope string) (map[string]lexicalState, error) {
+	rows, err := q.QueryContext(ctx, "SELECT id, title, heading_path FROM chunks WHERE project_id = ? AND scope = ?", projectID, scope)
+	if err != nil {
+		return nil, fmt.Errorf("read stored chunks: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]lexicalState{}
+	for rows.Next() {
+		var id string
+		var st lexicalState
+		if err := rows.Scan(&id, &st.title, &st.heading); err != nil {
+			return nil, fmt.Errorf("read stored chunks: %w", err)
+		}
+		out[id] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read stored chunks: %w", err)
+	}
+	return out, nil
+}
+
+// firstLanguage is the language a project's first indexed chunks decide:
+// the setting, or else the one their text is detected as.
+func (s *Store) firstLanguage(setting string, chunks []ragd.ChunkInput) string {
+	if setting != "" {
+		return setting
+	}
+	var b strings.Builder
+	for i := range chunks {
+		if b.Len() >= detectSampleBytes {
+			break
+		}
+		b.WriteString(chunks[i].Title)
+		b.WriteByte(' ')
+		b.WriteString(chunks[i].Content)
+		b.WriteByte('\n')
+	}
+	return detectLanguage(b.String())
+}
