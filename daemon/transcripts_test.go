@@ -81,8 +81,11 @@ func importTranscripts(tb testing.TB, c *client.Client, req api.TranscriptImport
 		daemontest.Fatal(tb, "import transcripts", err)
 	}
 	if rep.Files > 0 {
-		if len(progress) == 0 || progress[len(progress)-1].Done != rep.Files && rep.Unchanged+rep.Resumed == 0 {
-			tb.Errorf("progress %+v does not end at %d files", progress, rep.Files)
+		if len(progress) == 0 {
+			tb.Fatalf("no progress for %d files", rep.Files)
+		}
+		if last := progress[len(progress)-1]; last.Done != rep.Files || last.Total != rep.Files {
+			tb.Errorf("progress ends at %+v, want %d of %d files", last, rep.Files, rep.Files)
 		}
 	}
 	return rep

@@ -62,7 +62,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	const synopsis = "sessions import --from TOOL [PATH…] | import FILE | follow | forget SESSION | show EVENT_ID"
+	const synopsis = "sessions import FILE | sessions import --from TOOL [PATH…] | sessions follow | sessions forget SESSION | sessions show EVENT_ID"
 	if len(pos) == 0 {
 		return usagef(synopsis)
 	}
