@@ -226,6 +226,53 @@ func (c *Client) Passage(ctx context.Context, project string, q api.PassageQuery
 	return call[api.Passage](ctx, c, http.MethodGet, api.ProjectPath(project, "/passage")+q.Encode(), nil)
 }
 
+// ImportTranscripts imports a coding agent's transcripts, calling progress
+// (if not nil) as files are done, and returns the report. Like
+// ReindexStream, an error the daemon reports after the stream began comes
+// back as *Error with status 200, with the report of what was done.
+func (c *Client) ImportTranscripts(ctx context.Context, req api.TranscriptImportRequest, progress func(api.TranscriptProgress)) (*api.TranscriptReport, error) {
+	path := api.PathTranscriptsImport
+	resp, err := c.send(ctx, http.MethodPost, path, req, "application/x-ndjson")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), maxStreamLine)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var ev api.TranscriptImportEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return nil, fmt.Errorf("POST %s: decode stream line: %w", path, err)
+		}
+		switch {
+		case ev.Error != nil:
+			return ev.Report, &Error{Status: http.StatusOK, Code: ev.Error.Code, Message: ev.Error.Message}
+		case ev.Report != nil:
+			return ev.Report, nil
+		case ev.Progress != nil && progress != nil:
+			progress(*ev.Progress)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("POST %s: read stream: %w", path, err)
+	}
+	return nil, fmt.Errorf("POST %s: the stream ended without a report", path)
+}
+
+// ForgetSession deletes one session of a project on purpose: its events
+// and chunks. A later import does not bring it back.
+func (c *Client) ForgetSession(ctx context.Context, project, sessionID string) (*api.Forgotten, error) {
+	return call[api.Forgotten](ctx, c, http.MethodDelete, api.SessionPath(project, sessionID), nil)
+}
+
+// FollowStatus reports which transcripts the daemon follows.
+func (c *Client) FollowStatus(ctx context.Context) (*api.FollowStatus, error) {
+	return call[api.FollowStatus](ctx, c, http.MethodGet, api.PathTranscriptsFollow, nil)
+}
+
 // Measure reports on the search telemetry of a window; see api.MeasureQuery.
 func (c *Client) Measure(ctx context.Context, q api.MeasureQuery) (*api.MeasureReport, error) {
 	return call[api.MeasureReport](ctx, c, http.MethodGet, api.PathMeasure+q.Encode(), nil)

@@ -26,6 +26,7 @@ type Config struct {
 	Search    SearchConfig    `toml:"search" json:"search"`
 	Chunking  ChunkingConfig  `toml:"chunking" json:"chunking"`
 	Index     IndexConfig     `toml:"index" json:"index"`
+	Sessions  SessionsConfig  `toml:"sessions" json:"sessions"`
 }
 
 // DaemonConfig: where the daemon lives and what it accepts.
@@ -77,6 +78,14 @@ type IndexConfig struct {
 	AutoDebounce Duration `toml:"auto_debounce" json:"autoDebounce"` // quiet time before an auto-reindex runs
 }
 
+// SessionsConfig: coding agents' transcripts.
+type SessionsConfig struct {
+	// Follow names the formats whose transcripts the daemon follows as they
+	// are written (claude-code, codex, gemini, aider, or "all"); empty
+	// follows none.
+	Follow []string `toml:"follow" json:"follow"`
+}
+
 // Duration is a time.Duration written as "2s" in TOML.
 type Duration struct{ time.Duration }
 
@@ -124,6 +133,7 @@ func DefaultConfig() Config {
 		},
 		Chunking: ChunkingConfig{Target: chunking.TargetRunes, Overlap: chunking.OverlapRunes, Window: chunking.WindowRunes},
 		Index:    IndexConfig{MaxFileBytes: source.DefaultMaxFileBytes, AutoDebounce: Duration{DefaultAutoDebounce}},
+		Sessions: SessionsConfig{Follow: []string{}},
 	}
 }
 
@@ -341,6 +351,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Index.MaxFileBytes < 1 {
 		errs = append(errs, fmt.Errorf("index.max_file_bytes %d: want > 0", c.Index.MaxFileBytes))
+	}
+	if _, err := followFormats(c.Sessions); err != nil {
+		errs = append(errs, fmt.Errorf("sessions.follow: %v (or %q)", err, FollowAll))
 	}
 	return errors.Join(errs...)
 }

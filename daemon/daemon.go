@@ -58,6 +58,12 @@ type Daemon struct {
 	indexer  *index.Indexer
 	searcher *search.Searcher
 	watcher  *watcher
+	follower *follower
+
+	// transcripts serialises the reading of transcript files (imports and
+	// the follower), so that one file is never read into the store twice
+	// at once.
+	transcripts sync.Mutex
 
 	ln      net.Listener
 	limiter *limitListener
@@ -143,6 +149,9 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.follower, err = newFollower(d); err != nil {
+		return nil, fmt.Errorf("follow transcripts: %w", err)
+	}
 	d.srv = &http.Server{
 		Handler:           d.Handler(),
 		ReadHeaderTimeout: d.limits.ReadHeader,
@@ -190,6 +199,9 @@ func (d *Daemon) Close(ctx context.Context) error {
 	if d.watcher != nil {
 		errs = append(errs, d.watcher.close())
 	}
+	if d.follower != nil {
+		errs = append(errs, d.follower.close())
+	}
 	if d.srv != nil {
 		if err := d.srv.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("shutdown: %w", err))
@@ -209,6 +221,9 @@ func (d *Daemon) closeResources() error {
 	}
 	if d.watcher != nil {
 		errs = append(errs, d.watcher.close())
+	}
+	if d.follower != nil {
+		errs = append(errs, d.follower.close())
 	}
 	if d.ln != nil {
 		d.ln.Close()

@@ -58,6 +58,7 @@ var keyDocs = map[string]string{
 	"index.max_file_bytes":      "larger docs are skipped and reported",
 	"index.work_tree":           "read docs from the working tree instead of HEAD",
 	"index.auto_debounce":       "quiet time before an opt-in auto-reindex runs",
+	"sessions.follow":           `transcripts to follow as written: "claude-code", "codex", "gemini", "aider" or "all"`,
 }
 
 // unsetExamples are shown, commented out, for optional keys that are unset.
@@ -122,6 +123,12 @@ func tomlValue(v reflect.Value) (s string, set bool) {
 		return tomlString(d.String()), true
 	}
 	switch v.Kind() {
+	case reflect.Slice:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i], _ = tomlValue(v.Index(i))
+		}
+		return "[" + strings.Join(parts, ", ") + "]", true
 	case reflect.String:
 		return tomlString(v.String()), true
 	case reflect.Bool:

@@ -2,23 +2,52 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/client"
+	"github.com/ragd/ragd/transcript"
 )
 
 var sessionsCommand = command{
 	name:    "sessions",
-	summary: "session events: sessions import FILE | sessions show EVENT_ID",
-	usage: `Usage: ragd sessions import FILE [flags]
+	summary: "sessions: import --from TOOL [PATH…] | import FILE | follow | forget SESSION | show EVENT_ID",
+	usage: `Usage: ragd sessions import --from claude-code|codex|gemini|aider [PATH…] [flags]
+       ragd sessions import FILE [flags]
+       ragd sessions follow [flags]
+       ragd sessions forget SESSION [flags]
        ragd sessions show EVENT_ID [flags]
 
-import reads a conversation session's events (JSON lines) from FILE into
-the project: events already stored count as duplicates, an event that
-differs from the stored one with its id as a conflict, and malformed lines
-are reported by number. Make the messages searchable with
-ragd reindex --scope session. show prints one stored event.
+import --from reads a coding agent's transcripts (default: the tool's own
+folder, as the daemon's environment gives it; for Aider, the registered
+repositories) and appends each session to the registered project whose
+repository contains the folder it ran in. Sessions of other folders are
+listed, not imported: register the repository (ragd add), or import them
+all into one project with --project. Re-running imports only what is new.
+Secrets in the text are redacted; --keep-raw also keeps each source
+record, unredacted, as the event's payload.
+
+import FILE reads a session event file (JSON lines) into the project.
+follow shows which tools' transcripts the daemon follows as they are
+written: set [sessions] follow in the configuration and restart the
+daemon to change it. forget deletes a session's events and chunks; later
+imports leave it out. show prints one stored event.
+Make imported messages searchable with ragd reindex --scope session.
 `,
-	examples: `  ragd sessions import ~/transcripts/2026-01-02.jsonl
+	examples: `  ragd sessions import --from claude-code
+  ragd sessions import --from codex ~/.codex/sessions/2026 --project billing
+  ragd sessions import --from aider .
+  ragd sessions import ~/transcripts/2026-01-02.jsonl
+  ragd sessions follow
+  ragd sessions forget claude-code:fe869ecb-c176-478f-9734-7e4b8ef12cff
   ragd sessions show evt-17 --json
 `,
 	run: cmdSessions,
@@ -27,29 +56,208 @@ ragd reindex --scope session. show prints one stored event.
 func cmdSessions(ctx context.Context, e *env, args []string) error {
 	fs := e.flags()
 	e.projectFlag(fs)
+	from := fs.String("from", "", "import the transcripts of this tool: "+formatNames())
+	keepRaw := fs.Bool("keep-raw", false, "with --from: keep each source record, unredacted, as the event's payload")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 || (pos[0] != "import" && pos[0] != "show") {
-		return usagef("sessions import FILE | sessions show EVENT_ID")
+	const synopsis = "sessions import FILE | sessions import --from TOOL [PATH…] | sessions follow | sessions forget SESSION | sessions show EVENT_ID"
+	if len(pos) == 0 {
+		return usagef(synopsis)
 	}
+	if *from != "" && pos[0] != "import" {
+		return usagef("--from goes with sessions import")
+	}
+	switch {
+	case pos[0] == "import" && *from != "":
+		return importTranscripts(ctx, e, fs, *from, pos[1:], *keepRaw)
+	case pos[0] == "follow" && len(pos) == 1:
+		return followStatus(ctx, e)
+	case len(pos) != 2:
+		return usagef(synopsis)
+	case pos[0] == "import":
+		return importEventFile(ctx, e, pos[1])
+	case pos[0] == "show":
+		return showEvent(ctx, e, pos[1])
+	case pos[0] == "forget":
+		return forgetSession(ctx, e, pos[1])
+	}
+	return usagef(synopsis)
+}
+
+func formatNames() string {
+	names := make([]string, len(transcript.Formats))
+	for i, f := range transcript.Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+func importTranscripts(ctx context.Context, e *env, fs *flag.FlagSet, from string, paths []string, keepRaw bool) error {
+	if _, err := transcript.ParseFormat(from); err != nil {
+		return usagef("--from %q: want one of %s", from, formatNames())
+	}
+	req := api.TranscriptImportRequest{Format: from, KeepRaw: keepRaw}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return err
+		}
+		req.Paths = append(req.Paths, abs)
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	projectGiven := false
+	fs.Visit(func(f *flag.Flag) { projectGiven = projectGiven || f.Name == "project" })
+	if projectGiven {
+		if req.Project, err = e.projectID(ctx, c); err != nil {
+			return err
+		}
+	}
+	bar := newProgress(e.stderr, !e.json && isTerminal(e.stderr))
+	rep, err := c.ImportTranscripts(ctx, req, func(p api.TranscriptProgress) {
+		if !e.json {
+			bar.update(api.Progress{Scope: from, Phase: "import", Done: p.Done, Total: p.Total})
+		}
+	})
+	bar.done()
+	var streamErr *client.Error
+	if errors.As(err, &streamErr) && streamErr.Status == http.StatusOK && e.json {
+		e.printJSON(map[string]any{"report": rep, "error": api.ErrorDetail{Code: streamErr.Code, Message: streamErr.Message}})
+		return errSilent
+	}
+	if rep != nil && !e.json {
+		printTranscriptReport(e.stdout, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(rep)
+	}
+	return nil
+}
+
+// printTranscriptReport writes an import's report for people.
+func printTranscriptReport(w io.Writer, rep *api.TranscriptReport) {
+	fmt.Fprintf(w, "%s: %d files (%d unchanged, %d resumed), %d sessions read: %d messages indexed, %d mechanism events kept, %d already stored\n",
+		rep.Format, rep.Files, rep.Unchanged, rep.Resumed, rep.Sessions, rep.Indexed, rep.Kept, rep.Duplicates)
+	if rep.Files == 0 {
+		fmt.Fprintf(w, "  no transcripts in %s\n", strings.Join(rep.Paths, ", "))
+	}
+	for _, p := range rep.Projects {
+		fmt.Fprintf(w, "  into %s: %d sessions, %d new events (%d messages)\n", p.Project, p.Sessions, p.Appended, p.Indexed)
+	}
+	for _, reason := range sortedKeys(rep.Skipped) {
+		fmt.Fprintf(w, "  skipped %d: %s\n", rep.Skipped[reason], reason)
+	}
+	for _, le := range rep.LineErrors {
+		fmt.Fprintf(w, "  malformed %s:%d: %s\n", le.File, le.Line, le.Reason)
+	}
+	if rep.Malformed > len(rep.LineErrors) {
+		fmt.Fprintf(w, "  … %d malformed lines in all\n", rep.Malformed)
+	}
+	if rep.Incomplete > 0 {
+		fmt.Fprintf(w, "  %d files end in a line still being written: read next time\n", rep.Incomplete)
+	}
+	for _, kind := range sortedKeys(rep.Redactions) {
+		fmt.Fprintf(w, "  redacted %d: %s\n", rep.Redactions[kind], kind)
+	}
+	for _, c := range rep.Conflicts {
+		fmt.Fprintf(w, "  conflict: %s\n", c.Error)
+	}
+	if rep.Forgotten > 0 {
+		fmt.Fprintf(w, "  %d events of forgotten sessions left out\n", rep.Forgotten)
+	}
+	if rep.UnregisteredCount > 0 {
+		fmt.Fprintf(w, "  not imported, %d sessions of folders no registered project contains (ragd add DIR, or --project NAME):\n", rep.UnregisteredCount)
+		for _, u := range rep.Unregistered {
+			where := u.Cwd
+			if where == "" {
+				where = "project hash " + u.ProjectHash
+			}
+			fmt.Fprintf(w, "    %s in %s\n", u.Session, where)
+		}
+	}
+	if rep.Indexed > 0 {
+		fmt.Fprintln(w, "make them searchable: ragd reindex --scope session")
+	}
+}
+
+func followStatus(ctx context.Context, e *env) error {
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	st, err := c.FollowStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(st)
+	}
+	following := false
+	for _, f := range st.Formats {
+		state := "not followed"
+		if f.Followed {
+			following = true
+			state = fmt.Sprintf("followed, %d folders watched", f.Watching)
+		}
+		fmt.Fprintf(e.stdout, "%-12s %s (%s)\n", f.Format, state, strings.Join(f.Paths, ", "))
+		if f.Last != nil {
+			fmt.Fprintf(e.stdout, "             last pass: %d files, %d new events (%d messages)\n", f.Last.Files, f.Last.Appended, f.Last.Indexed)
+		}
+		if f.Error != "" {
+			fmt.Fprintf(e.stdout, "             error: %s\n", f.Error)
+		}
+	}
+	if !following {
+		fmt.Fprintln(e.stdout, "to follow, add to the configuration file (`ragd config` says where) and restart the daemon:\n  [sessions]\n  follow = [\"claude-code\", \"codex\"]   # or [\"all\"]")
+	}
+	return nil
+}
+
+func forgetSession(ctx context.Context, e *env, session string) error {
 	c, id, err := e.projectClient(ctx)
 	if err != nil {
 		return err
 	}
-	if pos[0] == "show" {
-		ev, err := c.Event(ctx, id, pos[1])
-		if err != nil {
-			return err
-		}
-		if e.json {
-			return e.printJSON(ev)
-		}
-		fmt.Fprintf(e.stdout, "%s  %s  %s (%s) in session %s\n\n%s\n", ev.Time.Local().Format("2006-01-02 15:04:05"), ev.ID, ev.Type, ev.Actor, ev.SessionID, ev.Text)
-		return nil
+	fg, err := c.ForgetSession(ctx, id, session)
+	if err != nil {
+		return err
 	}
-	f, err := os.Open(pos[1])
+	if e.json {
+		return e.printJSON(fg)
+	}
+	fmt.Fprintf(e.stdout, "forgot session %s of %s: %d events, %d chunks deleted\n", fg.Session, fg.Project, fg.Events, fg.Chunks)
+	return nil
+}
+
+func showEvent(ctx context.Context, e *env, eventID string) error {
+	c, id, err := e.projectClient(ctx)
+	if err != nil {
+		return err
+	}
+	ev, err := c.Event(ctx, id, eventID)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(ev)
+	}
+	fmt.Fprintf(e.stdout, "%s  %s  %s (%s) in session %s\n\n%s\n", ev.Time.Local().Format("2006-01-02 15:04:05"), ev.ID, ev.Type, ev.Actor, ev.SessionID, ev.Text)
+	return nil
+}
+
+func importEventFile(ctx context.Context, e *env, path string) error {
+	c, id, err := e.projectClient(ctx)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
@@ -62,7 +270,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		return e.printJSON(rep)
 	}
 	fmt.Fprintf(e.stdout, "%s: %d lines, %d events: %d stored (%d messages), %d duplicates, %d conflicts, %d malformed lines\n",
-		pos[1], rep.Lines, rep.Events, rep.Appended, rep.Messages, rep.Duplicates, len(rep.Conflicts), rep.Bad)
+		path, rep.Lines, rep.Events, rep.Appended, rep.Messages, rep.Duplicates, len(rep.Conflicts), rep.Bad)
 	for _, le := range rep.LineErrors {
 		fmt.Fprintf(e.stdout, "  line %d: %s\n", le.Line, le.Reason)
 	}
@@ -73,4 +281,13 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "make them searchable: ragd reindex --scope session")
 	}
 	return nil
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/embedding/ollamatest"
+	"github.com/ragd/ragd/internal/daemontest"
+)
+
+// TestCLI_SessionsTranscripts imports a Codex fixture with the command,
+// in JSON and for people, shows what is followed, and forgets the session.
+func TestCLI_SessionsTranscripts(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+	startDaemon(t, srv.URL)
+	repo := daemontest.Repo(t, daemontest.Docs)
+	ragd(t, "add", repo.Dir, "--name", "demo")
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "transcript", "testdata", "rollout-2026-01-03T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The fixture ran in /home/dev/proj: not registered, so listed.
+	out := string(ragd(t, "sessions", "import", "--from", "codex", fixture))
+	for _, want := range []string{"codex: 1 files (0 unchanged, 0 resumed), 1 sessions read: 0 messages indexed",
+		"not imported, 1 sessions of folders no registered project contains",
+		"codex:0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee in /home/dev/proj"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("import of an unregistered folder's session does not say %q:\n%s", want, out)
+		}
+	}
+
+	rep := decode[api.TranscriptReport](t, ragd(t, "sessions", "import", "--from", "codex", fixture, "--project", "demo", "--json"))
+	if rep.Files != 1 || rep.Indexed != 3 || rep.Kept != 7 || rep.Malformed != 1 || len(rep.Projects) != 1 || rep.Projects[0].Project != "demo" {
+		t.Errorf("import --project demo: %+v", rep)
+	}
+	out = string(ragd(t, "sessions", "import", "--from", "codex", fixture, "--project", "demo"))
+	// Nothing new: the file is not read again, so no line is reported.
+	if !strings.Contains(out, "codex: 1 files (1 unchanged, 0 resumed)") || strings.Contains(out, "malformed") {
+		t.Errorf("second import:\n%s", out)
+	}
+
+	st := decode[api.FollowStatus](t, ragd(t, "sessions", "follow", "--json"))
+	if len(st.Formats) != 4 || st.Formats[0].Followed {
+		t.Errorf("follow status: %+v", st)
+	}
+	if out := string(ragd(t, "sessions", "follow")); !strings.Contains(out, "claude-code  not followed") || !strings.Contains(out, "[sessions]") {
+		t.Errorf("follow status for people:\n%s", out)
+	}
+
+	fg := decode[api.Forgotten](t, ragd(t, "sessions", "forget", "codex:0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee", "--project", "demo", "--json"))
+	if fg.Events != 10 || fg.Session != "codex:0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee" {
+		t.Errorf("forget: %+v", fg)
+	}
+	if _, _, err := ragdErr(t, "sessions", "import", "--from", "vim"); err == nil || !strings.Contains(err.Error(), "claude-code, codex, gemini, aider") {
+		t.Errorf("--from vim: %v", err)
+	}
+}

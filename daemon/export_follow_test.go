@@ -1,0 +1,13 @@
+package daemon
+
+import "github.com/ragd/ragd/api"
+
+// SetFollowHook makes the transcript follower call fn after each of its
+// passes (the catch-up at start, each read of written files) with the
+// pass's report: tests wait on it instead of sleeping. The report is
+// recorded (FollowStatus) before fn is called.
+func (d *Daemon) SetFollowHook(fn func(api.TranscriptReport)) {
+	d.follower.mu.Lock()
+	defer d.follower.mu.Unlock()
+	d.follower.passed = fn
+}

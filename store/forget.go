@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ragd/ragd"
+)
+
+// ForgetResult counts what ForgetSession deleted.
+type ForgetResult struct {
+	Events int
+	Chunks int
+}
+
+// ForgetSession deletes session sessionID of project projectID on purpose:
+// its events, its chunks with their vectors, and the session itself, in one
+// transaction, and remembers that it was forgotten so that a transcript
+// import or follower does not bring it back. Votes on its chunks go in a
+// second step, as ReplaceScope's do. It returns an error wrapping
+// ragd.ErrNotFound when the project has no such session.
+func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID string) (ForgetResult, error) {
+	var res ForgetResult
+	fail := func(what string, err error) (ForgetResult, error) {
+		return ForgetResult{}, fmt.Errorf("forget session %q of project %d: %s: %w", sessionID, projectID, what, err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fail("begin", err)
+	}
+	defer tx.Rollback()
+	n, err := countRows(ctx, tx, `SELECT count(*) FROM sessions WHERE project_id = ? AND id = ?`, projectID, sessionID)
+	if err != nil {
+		return fail("look up", err)
+	}
+	if n == 0 {
+		return ForgetResult{}, fmt.Errorf("forget session %q of project %d: %w", sessionID, projectID, ragd.ErrNotFound)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT seq, id FROM chunks WHERE project_id = ? AND scope = 'session' AND session_id = ?`, projectID, sessionID)
+	if err != nil {
+		return fail("list chunks", err)
+	}
+	var seqs []int64
+	var ids []string
+	for rows.Next() {
+		var seq int64
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			rows.Close()
+			return fail("list chunks", err)
+		}
+		seqs, ids = append(seqs, seq), append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fail("list chunks", err)
+	}
+	if err := deleteChunks(ctx, tx, projectID, seqs); err != nil {
+		return fail("delete chunks", err)
+	}
+	r, err := tx.ExecContext(ctx, `DELETE FROM session_events WHERE project_id = ? AND session_id = ?`, projectID, sessionID)
+	if err != nil {
+		return fail("delete events", err)
+	}
+	events, _ := r.RowsAffected()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE project_id = ? AND id = ?`, projectID, sessionID); err != nil {
+		return fail("delete session", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO forgotten_sessions (project_id, session_id, forgotten_at) VALUES (?, ?, ?)
+		ON CONFLICT DO NOTHING`, projectID, sessionID, now()); err != nil {
+		return fail("remember", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail("commit", err)
+	}
+	res.Events, res.Chunks = int(events), len(seqs)
+	if err := s.dropVotes(ctx, ids); err != nil {
+		s.logger.Warn("drop votes of forgotten chunks (retried at next open)", "err", err)
+	}
+	return res, nil
+}
