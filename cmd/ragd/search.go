@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/search"
 )
 
 var searchCommand = command{
@@ -63,12 +65,18 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return usagef(`search needs a query: ragd search "how are weights chosen"`)
 	}
 	query := strings.Join(pos, " ")
+	limitSet := false
+	fs.Visit(func(f *flag.Flag) { limitSet = limitSet || f.Name == "limit" })
+	if limitSet && (*limit < 1 || *limit > search.MaxLimit) {
+		// An explicit limit is kept, never silently the default: 0 is not "all".
+		return usagef("--limit %d: want 1..%d", *limit, search.MaxLimit)
+	}
 	c, id, err := e.projectClient(ctx)
 	if err != nil {
 		return err
 	}
 	req := api.SearchRequest{Query: query, Scopes: scopes, Fusion: *fusion, Explain: *explain, SessionID: *session, Actor: *actor}
-	if *limit != 0 {
+	if limitSet {
 		req.Limit = limit
 	}
 	resp, err := c.Search(ctx, id, req)

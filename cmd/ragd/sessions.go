@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -248,7 +250,23 @@ func showEvent(ctx context.Context, e *env, eventID string) error {
 	if e.json {
 		return e.printJSON(ev)
 	}
-	fmt.Fprintf(e.stdout, "%s  %s  %s (%s) in session %s\n\n%s\n", ev.Time.Local().Format("2006-01-02 15:04:05"), ev.ID, ev.Type, ev.Actor, ev.SessionID, ev.Text)
+	fmt.Fprintf(e.stdout, "%s  %s  %s (%s) in session %s", ev.Time.Local().Format("2006-01-02 15:04:05"), ev.ID, ev.Type, ev.Actor, ev.SessionID)
+	if ev.Title != "" {
+		fmt.Fprintf(e.stdout, " %q", ev.Title)
+	}
+	fmt.Fprintln(e.stdout)
+	if ev.Text != "" {
+		fmt.Fprintf(e.stdout, "\n%s\n", ev.Text)
+	}
+	if len(ev.Payload) > 0 {
+		// Mechanism events (tool.call, tool.result…) carry their substance here.
+		var b bytes.Buffer
+		if json.Indent(&b, ev.Payload, "", "  ") != nil {
+			b.Reset()
+			b.Write(ev.Payload)
+		}
+		fmt.Fprintf(e.stdout, "\npayload:\n%s\n", b.String())
+	}
 	return nil
 }
 
@@ -278,9 +296,18 @@ func importEventFile(ctx context.Context, e *env, path string) error {
 		fmt.Fprintf(e.stdout, "  conflict: %s\n", c.Error)
 	}
 	if rep.Messages > 0 {
-		fmt.Fprintln(e.stdout, "make them searchable: ragd reindex --scope session")
+		fmt.Fprintln(e.stdout, searchableHint(ctx, c, id))
 	}
 	return nil
+}
+
+// searchableHint says how new messages of a project become searchable: by
+// themselves within seconds when it reindexes automatically, else the command.
+func searchableHint(ctx context.Context, c *client.Client, project string) string {
+	if p, err := c.Project(ctx, project); err == nil && p.AutoReindex {
+		return "auto-reindex is on: the daemon makes them searchable within seconds"
+	}
+	return "make them searchable: ragd reindex --scope session"
 }
 
 func sortedKeys(m map[string]int) []string {
