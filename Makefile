@@ -25,7 +25,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS := -O2 -g -I$(INCLUDE) $(AVX)
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_fts5
 
-.PHONY: setup build test bench run fuzz vet clean header screenshots
+.PHONY: setup build test bench run fuzz vet clean header record-session screenshots
 
 setup:
 	bash scripts/setup.sh
@@ -61,3 +61,7 @@ screenshots: header
 
 clean:
 	rm -rf bin .build
+
+# record-session re-records the README's "A session, recorded".
+record-session: header
+	bash scripts/record-session.sh
