@@ -1,5 +1,7 @@
 package api
 
+import "time"
+
 // Health is the answer of GET /v1/health.
 type Health struct {
 	Version   string          `json:"version"`
@@ -7,6 +9,18 @@ type Health struct {
 	Database  DatabaseHealth  `json:"database"`
 	Embedding EmbeddingHealth `json:"embedding"`
 	Index     IndexStats      `json:"index"`
+	// Config is the configuration file the daemon read at start.
+	Config ConfigHealth `json:"config"`
+}
+
+// ConfigHealth is the configuration file as the daemon read it: a client
+// that finds the file changed since can say that the daemon runs on the old
+// settings until it restarts.
+type ConfigHealth struct {
+	Path string `json:"path"`
+	// ModTime is the file's modification time when the daemon read it;
+	// absent when there was no file (the defaults).
+	ModTime *time.Time `json:"modTime,omitempty"`
 }
 
 // DatabaseHealth describes the store.

@@ -49,9 +49,12 @@ type Options struct {
 
 // Daemon is a running ragd service. Create it with Open, stop it with Close.
 type Daemon struct {
-	cfg    Config
-	paths  Paths
-	logger *slog.Logger
+	cfg   Config
+	paths Paths
+	// configModTime is when the configuration file was last changed as the
+	// daemon started; nil without a file.
+	configModTime *time.Time
+	logger        *slog.Logger
 
 	store    *store.Store
 	embedder *embedding.Service
@@ -98,6 +101,10 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}
 	paths.Lock = paths.Database + ".lock"
 	d := &Daemon{cfg: cfg, paths: paths, limits: defaultLimits, logger: opt.Logger.With("system", "daemon"), served: make(chan error, 1)}
+	if fi, err := os.Stat(paths.Config); err == nil {
+		t := fi.ModTime().UTC()
+		d.configModTime = &t
+	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 
 func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	h := api.Health{Version: Version, Socket: d.paths.Socket}
+	h := api.Health{Version: Version, Socket: d.paths.Socket, Config: api.ConfigHealth{Path: d.paths.Config, ModTime: d.configModTime}}
 	h.Database.Path = d.store.Path()
 	h.Database.Space = d.store.Space()
 	var err error

@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/embedding/ollamatest"
+	"github.com/ragd/ragd/internal/daemontest"
 )
 
 // A broken configuration file must not block the commands that repair it or
@@ -68,5 +71,34 @@ func TestConfig_Effective(t *testing.T) {
 	}
 	if raw := string(ragd(t, "config", "--json")); !strings.Contains(raw, `"vectorWeight"`) || strings.Contains(raw, `"Search"`) {
 		t.Errorf("config --json is not camelCase:\n%s", raw)
+	}
+}
+
+// A configuration file changed after the daemon started has no effect until
+// it restarts: every client command says so.
+func TestConfig_ChangedAfterDaemonStarted(t *testing.T) {
+	w := daemontest.NewWorld(t)
+	w.Setenv(t)
+	if err := os.MkdirAll(filepath.Dir(w.Paths.Config), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.Paths.Config, []byte("[search]\nlimit = 6\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(w.Paths.Config, old, old); err != nil {
+		t.Fatal(err)
+	}
+	daemontest.Start(t, w, daemontest.Config(ollamatest.ClosedURL(t)))
+
+	if _, errOut, err := ragdErr(t, "projects"); err != nil || strings.Contains(string(errOut), "changed after") {
+		t.Fatalf("unchanged file: %v, stderr %q", err, errOut)
+	}
+	if err := os.WriteFile(w.Paths.Config, []byte("[search]\nlimit = 8\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := ragdErr(t, "projects")
+	if err != nil || !strings.Contains(string(errOut), w.Paths.Config+" changed after the daemon started") || !strings.Contains(string(errOut), "restart") {
+		t.Errorf("changed file: %v, stderr %q; want the warning", err, errOut)
 	}
 }

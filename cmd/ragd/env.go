@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
@@ -26,6 +27,11 @@ type env struct {
 	socket     string
 	configPath string
 	project    string
+
+	// used is the daemon client the command used, and configFile the
+	// configuration file it resolved; see warnStaleConfig.
+	used       *client.Client
+	configFile string
 }
 
 // paths and config as the daemon would compute them.
@@ -73,8 +79,37 @@ func (e *env) client() (*client.Client, error) {
 			return nil, err
 		}
 	}
-	return client.New(paths.Socket), nil
+	e.used = client.New(paths.Socket)
+	e.configFile = paths.Config
+	return e.used, nil
 }
+
+// warnStaleConfig says when the configuration file changed after the daemon
+// the command talked to read it: the daemon runs on the old settings until
+// it restarts, and nothing else would tell.
+func (e *env) warnStaleConfig(ctx context.Context) {
+	if e.used == nil || e.configFile == "" {
+		return
+	}
+	fi, err := os.Stat(e.configFile)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, staleConfigCheck)
+	defer cancel()
+	h, err := e.used.Health(ctx)
+	if err != nil || h.Config.Path != e.configFile {
+		return
+	}
+	if h.Config.ModTime == nil || fi.ModTime().After(*h.Config.ModTime) {
+		fmt.Fprintf(e.stderr, "ragd: warning: %s changed after the daemon started: it still runs on the settings it read then; "+
+			"restart it (ragd service stop && ragd service start, or restart ragd serve) to apply the file\n", e.configFile)
+	}
+}
+
+// staleConfigCheck bounds the check after a command: a warning is not worth
+// waiting for.
+const staleConfigCheck = time.Second
 
 // fallbackPaths are the paths when the configuration file is broken.
 func (e *env) fallbackPaths(cause error) (daemon.Paths, error) {

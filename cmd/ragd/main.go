@@ -86,7 +86,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return usagef("unknown command %q", name)
 	}
 	e.cmd = c
-	if err := c.run(ctx, e, rest); !errors.Is(err, errHelped) {
+	err := c.run(ctx, e, rest)
+	e.warnStaleConfig(ctx)
+	if !errors.Is(err, errHelped) {
 		return err
 	}
 	return nil
