@@ -102,3 +102,21 @@ func TestConfig_ChangedAfterDaemonStarted(t *testing.T) {
 		t.Errorf("changed file: %v, stderr %q; want the warning", err, errOut)
 	}
 }
+
+// A failing service action says which service manager answered and what to
+// do next, never only "exit status 1".
+func TestService_FailureSaysWhatToDo(t *testing.T) {
+	s, err := newService(&env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = serviceError(s, "start", errors.New("exit status 1"))
+	for _, want := range []string{"service start", "ragd serve"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: does not say %q", err, want)
+		}
+	}
+	if msg := err.Error(); !strings.Contains(msg, s.Platform()) && !strings.Contains(msg, "service manager said") && !strings.Contains(msg, "kardianos") {
+		t.Errorf("%v: says nothing of the service manager (%s)", err, s.Platform())
+	}
+}

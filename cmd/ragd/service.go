@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"strings"
+	"time"
 
 	"github.com/kardianos/service"
 )
@@ -69,7 +72,7 @@ func cmdService(ctx context.Context, e *env, args []string) error {
 	switch action {
 	case "install", "uninstall", "start", "stop":
 		if err := service.Control(s, action); err != nil {
-			return fmt.Errorf("service %s: %w (a user service needs systemd --user, launchd, or another manager kardianos/service supports; `ragd serve` runs in the foreground anywhere)", action, err)
+			return serviceError(s, action, err)
 		}
 		if e.json {
 			return e.printJSON(map[string]string{"action": action, "result": "ok"})
@@ -83,7 +86,7 @@ func cmdService(ctx context.Context, e *env, args []string) error {
 			state, err = "not installed", nil
 		}
 		if err != nil {
-			return fmt.Errorf("service status: %w", err)
+			return serviceError(s, "status", err)
 		}
 		if e.json {
 			return e.printJSON(map[string]string{"status": state, "platform": s.Platform()})
@@ -94,3 +97,44 @@ func cmdService(ctx context.Context, e *env, args []string) error {
 		return usagef("unknown service action %q: want install, uninstall, start, stop or status", action)
 	}
 }
+
+// serviceError says why a service action failed in words a person can act
+// on: what the service manager itself said (kardianos/service reports only
+// "exit status 1"), and the next step.
+func serviceError(s service.Service, action string, err error) error {
+	said := managerSaid(s.Platform(), action)
+	switch {
+	case !strings.Contains(s.Platform(), "systemd") && strings.HasPrefix(s.Platform(), "unix-"):
+		return fmt.Errorf("service %s: %v: no per-user service manager here (the one found is %s, which installs system-wide init scripts, not a service of yours). "+
+			"Run `ragd serve` in the foreground, or from your session's startup", action, err, s.Platform())
+	case strings.Contains(said, "Failed to connect to bus") || strings.Contains(said, "No medium found"):
+		return fmt.Errorf("service %s: no user service manager runs in this session (systemd --user said: %s). "+
+			"Run `ragd serve` in the foreground, or from your session's startup; on a server, `loginctl enable-linger $USER` gives you one", action, said)
+	case said != "":
+		return fmt.Errorf("service %s: %v; the service manager said: %s. Next: `ragd service install` if it is not installed, "+
+			"`journalctl --user -u ragd` for the daemon's log, or `ragd serve` in the foreground", action, err, said)
+	}
+	return fmt.Errorf("service %s: %w (a user service needs systemd --user, launchd, or another manager kardianos/service supports; `ragd serve` runs in the foreground anywhere)", action, err)
+}
+
+// managerSaid asks the platform's service manager about ragd's unit the way
+// kardianos/service did, and returns what it printed, trimmed to a few
+// lines; "" where there is nothing to ask.
+func managerSaid(platform, action string) string {
+	if !strings.Contains(platform, "systemd") {
+		return ""
+	}
+	verb := action
+	if action == "install" || action == "uninstall" {
+		verb = "status"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), managerTimeout)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, "systemctl", "--user", verb, "ragd.service").CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.Join(lines[:min(len(lines), 3)], " / ")
+}
+
+// managerTimeout bounds the question to the service manager: it answers at
+// once or not at all.
+const managerTimeout = 5 * time.Second
