@@ -22,6 +22,8 @@ type progress struct {
 	tty     bool
 	last    string // phase/scope of the last plain line
 	drawing bool
+	// failedSaid is the phase/scope whose failures a plain line told.
+	failedSaid string
 }
 
 func newProgress(w io.Writer, tty bool) *progress { return &progress{w: w, tty: tty} }
@@ -32,6 +34,11 @@ func (p *progress) update(pr api.Progress) {
 		if key != p.last && pr.Phase != api.PhaseDone {
 			fmt.Fprintf(p.w, "%s: %s (%d)\n", pr.Scope, pr.Phase, pr.Total)
 			p.last = key
+		}
+		// A phase that ends with failures says so: its start line could not.
+		if pr.Failed > 0 && pr.Done+pr.Failed >= pr.Total && key != p.failedSaid {
+			fmt.Fprintf(p.w, "%s: %s: %d of %d failed\n", pr.Scope, pr.Phase, pr.Failed, pr.Total)
+			p.failedSaid = key
 		}
 		return
 	}
@@ -46,8 +53,12 @@ func (p *progress) update(pr api.Progress) {
 	if pr.Total > 0 {
 		filled = min(width, width*pr.Done/pr.Total)
 	}
-	fmt.Fprintf(p.w, "\r%-8s %-6s [%s%s] %d/%d ", pr.Scope, pr.Phase,
-		strings.Repeat("#", filled), strings.Repeat(".", width-filled), pr.Done, pr.Total)
+	failed := ""
+	if pr.Failed > 0 {
+		failed = fmt.Sprintf("(%d failed) ", pr.Failed)
+	}
+	fmt.Fprintf(p.w, "\r%-8s %-6s [%s%s] %d/%d %s", pr.Scope, pr.Phase,
+		strings.Repeat("#", filled), strings.Repeat(".", width-filled), pr.Done, pr.Total, failed)
 	p.drawing = true
 }
 
