@@ -9,13 +9,17 @@ type ReindexRequest struct {
 	Scopes []string `json:"scopes,omitempty"`
 }
 
-// ReindexEvent is one line of a reindex progress stream: progress lines,
-// then one line with the report (or the error).
-type ReindexEvent struct {
-	Progress *Progress    `json:"progress,omitempty"`
-	Report   *Report      `json:"report,omitempty"`
+// StreamEvent is one line of a progress stream (newline-delimited JSON):
+// progress lines, then one line with the report, the error, or both (the
+// report of what was done before the error).
+type StreamEvent[P, R any] struct {
+	Progress *P           `json:"progress,omitempty"`
+	Report   *R           `json:"report,omitempty"`
 	Error    *ErrorDetail `json:"error,omitempty"`
 }
+
+// ReindexEvent is one line of a reindex progress stream.
+type ReindexEvent = StreamEvent[Progress, Report]
 
 // Report is what a reindex did, scope by scope. The daemon returns it as is.
 type Report struct {

@@ -36,11 +36,7 @@ type TranscriptImportRequest struct {
 
 // TranscriptImportEvent is one line of an import's progress stream:
 // progress lines, then one line with the report (or the error).
-type TranscriptImportEvent struct {
-	Progress *TranscriptProgress `json:"progress,omitempty"`
-	Report   *TranscriptReport   `json:"report,omitempty"`
-	Error    *ErrorDetail        `json:"error,omitempty"`
-}
+type TranscriptImportEvent = StreamEvent[TranscriptProgress, TranscriptReport]
 
 // TranscriptProgress is how far an import is: files done of those found,
 // and the messages read so far.

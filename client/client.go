@@ -146,35 +146,7 @@ func (c *Client) Reindex(ctx context.Context, project string, req api.ReindexReq
 // comes back as *Error with status 200, together with the report of what
 // was done when the daemon has one.
 func (c *Client) ReindexStream(ctx context.Context, project string, req api.ReindexRequest, progress func(api.Progress)) (*api.Report, error) {
-	path := api.ProjectPath(project, "/reindex")
-	resp, err := c.send(ctx, http.MethodPost, path, req, "application/x-ndjson")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), maxStreamLine)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var ev api.ReindexEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, fmt.Errorf("POST %s: decode stream line: %w", path, err)
-		}
-		switch {
-		case ev.Error != nil:
-			return ev.Report, &Error{Status: http.StatusOK, Code: ev.Error.Code, Message: ev.Error.Message}
-		case ev.Report != nil:
-			return ev.Report, nil
-		case ev.Progress != nil && progress != nil:
-			progress(*ev.Progress)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("POST %s: read stream: %w", path, err)
-	}
-	return nil, fmt.Errorf("POST %s: the stream ended without a report", path)
+	return stream[api.Progress, api.Report](ctx, c, api.ProjectPath(project, "/reindex"), req, progress)
 }
 
 // Coverage reports what a project's index covers against its sources.
@@ -231,35 +203,7 @@ func (c *Client) Passage(ctx context.Context, project string, q api.PassageQuery
 // ReindexStream, an error the daemon reports after the stream began comes
 // back as *Error with status 200, with the report of what was done.
 func (c *Client) ImportTranscripts(ctx context.Context, req api.TranscriptImportRequest, progress func(api.TranscriptProgress)) (*api.TranscriptReport, error) {
-	path := api.PathTranscriptsImport
-	resp, err := c.send(ctx, http.MethodPost, path, req, "application/x-ndjson")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), maxStreamLine)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var ev api.TranscriptImportEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, fmt.Errorf("POST %s: decode stream line: %w", path, err)
-		}
-		switch {
-		case ev.Error != nil:
-			return ev.Report, &Error{Status: http.StatusOK, Code: ev.Error.Code, Message: ev.Error.Message}
-		case ev.Report != nil:
-			return ev.Report, nil
-		case ev.Progress != nil && progress != nil:
-			progress(*ev.Progress)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("POST %s: read stream: %w", path, err)
-	}
-	return nil, fmt.Errorf("POST %s: the stream ended without a report", path)
+	return stream[api.TranscriptProgress, api.TranscriptReport](ctx, c, api.PathTranscriptsImport, req, progress)
 }
 
 // ForgetSession deletes one session of a project on purpose: its events
@@ -276,6 +220,41 @@ func (c *Client) FollowStatus(ctx context.Context) (*api.FollowStatus, error) {
 // Measure reports on the search telemetry of a window; see api.MeasureQuery.
 func (c *Client) Measure(ctx context.Context, q api.MeasureQuery) (*api.MeasureReport, error) {
 	return call[api.MeasureReport](ctx, c, http.MethodGet, api.PathMeasure+q.Encode(), nil)
+}
+
+// stream posts body asking for a progress stream, calls progress (if not
+// nil) with each progress line and returns the report of the last line. An
+// error the daemon reports after the stream began comes back as *Error with
+// status 200, with the report of what was done when there is one.
+func stream[P, R any](ctx context.Context, c *Client, path string, body any, progress func(P)) (*R, error) {
+	resp, err := c.send(ctx, http.MethodPost, path, body, "application/x-ndjson")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), maxStreamLine)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var ev api.StreamEvent[P, R]
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return nil, fmt.Errorf("POST %s: decode stream line: %w", path, err)
+		}
+		switch {
+		case ev.Error != nil:
+			return ev.Report, &Error{Status: http.StatusOK, Code: ev.Error.Code, Message: ev.Error.Message}
+		case ev.Report != nil:
+			return ev.Report, nil
+		case ev.Progress != nil && progress != nil:
+			progress(*ev.Progress)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("POST %s: read stream: %w", path, err)
+	}
+	return nil, fmt.Errorf("POST %s: the stream ended without a report", path)
 }
 
 // call sends a JSON request (body may be nil) and decodes the JSON answer.

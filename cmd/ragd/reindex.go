@@ -52,14 +52,20 @@ func cmdReindex(ctx context.Context, e *env, args []string) error {
 		}
 	})
 	bar.done()
+	return finishStream(e, rep, err, printReport)
+}
+
+// finishStream prints the outcome of a streamed command: its report, as text
+// or JSON, and the error when the daemon failed after the stream began (the
+// JSON then holds both).
+func finishStream[R any](e *env, rep *R, err error, print func(io.Writer, *R)) error {
 	var streamErr *client.Error
 	if errors.As(err, &streamErr) && streamErr.Status == http.StatusOK && e.json {
-		// The daemon failed after the stream began: say so in the JSON too.
 		e.printJSON(map[string]any{"report": rep, "error": api.ErrorDetail{Code: streamErr.Code, Message: streamErr.Message}})
 		return errSilent
 	}
 	if rep != nil && !e.json {
-		printReport(e.stdout, rep)
+		print(e.stdout, rep)
 	}
 	if err != nil {
 		return err

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,21 +124,7 @@ func importTranscripts(ctx context.Context, e *env, fs *flag.FlagSet, from strin
 		}
 	})
 	bar.done()
-	var streamErr *client.Error
-	if errors.As(err, &streamErr) && streamErr.Status == http.StatusOK && e.json {
-		e.printJSON(map[string]any{"report": rep, "error": api.ErrorDetail{Code: streamErr.Code, Message: streamErr.Message}})
-		return errSilent
-	}
-	if rep != nil && !e.json {
-		printTranscriptReport(e.stdout, rep)
-	}
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(rep)
-	}
-	return nil
+	return finishStream(e, rep, err, printTranscriptReport)
 }
 
 // printTranscriptReport writes an import's report for people.
