@@ -105,7 +105,7 @@ func printHits(w io.Writer, r *api.SearchResponse) {
 		fmt.Fprintf(w, "no hits: %s\n", reason)
 	}
 	for _, h := range r.Hits {
-		fmt.Fprintf(w, "[%d] %.4g  %s  (%s)\n", h.Rank, h.Score, citation(h.Origin), signals(h)) // 4 digits tell RRF ranks apart
+		fmt.Fprintf(w, "[%d] %#.4g  %s  (%s)\n", h.Rank, h.Score, citation(h.Origin), signals(h)) // 4 digits tell RRF ranks apart
 		if h.Origin.Title != "" {
 			fmt.Fprintf(w, "    %s\n", h.Origin.Title)
 		}
