@@ -17,6 +17,7 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 	}
 	defer tx.Rollback()
 	stamp := now()
+	var ops []codeOp
 	for i := range in {
 		c := &in[i]
 		id := ChunkID(projectID, scope, c.source(scope), c.Position, c.ContentHash)
@@ -33,6 +34,9 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 		if _, err := tx.ExecContext(ctx, "INSERT INTO chunk_vectors (chunk_seq, project_id, scope, embedding) VALUES (?, ?, ?, ?)", seq, projectID, scope, blob); err != nil {
 			return fmt.Errorf("append vector: %w", err)
 		}
+		if s.codes != nil {
+			ops = append(ops, codeOp{seq: seq, project: projectID, scope: scopeIndex(scope), code: codeOfBlob(blob, s.codes.words)})
+		}
 	}
-	return tx.Commit()
+	return s.commitVectors(tx, ops)
 }

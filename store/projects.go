@@ -103,7 +103,7 @@ func (s *Store) RemoveProject(ctx context.Context, projectID int64) error {
 	if n, _ := r.RowsAffected(); n == 0 {
 		return fmt.Errorf("remove project %d: %w", projectID, ragd.ErrNotFound)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitVectors(tx, []codeOp{{project: projectID, dropProject: true}}); err != nil {
 		return fmt.Errorf("remove project %d: %w", projectID, err)
 	}
 	// Its telemetry, in the other file; votes follow by cascade.

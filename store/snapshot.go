@@ -93,6 +93,9 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f Filter, vec []float3
 	if err != nil {
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
+	if x := sn.s.codes; x != nil && x.covers(f.ProjectID, sn.s.quantizedMin) {
+		return sn.quantizedCandidates(ctx, f.ProjectID, scopes, vec, blob, k)
+	}
 	q := "SELECT chunk_seq, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ? AND project_id = ?"
 	args := []any{blob, k, f.ProjectID}
 	if len(scopes) > 0 {
@@ -120,12 +123,86 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f Filter, vec []float3
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
+	sortVectorCandidates(out)
+	return out, nil
+}
+
+func sortVectorCandidates(out []VectorCandidate) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Distance != out[j].Distance {
 			return out[i].Distance < out[j].Distance
 		}
 		return out[i].ChunkID < out[j].ChunkID
 	})
+}
+
+// quantizedCandidates finds a shortlist of shortlistFactor·k chunks by the
+// Hamming distance of their codes, then ranks it by the exact distance of
+// the floats stored in the snapshot. A shortlisted chunk the snapshot does
+// not hold (written after it began) is left out.
+func (sn *Snapshot) quantizedCandidates(ctx context.Context, projectID int64, scopes []string, vec []float32, blob []byte, k int) ([]VectorCandidate, error) {
+	mask := uint8(1<<len(ragd.Scopes) - 1)
+	if len(scopes) > 0 {
+		mask = 0
+		for _, sc := range scopes {
+			mask |= 1 << scopeIndex(sc)
+		}
+	}
+	x := sn.s.codes
+	short := x.shortlist(projectID, mask, codeOf(vec, x.words), max(k*sn.s.shortlistFactor, minShortlist))
+	stmt, err := sn.tx.PrepareContext(ctx, "SELECT vec_distance_l2(embedding, ?) FROM chunk_vectors WHERE chunk_seq = ?")
+	if err != nil {
+		return nil, fmt.Errorf("vector candidates: %w", err)
+	}
+	defer stmt.Close()
+	type scored struct {
+		seq int64
+		l2  float64
+	}
+	exact := make([]scored, 0, len(short))
+	for _, seq := range short {
+		var l2 float64
+		switch err := stmt.QueryRowContext(ctx, blob, seq).Scan(&l2); err {
+		case nil:
+			exact = append(exact, scored{seq, l2})
+		case sql.ErrNoRows:
+		default:
+			return nil, fmt.Errorf("vector candidates: rescore chunk %d: %w", seq, err)
+		}
+	}
+	sort.Slice(exact, func(i, j int) bool { return exact[i].l2 < exact[j].l2 })
+	exact = exact[:min(k, len(exact))]
+	if len(exact) == 0 {
+		return nil, nil
+	}
+	seqs := make([]int64, len(exact))
+	for i, e := range exact {
+		seqs[i] = e.seq
+	}
+	rows, err := sn.tx.QueryContext(ctx, "SELECT seq, id FROM chunks WHERE seq IN ("+joinInts(seqs)+")")
+	if err != nil {
+		return nil, fmt.Errorf("vector candidates: %w", err)
+	}
+	defer rows.Close()
+	ids := make(map[int64]string, len(seqs))
+	for rows.Next() {
+		var seq int64
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			return nil, fmt.Errorf("vector candidates: %w", err)
+		}
+		ids[seq] = id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("vector candidates: %w", err)
+	}
+	out := make([]VectorCandidate, 0, len(exact))
+	for _, e := range exact {
+		if id, ok := ids[e.seq]; ok {
+			out = append(out, VectorCandidate{ChunkID: id, Distance: cosineDistance(e.l2)})
+		}
+	}
+	sortVectorCandidates(out)
 	return out, nil
 }
 
