@@ -300,7 +300,7 @@ func (s *Store) commitVectors(tx *sql.Tx, ops []codeOp) error {
 // until it is done.
 func (s *Store) startCodes() {
 	s.codes = newCodeIndex(s.dims)
-	s.quantizedMin, s.shortlistFactor = quantizedMinVectors, shortlistFactor
+	s.quantizedMin, s.shortlistFactor, s.minShortlist = quantizedMinVectors, shortlistFactor, minShortlist
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopCodes = cancel
 	go func() {

@@ -34,6 +34,12 @@ import (
 // recallTarget is the bar: recall@12 against the exact KNN.
 const recallTarget = 0.95
 
+// The sample of SciFact embedded: documents, and characters of each.
+const (
+	recallDocs     = 2000
+	recallDocChars = 600
+)
+
 func TestKitQuantizedRecall(t *testing.T) {
 	host, model := os.Getenv("OLLAMA_HOST"), os.Getenv("RAGD_TESTKIT_MODEL")
 	dims, err := strconv.Atoi(os.Getenv("RAGD_TESTKIT_DIMS"))
@@ -42,7 +48,15 @@ func TestKitQuantizedRecall(t *testing.T) {
 			"(eval \"$(../shared/testkit/use-lite up)\"); got %q, %q, %q", host, model, os.Getenv("RAGD_TESTKIT_DIMS"))
 	}
 	dir := sharedDir(t)
-	docs := readJSONL(t, filepath.Join(dir, "bench", "scifact", "corpus.jsonl.gz"), true)
+	// The kit's servers embed a few long texts a second on the shared
+	// cores: a sample of the corpus, each document cut to its title and
+	// lead, keeps the first run to minutes.
+	docs := readJSONL(t, filepath.Join(dir, "bench", "scifact", "corpus.jsonl.gz"), true)[:recallDocs]
+	for i, d := range docs {
+		if r := []rune(d); len(r) > recallDocChars {
+			docs[i] = string(r[:recallDocChars])
+		}
+	}
 	queries := readJSONL(t, filepath.Join(dir, "bench", "scifact", "queries-train.jsonl"), false)
 	docVecs := cachedEmbeddings(t, host, model, dims, "scifact-corpus", docs)
 	queryVecs := cachedEmbeddings(t, host, model, dims, "scifact-queries-train", queries)
@@ -79,8 +93,11 @@ func TestKitQuantizedRecall(t *testing.T) {
 		}
 	}
 	s.quantizedMin = 0
+	// The shortlist of a large project is shortlistFactor·k; on this small
+	// corpus the floor would hide the curve, so it is lifted.
+	s.minShortlist = 0
 	recallAt := map[int]float64{}
-	for _, factor := range []int{2, 4, 8, 16, 32} {
+	for _, factor := range []int{1, 2, 4, 8, 16, 32} {
 		s.shortlistFactor = factor
 		var found, total int
 		for i, q := range queryVecs {
@@ -96,8 +113,8 @@ func TestKitQuantizedRecall(t *testing.T) {
 			total += len(exact[i])
 		}
 		recallAt[factor] = float64(found) / float64(total)
-		t.Logf("%s, %d docs, %d queries: shortlist %d (%d×k, at least %d): recall@%d %.4f",
-			model, len(docVecs), len(queryVecs), max(factor*k, minShortlist), factor, minShortlist, k, recallAt[factor])
+		t.Logf("%s, %d docs, %d queries: shortlist %d (%d×k): recall@%d %.4f",
+			model, len(docVecs), len(queryVecs), factor*k, factor, k, recallAt[factor])
 	}
 	if r := recallAt[shortlistFactor]; r < recallTarget {
 		t.Errorf("recall@%d %.4f at the configured shortlist factor %d, want ≥ %.2f", k, r, shortlistFactor, recallTarget)

@@ -149,7 +149,7 @@ func (sn *Snapshot) quantizedCandidates(ctx context.Context, projectID int64, sc
 		}
 	}
 	x := sn.s.codes
-	short := x.shortlist(projectID, mask, codeOf(vec, x.words), max(k*sn.s.shortlistFactor, minShortlist))
+	short := x.shortlist(projectID, mask, codeOf(vec, x.words), max(k*sn.s.shortlistFactor, sn.s.minShortlist))
 	stmt, err := sn.tx.PrepareContext(ctx, "SELECT vec_distance_l2(embedding, ?) FROM chunk_vectors WHERE chunk_seq = ?")
 	if err != nil {
 		return nil, fmt.Errorf("vector candidates: %w", err)

@@ -109,8 +109,8 @@ type Store struct {
 	// quantizedMin is the project size from which searches use the codes
 	// (tests lower it).
 	quantizedMin int
-	// shortlistFactor is shortlistFactor (tests vary it).
-	shortlistFactor int
+	// shortlistFactor and minShortlist are the constants (tests vary them).
+	shortlistFactor, minShortlist int
 
 	// failAfterInsert, when set (tests only), is called after each chunk
 	// insert of ReplaceScope; an error aborts the replace there.

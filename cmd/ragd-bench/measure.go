@@ -35,16 +35,19 @@ type measurement struct {
 	Mode   string `json:"mode"`
 	Runs   int    `json:"runs"`
 	// Latencies in milliseconds, p50 unless named.
-	KNN, KNNp95              float64
-	FTSFrequent, FTSThree    float64
-	Hybrid, HybridP95        float64
-	HybridFrequent           float64
-	HybridFrequentP95        float64
-	HybridLexicalOnly        float64
-	IndexLoadMs              float64 `json:"indexLoadMs"`
-	RSSMB                    float64 `json:"rssMb"`
-	DBMB                     float64 `json:"dbMb"`
-	Build                    buildInfo
+	KNN, KNNp95           float64
+	FTSFrequent, FTSThree float64
+	Hybrid, HybridP95     float64
+	HybridFrequent        float64
+	HybridFrequentP95     float64
+	HybridLexicalOnly     float64
+	IndexLoadMs           float64 `json:"indexLoadMs"`
+	// Recall is recall@12 of the mode against the exact KNN, on the
+	// corpus's random vectors: the worst case for a quantized first pass.
+	Recall float64 `json:"recall"`
+	RSSMB  float64 `json:"rssMb"`
+	DBMB   float64 `json:"dbMb"`
+	Build  buildInfo
 }
 
 // runsFor bounds the iterations: two shared cores, and an exact KNN at 1M
@@ -139,6 +142,9 @@ func measureCmd(args []string) error {
 			return err
 		}
 	}
+	if m.Recall, err = recall(ctx, st, *db, filter, sn); err != nil {
+		return err
+	}
 	sn.Close()
 
 	s := search.New(st, &randomEmbedder{r: rand.New(rand.NewSource(11))})
@@ -172,6 +178,49 @@ func measureCmd(args []string) error {
 	return json.NewEncoder(os.Stdout).Encode(m)
 }
 
+// recallQueries bounds the exact scans of the recall check.
+const recallQueries = 20
+
+// recall compares the store's KNN on sn with an exact store's.
+func recall(ctx context.Context, st *store.Store, db string, filter store.Filter, sn *store.Snapshot) (float64, error) {
+	if st.VectorMode() == store.VectorsExact {
+		return 1, nil
+	}
+	ex, err := store.Open(ctx, db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: store.VectorsExact})
+	if err != nil {
+		return 0, err
+	}
+	defer ex.Close()
+	esn, err := ex.Snapshot(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer esn.Close()
+	r := rand.New(rand.NewSource(13))
+	found := 0
+	for range recallQueries {
+		q := vectest.RandomUnit(r, dims)
+		want, err := esn.VectorCandidates(ctx, filter, q, candidates)
+		if err != nil {
+			return 0, err
+		}
+		got, err := sn.VectorCandidates(ctx, filter, q, candidates)
+		if err != nil {
+			return 0, err
+		}
+		in := map[string]bool{}
+		for _, c := range want {
+			in[c.ChunkID] = true
+		}
+		for _, c := range got {
+			if in[c.ChunkID] {
+				found++
+			}
+		}
+	}
+	return float64(found) / float64(recallQueries*candidates), nil
+}
+
 // timeIt runs f runs times and returns the p50 and p95 in milliseconds.
 func timeIt(runs int, f func() error) (p50, p95 float64, err error) {
 	took := make([]float64, 0, runs)
@@ -192,11 +241,11 @@ func pct(sorted []float64, p float64) float64 {
 }
 
 func printTable(w io.Writer, ms []measurement) {
-	fmt.Fprintln(w, "| chunks × 768 | vectors | KNN p50 (p95) | FTS frequent word | FTS 3-word OR | hybrid p50 / p95 | hybrid, frequent word p50 / p95 | lexical only p50 | RSS serving | DB size | build (peak RSS) |")
-	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| chunks × 768 | vectors | KNN p50 (p95) | recall@12 | FTS frequent word | FTS 3-word OR | hybrid p50 / p95 | hybrid, frequent word p50 / p95 | lexical only p50 | RSS serving | DB size | build (peak RSS) |")
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, m := range ms {
-		fmt.Fprintf(w, "| %s | %s | %.1f (%.1f) ms | %.1f ms | %.1f ms | %.1f / %.1f ms | %.1f / %.1f ms | %.1f ms | %.0f MB | %.0f MB | %s (%.0f MB) |\n",
-			human(m.Chunks), m.Mode, m.KNN, m.KNNp95, m.FTSFrequent, m.FTSThree, m.Hybrid, m.HybridP95,
+		fmt.Fprintf(w, "| %s | %s | %.1f (%.1f) ms | %.2f | %.1f ms | %.1f ms | %.1f / %.1f ms | %.1f / %.1f ms | %.1f ms | %.0f MB | %.0f MB | %s (%.0f MB) |\n",
+			human(m.Chunks), m.Mode, m.KNN, m.KNNp95, m.Recall, m.FTSFrequent, m.FTSThree, m.Hybrid, m.HybridP95,
 			m.HybridFrequent, m.HybridFrequentP95, m.HybridLexicalOnly, m.RSSMB, m.DBMB,
 			time.Duration(m.Build.Seconds*float64(time.Second)).Round(time.Second), m.Build.PeakRSSMB)
 	}
