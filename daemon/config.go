@@ -16,6 +16,7 @@ import (
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
 )
 
 // Config is ragd's configuration file, TOML. DefaultConfig has every default;
@@ -61,6 +62,7 @@ type SearchConfig struct {
 	Normalization string  `toml:"normalization"` // see search.Normalizations
 	Fill          bool    `toml:"fill"`
 	Limit         int     `toml:"limit"`
+	Vectors       string  `toml:"vectors"` // see store.VectorMode
 }
 
 // ChunkingConfig: chunk sizes, in characters (runes).
@@ -121,6 +123,7 @@ func DefaultConfig() Config {
 			Fusion: string(sc.Fusion), VectorWeight: sc.VectorWeight, LexicalWeight: sc.LexicalWeight,
 			Threshold: sc.Threshold, RRFK: sc.RRFK, Candidates: sc.Candidates,
 			Normalization: string(sc.Normalization), Fill: sc.Fill, Limit: search.DefaultLimit,
+			Vectors: string(store.VectorsQuantized),
 		},
 		Chunking: ChunkingConfig{Target: chunking.TargetRunes, Overlap: chunking.OverlapRunes, Window: chunking.WindowRunes},
 		Index:    IndexConfig{MaxFileBytes: source.DefaultMaxFileBytes, AutoDebounce: Duration{DefaultAutoDebounce}},

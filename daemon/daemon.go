@@ -97,8 +97,12 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}
 
 	space := embedding.SpaceOf(cfg.Embedding.Model, cfg.Embedding.Dims)
+	vectors, err := store.ParseVectorMode(cfg.Search.Vectors)
+	if err != nil {
+		return nil, fmt.Errorf("config [search]: %w", err)
+	}
 	d.store, err = store.Open(ctx, paths.Database, store.Options{
-		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger,
+		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger, Vectors: vectors,
 	})
 	if err != nil {
 		return nil, err

@@ -38,6 +38,9 @@ func startLoadDims(tb testing.TB, files, sections, dims int) (*daemontest.Daemon
 	srv := ollamatest.NewServer(tb, ollamatest.Options{Models: map[string]int{daemontest.Model: dims}})
 	cfg := daemontest.Config(srv.URL)
 	cfg.Embedding.Dims = dims
+	if v := os.Getenv("RAGD_LOAD_VECTORS"); v != "" {
+		cfg.Search.Vectors = v
+	}
 	d := daemontest.Start(tb, daemontest.NewWorld(tb), cfg)
 	lc := &loadCorpus{repo: daemontest.Repo(tb, daemontest.Corpus(files, sections, "v0")), files: files, sections: sections}
 	daemontest.AddProject(tb, d.Client, lc.repo.Dir, "load")
