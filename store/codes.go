@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -224,24 +225,30 @@ func (x *codeIndex) covers(project int64, min int) bool {
 func (x *codeIndex) shortlist(project int64, mask uint8, q []uint64, m int) []int64 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	w := x.words
 	n := len(x.seqs)
 	dist := make([]uint16, n)
-	hist := make([]int, 64*w+2)
-	const skip = 0xffff
-	for slot := range n {
-		sc := x.scopes[slot]
-		if sc == noScope || mask&(1<<sc) == 0 || x.projects[slot] != project {
-			dist[slot] = skip
-			continue
+	// A large scan is split over the cores: each part fills its slots'
+	// distances and a histogram of its own.
+	parts := 1
+	if n >= parallelScan {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	hists := make([][]int, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		hists[p] = make([]int, 64*x.words+1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x.scan(project, mask, q, dist, hists[p], p*n/parts, (p+1)*n/parts)
+		}()
+	}
+	wg.Wait()
+	hist := hists[0]
+	for _, h := range hists[1:] {
+		for d, c := range h {
+			hist[d] += c
 		}
-		code := x.codes[slot*w : slot*w+w]
-		d := 0
-		for i, c := range code {
-			d += bits.OnesCount64(c ^ q[i])
-		}
-		dist[slot] = uint16(d)
-		hist[d]++
 	}
 	// The largest distance that still fits in m.
 	limit, total := 0, 0
@@ -255,6 +262,7 @@ func (x *codeIndex) shortlist(project int64, mask uint8, q []uint64, m int) []in
 		d    uint16
 		slot int32
 	}
+	const skip = skipDistance
 	hits := make([]hit, 0, m)
 	atLimit := m - total
 	for slot, d := range dist {
@@ -278,6 +286,33 @@ func (x *codeIndex) shortlist(project int64, mask uint8, q []uint64, m int) []in
 		out[i] = x.seqs[h.slot]
 	}
 	return out
+}
+
+// skipDistance marks a slot the search does not cover.
+const skipDistance = 0xffff
+
+// parallelScan is the number of codes from which a scan uses every core:
+// below it, starting goroutines costs more than it saves.
+const parallelScan = 1 << 18
+
+// scan fills dist and hist for the slots [from, to); the caller holds mu.
+func (x *codeIndex) scan(project int64, mask uint8, q []uint64, dist []uint16, hist []int, from, to int) {
+	w := x.words
+	q = q[:w]
+	for slot := from; slot < to; slot++ {
+		sc := x.scopes[slot]
+		if sc == noScope || mask&(1<<sc) == 0 || x.projects[slot] != project {
+			dist[slot] = skipDistance
+			continue
+		}
+		code := x.codes[slot*w : slot*w+w]
+		d := 0
+		for i, c := range code {
+			d += bits.OnesCount64(c ^ q[i])
+		}
+		dist[slot] = uint16(d)
+		hist[d]++
+	}
 }
 
 // commitVectors commits tx and then applies ops to the codes, holding the

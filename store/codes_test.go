@@ -256,3 +256,33 @@ func TestParseVectorMode(t *testing.T) {
 		t.Error("Open with an unknown vector mode: no error")
 	}
 }
+
+// BenchmarkShortlist times the scan of the codes alone, at the sizes the
+// scale table covers: the quantized KNN's cost that grows with the project.
+func BenchmarkShortlist(b *testing.B) {
+	const dims = 768
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("%dx%d", n, dims), func(b *testing.B) {
+			x := newCodeIndex(dims)
+			x.ready = true
+			r := rand.New(rand.NewSource(1))
+			for i := range n {
+				code := make([]uint64, x.words)
+				for j := range code {
+					code[j] = r.Uint64()
+				}
+				x.put(codeOp{seq: int64(i + 1), project: 1, scope: uint8(i % 3), code: code})
+			}
+			q := make([]uint64, x.words)
+			for j := range q {
+				q[j] = r.Uint64()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := x.shortlist(1, 0b111, q, 12*shortlistFactor); len(got) != 12*shortlistFactor {
+					b.Fatalf("%d in the shortlist", len(got))
+				}
+			}
+		})
+	}
+}
