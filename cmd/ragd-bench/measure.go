@@ -142,9 +142,6 @@ func measureCmd(args []string) error {
 			return err
 		}
 	}
-	if m.Recall, err = recall(ctx, st, *db, filter, sn); err != nil {
-		return err
-	}
 	sn.Close()
 
 	s := search.New(st, &randomEmbedder{r: rand.New(rand.NewSource(11))})
@@ -175,6 +172,14 @@ func measureCmd(args []string) error {
 	}
 	m.RSSMB = procStatus("VmRSS")
 	m.DBMB = fileMB(*db, *db+"-wal")
+	// Last: the exact scans it makes would count in the resident set.
+	if sn, err = st.Snapshot(ctx); err != nil {
+		return err
+	}
+	defer sn.Close()
+	if m.Recall, err = recall(ctx, st, *db, filter, sn); err != nil {
+		return err
+	}
 	return json.NewEncoder(os.Stdout).Encode(m)
 }
 
