@@ -14,6 +14,7 @@ import (
 
 // AddProject registers a repository under a short name.
 func (s *Store) AddProject(ctx context.Context, name, path string) (ragd.Project, error) {
+	defer s.projects.forget()
 	p := ragd.Project{Name: name, Path: path, CreatedAt: time.Now().UTC()}
 	r, err := s.db.ExecContext(ctx, "INSERT INTO projects (name, path, created_at) VALUES (?, ?, ?)", name, path, formatTime(p.CreatedAt))
 	if err != nil {
@@ -62,6 +63,10 @@ func (s *Store) Projects(ctx context.Context) ([]ragd.Project, error) {
 // ragd.Project finds a project by name or by path. It returns ragd.ErrNotFound when
 // neither matches.
 func (s *Store) Project(ctx context.Context, nameOrPath string) (ragd.Project, error) {
+	p, ok, gen := s.projects.get(nameOrPath)
+	if ok {
+		return p, nil
+	}
 	p, err := scanProject(s.rdb.QueryRowContext(ctx, "SELECT "+projectColumns+" FROM projects WHERE name = ? OR path = ? ORDER BY name = ? DESC LIMIT 1", nameOrPath, nameOrPath, nameOrPath))
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, fmt.Errorf("project %q: %w", nameOrPath, ragd.ErrNotFound)
@@ -69,11 +74,13 @@ func (s *Store) Project(ctx context.Context, nameOrPath string) (ragd.Project, e
 	if err != nil {
 		return p, fmt.Errorf("project %q: %w", nameOrPath, err)
 	}
+	s.projects.put(nameOrPath, p, gen)
 	return p, nil
 }
 
 // SetAutoReindex turns a project's automatic reindex on or off.
 func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) error {
+	defer s.projects.forget()
 	r, err := s.db.ExecContext(ctx, "UPDATE projects SET auto_reindex = ? WHERE id = ?", on, projectID)
 	if err != nil {
 		return fmt.Errorf("set auto-reindex of project %d: %w", projectID, err)
@@ -87,6 +94,7 @@ func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) er
 // RemoveProject deletes a project and everything indexed for it: chunks,
 // vectors, sessions, runs and its telemetry.
 func (s *Store) RemoveProject(ctx context.Context, projectID int64) error {
+	defer s.projects.forget()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("remove project %d: %w", projectID, err)
