@@ -106,7 +106,7 @@ type Store struct {
 	// mode.
 	codes     *codeIndex
 	stopCodes context.CancelFunc
-	projects projectCache
+	projects  projectCache
 	// quantizedMin is the project size from which searches use the codes
 	// (tests lower it).
 	quantizedMin int
