@@ -68,6 +68,9 @@ type codeIndex struct {
 	free     []int32
 	// perProject counts the codes of each project.
 	perProject map[int64]int
+	// gen counts the commits applied: a snapshot pinned at gen g can use
+	// the codes only while they are still at g.
+	gen uint64
 }
 
 func newCodeIndex(dims int) *codeIndex {
@@ -105,6 +108,7 @@ func codeOfBlob(b []byte, words int) []uint64 {
 
 // apply changes the codes; the caller holds mu.
 func (x *codeIndex) apply(ops []codeOp) {
+	x.gen++
 	if !x.ready {
 		if x.loading {
 			x.pending = append(x.pending, ops...)
@@ -211,20 +215,25 @@ func (x *codeIndex) load(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// covers reports whether a search of project can use the codes: they are
-// loaded, and the project holds at least min vectors.
-func (x *codeIndex) covers(project int64, min int) bool {
+// covers reports whether a search of project on a snapshot pinned at gen
+// can use the codes: they are loaded, no commit changed them since the
+// snapshot began, and the project holds at least min vectors.
+func (x *codeIndex) covers(project int64, min int, gen uint64) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.ready && x.perProject[project] >= min
+	return x.ready && x.gen == gen && x.perProject[project] >= min
 }
 
 // shortlist returns the seqs of the m codes nearest to q among the
 // project's chunks in the scopes of mask (bit i: ragd.Scopes[i]), nearest
-// first; ties in order of slot.
-func (x *codeIndex) shortlist(project int64, mask uint8, q []uint64, m int) []int64 {
+// first; ties in order of slot. It returns false when a commit changed the
+// codes since gen: they no longer match the snapshot.
+func (x *codeIndex) shortlist(project int64, mask uint8, q []uint64, m int, gen uint64) ([]int64, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	if x.gen != gen {
+		return nil, false
+	}
 	n := len(x.seqs)
 	dist := make([]uint16, n)
 	// A large scan is split over the cores: each part fills its slots'
@@ -285,7 +294,7 @@ func (x *codeIndex) shortlist(project int64, mask uint8, q []uint64, m int) []in
 	for i, h := range hits {
 		out[i] = x.seqs[h.slot]
 	}
-	return out
+	return out, true
 }
 
 // skipDistance marks a slot the search does not cover.

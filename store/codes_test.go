@@ -279,10 +279,108 @@ func BenchmarkShortlist(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if got := x.shortlist(1, 0b111, q, 12*shortlistFactor); len(got) != 12*shortlistFactor {
+				if got, _ := x.shortlist(1, 0b111, q, 12*shortlistFactor, x.gen); len(got) != 12*shortlistFactor {
 					b.Fatalf("%d in the shortlist", len(got))
 				}
 			}
 		})
+	}
+}
+
+// Searches and writes run together on the codes: every answer is whole
+// (k candidates, each a chunk of the searched snapshot), under the race
+// detector in CI.
+func TestQuantizedKNN_ConcurrentWrites(t *testing.T) {
+	ctx := context.Background()
+	const dims, n, rounds = 32, 300, 10
+	s := quantized(t, t.TempDir()+"/ragd.db", dims)
+	p := mustProject(t, s, "p")
+	r := rand.New(rand.NewSource(8))
+	batch := func(round int) []ChunkInput {
+		var in []ChunkInput
+		for i := range n {
+			in = append(in, docChunk("docs/x.md", i, fmt.Sprintf("r%d c%d", round, i), randomUnit(r, dims)))
+		}
+		return in
+	}
+	batches := make([][]ChunkInput, rounds)
+	for i := range batches {
+		batches[i] = batch(i)
+	}
+	queries := make([][]float32, 50)
+	for i := range queries {
+		queries[i] = randomUnit(r, dims)
+	}
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, batches[0]); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		for _, in := range batches[1:] {
+			if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for _, q := range queries {
+		sn, err := s.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sn.VectorCandidates(ctx, Filter{ProjectID: p.ID}, q, 12)
+		if err != nil || len(got) != 12 {
+			t.Fatalf("knn during writes: %d candidates, %v", len(got), err)
+		}
+		ids := make([]string, len(got))
+		for i, c := range got {
+			ids[i] = c.ChunkID
+		}
+		cs, err := sn.Chunks(ctx, ids)
+		if err != nil || len(cs) != len(ids) {
+			t.Fatalf("candidates not in their snapshot: %d of %d, %v", len(cs), len(ids), err)
+		}
+		sn.Close()
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A snapshot that began before a vector write keeps answering from its own
+// state: the codes moved on, so it scans exactly.
+func TestQuantizedKNN_SnapshotOlderThanCodes(t *testing.T) {
+	ctx := context.Background()
+	const dims, n = 32, 300
+	s := quantized(t, t.TempDir()+"/ragd.db", dims)
+	p := mustProject(t, s, "p")
+	r := rand.New(rand.NewSource(6))
+	write := func(prefix string) {
+		var in []ChunkInput
+		for i := range n {
+			in = append(in, docChunk("docs/x.md", i, fmt.Sprintf("%s %d", prefix, i), randomUnit(r, dims)))
+		}
+		if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("old")
+	sn, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sn.Close()
+	write("new") // replaces every chunk, so no code matches the snapshot
+	got, err := sn.VectorCandidates(ctx, Filter{ProjectID: p.ID}, randomUnit(r, dims), 12)
+	if err != nil || len(got) != 12 {
+		t.Fatalf("old snapshot after a write: %d candidates, %v", len(got), err)
+	}
+	ids := make([]string, len(got))
+	for i, c := range got {
+		ids[i] = c.ChunkID
+	}
+	if cs, err := sn.Chunks(ctx, ids); err != nil || len(cs) != 12 || cs[0].Content[:3] != "old" {
+		t.Fatalf("candidates not from the snapshot: %d chunks, %v", len(cs), err)
 	}
 }
