@@ -108,6 +108,9 @@ func codeOfBlob(b []byte, words int) []uint64 {
 
 // apply changes the codes; the caller holds mu.
 func (x *codeIndex) apply(ops []codeOp) {
+	if len(ops) == 0 {
+		return
+	}
 	x.gen++
 	if !x.ready {
 		if x.loading {
