@@ -59,7 +59,7 @@ func runsFor(n int) int {
 	case n <= 100_000:
 		return 100
 	default:
-		return 40
+		return 20
 	}
 }
 
