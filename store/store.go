@@ -183,6 +183,9 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	if err := s.ensureVectorTable(ctx, opt.ResetSpace); err != nil {
 		return nil, err
 	}
+	if err := s.ensurePendingIndex(ctx); err != nil {
+		return nil, err
+	}
 
 	s.rdb, err = sql.Open(driverName, dsn(path, opt.BusyTimeout, true))
 	if err != nil {
