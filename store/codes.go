@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -50,6 +51,8 @@ type codeOp struct {
 // codeIndex holds the codes of every stored vector, by slot.
 type codeIndex struct {
 	words int // uint64 words per code
+	// vecDims is the vectors' length.
+	vecDims int
 
 	mu sync.RWMutex
 	// ready is false until the load from the database is done; searches
@@ -74,12 +77,14 @@ type codeIndex struct {
 }
 
 func newCodeIndex(dims int) *codeIndex {
-	return &codeIndex{words: (dims + 63) / 64, slots: map[int64]int32{}, perProject: map[int64]int{}, done: make(chan struct{})}
+	return &codeIndex{words: (dims + 63) / 64, vecDims: dims, slots: map[int64]int32{}, perProject: map[int64]int{}, done: make(chan struct{})}
 }
 
 func scopeIndex(scope string) uint8 {
 	return uint8(slices.Index(ragd.Scopes, scope))
 }
+
+func (x *codeIndex) dims() int { return x.vecDims }
 
 // codeOf quantizes a vector: bit i is set when v[i] > 0. The zero padding
 // beyond dims is the same in every code, so it never counts in a distance.
@@ -168,8 +173,20 @@ func (x *codeIndex) put(op codeOp) {
 // committed after the snapshot wait in pending and are applied after, so
 // the index ends as the database is.
 func (x *codeIndex) load(ctx context.Context, db *sql.DB) error {
+	// Read without the memory map: through it every vector page read would
+	// stay in this process's resident set (3 GB at 1M × 768) until the
+	// next commit unmaps it.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("load vector codes: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
+		return fmt.Errorf("load vector codes: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+strconv.FormatInt(mmapSize, 10))
 	x.mu.Lock()
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err == nil {
 		var n int
 		// The snapshot is taken at the first read: take it while no
@@ -189,22 +206,7 @@ func (x *codeIndex) load(ctx context.Context, db *sql.DB) error {
 
 	fresh := newCodeIndex(0)
 	fresh.words = x.words
-	rows, err := tx.QueryContext(ctx, "SELECT chunk_seq, project_id, scope, embedding FROM chunk_vectors")
-	if err != nil {
-		return fmt.Errorf("load vector codes: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var op codeOp
-		var scope string
-		var blob []byte
-		if err := rows.Scan(&op.seq, &op.project, &scope, &blob); err != nil {
-			return fmt.Errorf("load vector codes: %w", err)
-		}
-		op.scope, op.code = scopeIndex(scope), codeOfBlob(blob, x.words)
-		fresh.put(op)
-	}
-	if err := rows.Err(); err != nil {
+	if err := x.readCodes(ctx, tx, fresh); err != nil {
 		return fmt.Errorf("load vector codes: %w", err)
 	}
 
@@ -215,6 +217,65 @@ func (x *codeIndex) load(ctx context.Context, db *sql.DB) error {
 	x.ready, x.loading = true, false
 	x.apply(x.pending)
 	x.pending = nil
+	return nil
+}
+
+// readCodes fills fresh with the code of every stored vector. It reads
+// sqlite-vec's shadow tables (v0.1.6 layout: chunk_vectors_rowids maps a
+// rowid to a chunk of 1024 vectors and an offset in it, and
+// chunk_vectors_vector_chunks00 holds each chunk as one blob) rather than
+// the vec0 table: a vec0 scan opens a blob per row, about 0.2 ms each, or
+// minutes at 1M; this reads each chunk's blob once.
+func (x *codeIndex) readCodes(ctx context.Context, tx *sql.Tx, fresh *codeIndex) error {
+	type place struct {
+		seq, project int64
+		scope        uint8
+		offset       int
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT r.rowid, r.chunk_id, r.chunk_offset, c.project_id, c.scope
+		FROM chunk_vectors_rowids r JOIN chunks c ON c.seq = r.rowid ORDER BY r.chunk_id`)
+	if err != nil {
+		return err
+	}
+	byChunk := map[int64][]place{}
+	var order []int64
+	for rows.Next() {
+		var p place
+		var chunk int64
+		var scope string
+		if err := rows.Scan(&p.seq, &chunk, &p.offset, &p.project, &scope); err != nil {
+			rows.Close()
+			return err
+		}
+		p.scope = scopeIndex(scope)
+		if _, ok := byChunk[chunk]; !ok {
+			order = append(order, chunk)
+		}
+		byChunk[chunk] = append(byChunk[chunk], p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	stmt, err := tx.PrepareContext(ctx, "SELECT vectors FROM chunk_vectors_vector_chunks00 WHERE rowid = ?")
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	size := 4 * x.dims()
+	var blob []byte
+	for _, chunk := range order {
+		if err := stmt.QueryRowContext(ctx, chunk).Scan(&blob); err != nil {
+			return fmt.Errorf("vector chunk %d: %w", chunk, err)
+		}
+		for _, p := range byChunk[chunk] {
+			from := p.offset * size
+			if from < 0 || from+size > len(blob) {
+				return fmt.Errorf("vector chunk %d: offset %d beyond its %d bytes", chunk, p.offset, len(blob))
+			}
+			fresh.put(codeOp{seq: p.seq, project: p.project, scope: p.scope, code: codeOfBlob(blob[from:from+size], x.words)})
+		}
+	}
 	return nil
 }
 
