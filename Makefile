@@ -4,6 +4,8 @@
 #   make build   build bin/ragd
 #   make test    vet, unit + race tests, bounded fuzzing, real-server tier
 #   make bench   Go benchmarks (figures, not pass/fail)
+#   make bench-scale  the 10k/100k/1M table of docs/scale.md (corpora cached
+#                in the user cache folder: about 6 GB and half an hour to build once)
 #   make run     the newcomer's path: start ragd on its own docs
 #   make screenshots  remake docs/report-*.png (the HTML reports, in headless chromium)
 #
@@ -25,7 +27,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS := -O2 -g -I$(INCLUDE) $(AVX)
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_fts5
 
-.PHONY: setup build test bench run fuzz vet clean header record-session screenshots
+.PHONY: setup build test bench bench-scale run fuzz vet clean header record-session screenshots
 
 setup:
 	bash scripts/setup.sh
@@ -52,6 +54,13 @@ fuzz: header
 
 bench: header
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# SIZES and MODES narrow a run, e.g. make bench-scale SIZES=10000,100000
+SIZES ?= 10000,100000,1000000
+MODES ?= exact,quantized
+bench-scale: header
+	$(GO) build -o .build/ragd-bench ./cmd/ragd-bench
+	.build/ragd-bench -sizes $(SIZES) -modes $(MODES)
 
 run: header
 	bash scripts/run.sh

@@ -170,3 +170,21 @@ type LanguageChange struct {
 	Rebuilt bool
 	Chunks  int
 }
+
+// PendingVector is a chunk that has no vector yet.
+type PendingVector struct {
+	Seq         int64
+	ProjectID   int64
+	Scope       string
+	Content     string
+	ContentHash string
+}
+
+// VectorFill is the vector computed for a pending chunk.
+type VectorFill struct {
+	Seq int64
+	// ContentHash is the pending chunk's: a chunk whose text changed since
+	// it was read is not given the old text's vector.
+	ContentHash string
+	Vector      []float32
+}

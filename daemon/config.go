@@ -16,6 +16,7 @@ import (
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
+	"github.com/ragd/ragd/store"
 )
 
 // Config is ragd's configuration file, TOML. DefaultConfig has every default;
@@ -62,6 +63,7 @@ type SearchConfig struct {
 	Normalization string  `toml:"normalization" json:"normalization"` // see search.Normalizations
 	Fill          bool    `toml:"fill" json:"fill"`
 	Limit         int     `toml:"limit" json:"limit"`
+	Vectors       string  `toml:"vectors" json:"vectors"` // see store.VectorMode
 }
 
 // ChunkingConfig: chunk sizes, in characters (runes).
@@ -130,6 +132,7 @@ func DefaultConfig() Config {
 			Fusion: string(sc.Fusion), VectorWeight: sc.VectorWeight, LexicalWeight: sc.LexicalWeight,
 			Threshold: sc.Threshold, RRFK: sc.RRFK, Candidates: sc.Candidates,
 			Normalization: string(sc.Normalization), Fill: sc.Fill, Limit: search.DefaultLimit,
+			Vectors: string(store.VectorsQuantized),
 		},
 		Chunking: ChunkingConfig{Target: chunking.TargetRunes, Overlap: chunking.OverlapRunes, Window: chunking.WindowRunes},
 		Index:    IndexConfig{MaxFileBytes: source.DefaultMaxFileBytes, AutoDebounce: Duration{DefaultAutoDebounce}},

@@ -33,8 +33,9 @@ const shutdownTimeout = 5 * time.Second
 // The store is the one implementation of what search and index need of a
 // database; they name only their own interfaces.
 var (
-	_ search.Store = (*store.Store)(nil)
-	_ index.Store  = (*store.Store)(nil)
+	_ search.Store        = (*store.Store)(nil)
+	_ index.Store         = (*store.Store)(nil)
+	_ index.BackfillStore = (*store.Store)(nil)
 )
 
 // Options configure a Daemon.
@@ -122,8 +123,12 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	d.limiter = newLimitListener(d.ln, d.limits.MaxConns)
 
 	space := embedding.SpaceOf(cfg.Embedding.Model, cfg.Embedding.Dims)
+	vectors, err := store.ParseVectorMode(cfg.Search.Vectors)
+	if err != nil {
+		return nil, fmt.Errorf("config [search]: %w", err)
+	}
 	d.store, err = store.Open(ctx, paths.Database, store.Options{
-		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger,
+		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger, Vectors: vectors,
 	})
 	if err != nil {
 		return nil, err

@@ -3,7 +3,9 @@ package daemon_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
+	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/internal/gittest"
 )
@@ -26,9 +29,19 @@ type loadCorpus struct {
 // startLoad starts a daemon over a repository of files×sections chunks,
 // indexed, as project "load".
 func startLoad(tb testing.TB, files, sections int) (*daemontest.Daemon, *loadCorpus) {
+	return startLoadDims(tb, files, sections, daemontest.Dims)
+}
+
+// startLoadDims is startLoad with vectors of dims values.
+func startLoadDims(tb testing.TB, files, sections, dims int) (*daemontest.Daemon, *loadCorpus) {
 	tb.Helper()
-	srv := newServer(tb)
-	d := daemontest.Start(tb, daemontest.NewWorld(tb), daemontest.Config(srv.URL))
+	srv := ollamatest.NewServer(tb, ollamatest.Options{Models: map[string]int{daemontest.Model: dims}})
+	cfg := daemontest.Config(srv.URL)
+	cfg.Embedding.Dims = dims
+	if v := os.Getenv("RAGD_LOAD_VECTORS"); v != "" {
+		cfg.Search.Vectors = v
+	}
+	d := daemontest.Start(tb, daemontest.NewWorld(tb), cfg)
 	lc := &loadCorpus{repo: daemontest.Repo(tb, daemontest.Corpus(files, sections, "v0")), files: files, sections: sections}
 	daemontest.AddProject(tb, d.Client, lc.repo.Dir, "load")
 	rep := daemontest.Reindex(tb, d.Client, "load")
@@ -192,6 +205,19 @@ func runLoad(tb testing.TB, d *daemontest.Daemon, lc *loadCorpus, clients, searc
 	return res
 }
 
+// envInt reads a positive integer from the environment, or gives def.
+func envInt(tb testing.TB, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		tb.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
 // telemetry counts the telemetry rows and the project's rag.search events.
 func telemetry(tb testing.TB, d *daemontest.Daemon, projectID int64) (rows, events int) {
 	tb.Helper()
@@ -245,12 +271,21 @@ func TestLoad_TelemetryRowsMatchAnswers(t *testing.T) {
 
 // BenchmarkLoad measures searches per second and the 95th percentile
 // latency of 8 concurrent clients over the socket against an index of 10k
-// chunks, idle and while a loop commits and reindexes the docs scope:
+// chunks of 64 dims, idle and while a loop commits and reindexes the docs
+// scope:
 //
 //	go test -tags sqlite_fts5 -run '^$' -bench BenchmarkLoad -benchtime 2000x ./daemon/
+//
+// RAGD_LOAD_FILES (of ten chunks each) and RAGD_LOAD_DIMS size the index:
+// the case is 100k chunks of 768 dims (docs/adr/0009-scale.md),
+//
+//	RAGD_LOAD_FILES=10000 RAGD_LOAD_DIMS=768 go test … -benchtime 1000x ./daemon/
 func BenchmarkLoad(b *testing.B) {
-	const files, sections, clients = 1000, 10, 8
-	d, lc := startLoad(b, files, sections)
+	const sections, clients = 10, 8
+	files, dims := envInt(b, "RAGD_LOAD_FILES", 1000), envInt(b, "RAGD_LOAD_DIMS", daemontest.Dims)
+	t0 := time.Now()
+	d, lc := startLoadDims(b, files, sections, dims)
+	b.Logf("indexed %d chunks of %d dims in %s", files*sections, dims, time.Since(t0).Round(time.Second))
 	st, err := d.Store().Stats(context.Background())
 	if err != nil {
 		b.Fatal(err)

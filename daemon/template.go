@@ -51,6 +51,7 @@ var keyDocs = map[string]string{
 	"search.candidates":         "candidates per signal",
 	"search.normalization":      "lexical scale: " + search.NormalizationChoices(),
 	"search.fill":               "score every candidate on both signals",
+	"search.vectors":            "quantized (one-bit codes, then exact rescoring; projects of 20k+ vectors) or exact",
 	"search.limit":              fmt.Sprintf("hits per answer when the request gives none (1..%d)", search.MaxLimit),
 	"chunking.target":           "characters per chunk",
 	"chunking.overlap":          "characters repeated from the previous chunk",

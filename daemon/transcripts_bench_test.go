@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,13 +26,6 @@ const (
 	// to see a batch's worth of growth, rarely enough not to slow the run.
 	heapSampleEvery = 20 * time.Millisecond
 )
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
 
 // writeClaudeSessions writes sessions Claude Code transcripts of messages
 // messages each (a person and the agent by turns, each agent turn with a
@@ -72,7 +64,7 @@ func writeClaudeSessions(tb testing.TB, dir string, sessions, messages int) {
 //
 //	RAGD_BENCH_SESSIONS=10000 RAGD_BENCH_MESSAGES=50 go test -run '^$' -bench TranscriptImport -benchtime 1x ./daemon/
 func BenchmarkTranscriptImport(b *testing.B) {
-	sessions, messages := envInt("RAGD_BENCH_SESSIONS", defaultBenchSessions), envInt("RAGD_BENCH_MESSAGES", defaultBenchMessages)
+	sessions, messages := envInt(b, "RAGD_BENCH_SESSIONS", defaultBenchSessions), envInt(b, "RAGD_BENCH_MESSAGES", defaultBenchMessages)
 	dir := b.TempDir()
 	writeClaudeSessions(b, dir, sessions, messages)
 	d := daemontest.Start(b, daemontest.NewWorld(b), daemontest.Config("http://127.0.0.1:1"))

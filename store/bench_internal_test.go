@@ -25,6 +25,7 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 	}
 	defer lw.Close()
 	a, _ := analyzerFor("english")
+	var ops []codeOp
 	for i := range in {
 		c := &in[i]
 		id := ragd.ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
@@ -44,6 +45,9 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 		if _, err := tx.ExecContext(ctx, "INSERT INTO chunk_vectors (chunk_seq, project_id, scope, embedding) VALUES (?, ?, ?, ?)", seq, projectID, scope, blob); err != nil {
 			return fmt.Errorf("append vector: %w", err)
 		}
+		if s.codes != nil {
+			ops = append(ops, codeOp{seq: seq, project: projectID, scope: scopeIndex(scope), code: codeOfBlob(blob, s.codes.words)})
+		}
 	}
-	return tx.Commit()
+	return s.commitVectors(tx, ops)
 }

@@ -174,6 +174,10 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		}
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i] < gone[j] })
+	ops := make([]codeOp, 0, len(gone)+len(items))
+	for _, seq := range gone {
+		ops = append(ops, codeOp{seq: seq})
+	}
 	if err := deleteChunks(ctx, tx, projectID, gone); err != nil {
 		return res, fmt.Errorf("replace %s: %w", scope, err)
 	}
@@ -258,6 +262,9 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 			if _, err := insVec.ExecContext(ctx, seq, projectID, scope, it.vec); err != nil {
 				return res, fmt.Errorf("replace %s: insert vector of %s#%d: %w", scope, c.Source(scope), c.Position, err)
 			}
+			if s.codes != nil {
+				ops = append(ops, codeOp{seq: seq, project: projectID, scope: scopeIndex(scope), code: codeOfBlob(it.vec, s.codes.words)})
+			}
 		}
 		if s.failAfterInsert != nil {
 			if err := s.failAfterInsert(n); err != nil {
@@ -270,8 +277,11 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 			return res, fmt.Errorf("replace %s: record language: %w", scope, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitVectors(tx, ops); err != nil {
 		return res, fmt.Errorf("replace %s: commit: %w", scope, err)
+	}
+	if decide {
+		s.projects.forget() // the project's language in force changed
 	}
 	// Votes go with their chunks. They live in the telemetry file, so this is
 	// a second transaction: should it fail (or the process die first), the

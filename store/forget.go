@@ -70,7 +70,12 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 		ON CONFLICT DO NOTHING`, projectID, sessionID, now()); err != nil {
 		return fail("remember", err)
 	}
-	if err := tx.Commit(); err != nil {
+	// The session's vectors leave the quantized codes with the commit.
+	ops := make([]codeOp, len(seqs))
+	for i, seq := range seqs {
+		ops[i] = codeOp{seq: seq}
+	}
+	if err := s.commitVectors(tx, ops); err != nil {
 		return fail("commit", err)
 	}
 	res.Events, res.Chunks = int(events), len(seqs)

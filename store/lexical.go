@@ -246,6 +246,7 @@ func rebuildLexical(ctx context.Context, tx *sql.Tx, projectID int64, lang strin
 // see the old table or the new one. No vector is touched. Callers keep
 // reindexes of the project out meanwhile (the index package does).
 func (s *Store) SetLanguage(ctx context.Context, projectID int64, language string) (ragd.LanguageChange, error) {
+	defer s.projects.forget() // its language changes
 	var ch ragd.LanguageChange
 	setting := ""
 	if strings.TrimSpace(language) != "" {

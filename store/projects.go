@@ -15,6 +15,7 @@ import (
 // AddProject registers a repository under a short name, with an empty
 // lexical index and its language to be detected at the first index.
 func (s *Store) AddProject(ctx context.Context, name, path string) (ragd.Project, error) {
+	defer s.projects.forget()
 	p := ragd.Project{Name: name, Path: path, CreatedAt: time.Now().UTC()}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -74,6 +75,10 @@ func (s *Store) Projects(ctx context.Context) ([]ragd.Project, error) {
 // ragd.Project finds a project by name or by path. It returns ragd.ErrNotFound when
 // neither matches.
 func (s *Store) Project(ctx context.Context, nameOrPath string) (ragd.Project, error) {
+	p, ok, gen := s.projects.get(nameOrPath)
+	if ok {
+		return p, nil
+	}
 	p, err := scanProject(s.rdb.QueryRowContext(ctx, "SELECT "+projectColumns+" FROM projects WHERE name = ? OR path = ? ORDER BY name = ? DESC LIMIT 1", nameOrPath, nameOrPath, nameOrPath))
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, fmt.Errorf("project %q: %w", nameOrPath, ragd.ErrNotFound)
@@ -81,11 +86,13 @@ func (s *Store) Project(ctx context.Context, nameOrPath string) (ragd.Project, e
 	if err != nil {
 		return p, fmt.Errorf("project %q: %w", nameOrPath, err)
 	}
+	s.projects.put(nameOrPath, p, gen)
 	return p, nil
 }
 
 // SetAutoReindex turns a project's automatic reindex on or off.
 func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) error {
+	defer s.projects.forget()
 	r, err := s.db.ExecContext(ctx, "UPDATE projects SET auto_reindex = ? WHERE id = ?", on, projectID)
 	if err != nil {
 		return fmt.Errorf("set auto-reindex of project %d: %w", projectID, err)
@@ -101,6 +108,7 @@ func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) er
 // it counts.
 func (s *Store) RemoveProject(ctx context.Context, projectID int64) (ragd.RemovedTelemetry, error) {
 	var gone ragd.RemovedTelemetry
+	defer s.projects.forget()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return gone, fmt.Errorf("remove project %d: %w", projectID, err)
@@ -120,7 +128,7 @@ func (s *Store) RemoveProject(ctx context.Context, projectID int64) (ragd.Remove
 	if err := dropLexicalTable(ctx, tx, projectID); err != nil {
 		return gone, fmt.Errorf("remove project %d: %w", projectID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitVectors(tx, []codeOp{{project: projectID, dropProject: true}}); err != nil {
 		return gone, fmt.Errorf("remove project %d: %w", projectID, err)
 	}
 	// Its telemetry, in the other file; votes follow by cascade, so they are

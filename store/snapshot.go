@@ -18,6 +18,8 @@ import (
 type Snapshot struct {
 	s  *Store
 	tx *sql.Tx
+	// codesGen is the codes' generation when the snapshot began.
+	codesGen uint64
 }
 
 // Snapshot begins a read snapshot.
@@ -27,13 +29,21 @@ func (s *Store) Snapshot(ctx context.Context) (ragd.Snapshot, error) {
 		return nil, fmt.Errorf("begin snapshot: %w", err)
 	}
 	// A deferred transaction takes its snapshot at its first read: read now,
-	// so the snapshot is the state at this call.
+	// so the snapshot is the state at this call. Vector writes commit
+	// holding the codes' lock, so the generation read with it is the one
+	// that matches the snapshot.
+	sn := &Snapshot{s: s, tx: tx}
+	if s.codes != nil {
+		s.codes.mu.RLock()
+		defer s.codes.mu.RUnlock()
+		sn.codesGen = s.codes.gen
+	}
 	var n int
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations").Scan(&n); err != nil {
 		tx.Rollback()
 		return nil, fmt.Errorf("begin snapshot: %w", err)
 	}
-	return &Snapshot{s: s, tx: tx}, nil
+	return sn, nil
 }
 
 // Close ends the snapshot.
@@ -79,6 +89,13 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 	if err != nil {
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
+	if x := sn.s.codes; x != nil && x.covers(f.ProjectID, sn.s.quantizedMin, sn.codesGen) {
+		out, ok, err := sn.quantizedCandidates(ctx, f.ProjectID, scopes, vec, blob, k)
+		if ok || err != nil {
+			return out, err
+		}
+		// A commit changed the codes since the snapshot began: scan exactly.
+	}
 	q := "SELECT chunk_seq, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ? AND project_id = ?"
 	args := []any{blob, k, f.ProjectID}
 	if len(scopes) > 0 {
@@ -106,13 +123,90 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
+	sortVectorCandidates(out)
+	return out, nil
+}
+
+func sortVectorCandidates(out []ragd.VectorCandidate) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Distance != out[j].Distance {
 			return out[i].Distance < out[j].Distance
 		}
 		return out[i].ChunkID < out[j].ChunkID
 	})
-	return out, nil
+}
+
+// quantizedCandidates finds a shortlist of shortlistFactor·k chunks by the
+// Hamming distance of their codes, then ranks it by the exact distance of
+// the floats stored in the snapshot. It returns false, and no candidates,
+// when a commit changed the codes after the snapshot began.
+func (sn *Snapshot) quantizedCandidates(ctx context.Context, projectID int64, scopes []string, vec []float32, blob []byte, k int) ([]ragd.VectorCandidate, bool, error) {
+	mask := uint8(1<<len(ragd.Scopes) - 1)
+	if len(scopes) > 0 {
+		mask = 0
+		for _, sc := range scopes {
+			mask |= 1 << scopeIndex(sc)
+		}
+	}
+	x := sn.s.codes
+	short, ok := x.shortlist(projectID, mask, codeOf(vec, x.words), max(k*sn.s.shortlistFactor, sn.s.minShortlist), sn.codesGen)
+	if !ok {
+		return nil, false, nil
+	}
+	stmt, err := sn.tx.PrepareContext(ctx, "SELECT vec_distance_l2(embedding, ?) FROM chunk_vectors WHERE chunk_seq = ?")
+	if err != nil {
+		return nil, true, fmt.Errorf("vector candidates: %w", err)
+	}
+	defer stmt.Close()
+	type scored struct {
+		seq int64
+		l2  float64
+	}
+	exact := make([]scored, 0, len(short))
+	for _, seq := range short {
+		var l2 float64
+		switch err := stmt.QueryRowContext(ctx, blob, seq).Scan(&l2); err {
+		case nil:
+			exact = append(exact, scored{seq, l2})
+		case sql.ErrNoRows:
+		default:
+			return nil, true, fmt.Errorf("vector candidates: rescore chunk %d: %w", seq, err)
+		}
+	}
+	sort.Slice(exact, func(i, j int) bool { return exact[i].l2 < exact[j].l2 })
+	exact = exact[:min(k, len(exact))]
+	if len(exact) == 0 {
+		return nil, true, nil
+	}
+	seqs := make([]int64, len(exact))
+	for i, e := range exact {
+		seqs[i] = e.seq
+	}
+	rows, err := sn.tx.QueryContext(ctx, "SELECT seq, id FROM chunks WHERE seq IN ("+joinInts(seqs)+")")
+	if err != nil {
+		return nil, true, fmt.Errorf("vector candidates: %w", err)
+	}
+	defer rows.Close()
+	ids := make(map[int64]string, len(seqs))
+	for rows.Next() {
+		var seq int64
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			return nil, true, fmt.Errorf("vector candidates: %w", err)
+		}
+		ids[seq] = id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, true, fmt.Errorf("vector candidates: %w", err)
+	}
+	out := make([]ragd.VectorCandidate, 0, len(exact))
+	for _, e := range exact {
+		if id, ok := ids[e.seq]; ok {
+			out = append(out, ragd.VectorCandidate{ChunkID: id, Distance: cosineDistance(e.l2)})
+		}
+	}
+	sortVectorCandidates(out)
+	return out, true, nil
 }
 
 // VectorDistances returns the cosine distance between vec and each of the

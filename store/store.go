@@ -87,6 +87,8 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Logger. Optional: slog.Default().
 	Logger *slog.Logger
+	// Vectors is the vector search mode. Optional: VectorsQuantized.
+	Vectors VectorMode
 }
 
 // Store is an open ragd database. It is safe for concurrent use.
@@ -100,6 +102,16 @@ type Store struct {
 	rdb           *sql.DB // readers
 	tdb           *sql.DB // the telemetry database: one connection
 	logger        *slog.Logger
+	// codes are the quantized vectors of VectorsQuantized; nil in exact
+	// mode.
+	codes     *codeIndex
+	stopCodes context.CancelFunc
+	projects  projectCache
+	// quantizedMin is the project size from which searches use the codes
+	// (tests lower it).
+	quantizedMin int
+	// shortlistFactor and minShortlist are the constants (tests vary them).
+	shortlistFactor, minShortlist int
 
 	// failAfterInsert, when set (tests only), is called after each chunk
 	// insert of ReplaceScope; an error aborts the replace there.
@@ -123,6 +135,9 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
+	}
+	if opt.Vectors, err = ParseVectorMode(string(opt.Vectors)); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	if err := checkPath(path); err != nil {
 		return nil, err
@@ -171,6 +186,9 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	if err := s.ensureTranscriptTables(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.ensurePendingIndex(ctx); err != nil {
+		return nil, err
+	}
 
 	s.rdb, err = sql.Open(driverName, dsn(path, opt.BusyTimeout, true))
 	if err != nil {
@@ -183,6 +201,9 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	}
 	if err := s.dropOrphanVotes(ctx); err != nil {
 		return nil, err
+	}
+	if opt.Vectors == VectorsQuantized {
+		s.startCodes()
 	}
 	return s, nil
 }
@@ -255,6 +276,10 @@ func (s *Store) Dims() int { return s.dims }
 
 // Close closes both connection pools.
 func (s *Store) Close() error {
+	if s.codes != nil {
+		s.stopCodes()
+		<-s.codes.done
+	}
 	var errs []error
 	if s.rdb != nil {
 		errs = append(errs, s.rdb.Close())

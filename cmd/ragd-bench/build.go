@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/vectest"
+	"github.com/ragd/ragd/store"
+)
+
+// Corpus recipe, as search/bench_test.go has it.
+const (
+	dims = 768
+	// space names the synthetic embedding space.
+	space = "bench/768"
+	// zipfS and vocabulary make word frequencies like natural text's: "w1"
+	// is as common as "the", "w5000" as rare as a technical term.
+	zipfS      = 1.07
+	vocabulary = 50_000
+	// contentChars is about a real chunk's size.
+	contentChars = 1200
+	// chunksPerFile groups docs and adr chunks into files, session chunks
+	// into sessions.
+	chunksPerFile = 100
+	corpusSeed    = 42
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func content(z *rand.Zipf) string {
+	b := make([]byte, 0, contentChars+100)
+	for len(b) < contentChars {
+		b = append(b, 'w')
+		b = strconv.AppendUint(b, z.Uint64()+1, 10)
+		b = append(b, ' ')
+	}
+	return string(b)
+}
+
+// buildCmd writes a corpus of n chunks, a third in each scope, each scope
+// in one ReplaceScope as a reindex writes it, and records the build's time,
+// peak memory and size beside it.
+func buildCmd(args []string) error {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	n := fs.Int("n", 10_000, "chunks")
+	db := fs.String("db", "", "database path")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir := filepath.Dir(*db)
+	// A half-built corpus is useless: start over.
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	start := time.Now()
+	st, err := store.Open(ctx, *db, store.Options{Space: space, Dims: dims, Logger: quiet})
+	if err != nil {
+		return err
+	}
+	p, err := st.AddProject(ctx, "bench", "/bench")
+	if err != nil {
+		return err
+	}
+	r := rand.New(rand.NewSource(corpusSeed))
+	z := rand.NewZipf(r, zipfS, 2, vocabulary)
+	for i, scope := range ragd.Scopes {
+		from, to := i**n/len(ragd.Scopes), (i+1)**n/len(ragd.Scopes)
+		in := make([]ragd.ChunkInput, 0, to-from)
+		for j := from; j < to; j++ {
+			c := ragd.ChunkInput{Position: j, Content: content(z), ContentHash: strconv.Itoa(j), Vector: vectest.RandomUnit(r, dims)}
+			if scope == ragd.ScopeSession {
+				c.SessionID, c.EventID = fmt.Sprintf("s%06d", j/chunksPerFile), fmt.Sprintf("e%07d", j)
+			} else {
+				c.SourcePath = fmt.Sprintf("docs/%s/f%06d.md", scope, j/chunksPerFile)
+			}
+			in = append(in, c)
+		}
+		t0 := time.Now()
+		if _, err := st.ReplaceScope(ctx, p.ID, scope, in); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "  %s: %d chunks written in %s\n", scope, len(in), time.Since(t0).Round(time.Second))
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	b := buildInfo{Chunks: *n, Seconds: time.Since(start).Seconds(), PeakRSSMB: procStatus("VmHWM"),
+		DBMB: fileMB(*db, *db+"-wal")}
+	data, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(buildInfoPath(*db), data, 0o600)
+}

@@ -1,0 +1,202 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ragd/ragd"
+)
+
+// BackfillStore is what Backfill needs of the database: the queue of chunks
+// without a vector, and a short write of the vectors computed for them.
+// *store.Store is one.
+type BackfillStore interface {
+	PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVector, error)
+	PendingVectorCount(ctx context.Context) (int, error)
+	FillVectors(ctx context.Context, fills []ragd.VectorFill) (int, error)
+	Space() string
+}
+
+// Backfill fills in the background the vectors of chunks written without
+// one (a reindex or import whose provider was slow or down): newest first,
+// at the provider's pace, one short write transaction per batch, so the
+// index is searchable lexically at once and semantically as it fills. The
+// queue is the chunks table itself, so a restart resumes where it stopped
+// (docs/adr/0009-scale.md).
+type Backfill struct {
+	Store    BackfillStore
+	Embedder Embedder
+	// Batch is the number of chunks embedded and written per step.
+	// Optional: DefaultBackfillBatch.
+	Batch int
+	// Retry is the wait after a step the provider failed. Optional:
+	// DefaultBackfillRetry.
+	Retry time.Duration
+	// Logger. Optional: slog.Default().
+	Logger *slog.Logger
+
+	once sync.Once
+	wake chan struct{}
+
+	mu       sync.Mutex
+	filled   int
+	rate     float64 // vectors per second, moving average
+	lastErr  string
+	lastStep time.Time
+}
+
+// Backfill defaults.
+const (
+	// DefaultBackfillBatch: a provider batch or two, and a write
+	// transaction of a few milliseconds.
+	DefaultBackfillBatch = 64
+	// DefaultBackfillRetry: a down provider is asked again this often.
+	DefaultBackfillRetry = 30 * time.Second
+	// rateWeight is the weight of the newest step in the moving average
+	// of the fill rate.
+	rateWeight = 0.2
+)
+
+// BackfillProgress is what the fill has done and has left.
+type BackfillProgress struct {
+	// Pending counts the chunks without a vector.
+	Pending int `json:"pending"`
+	// Filled counts the vectors filled since the daemon started.
+	Filled int `json:"filled"`
+	// PerSecond is the recent fill rate; 0 before the first step.
+	PerSecond float64 `json:"perSecond"`
+	// ETASeconds is Pending at PerSecond; nil when the rate is unknown.
+	ETASeconds *float64 `json:"etaSeconds,omitempty"`
+	// LastError is the last step's failure, "" after a good step.
+	LastError string `json:"lastError,omitempty"`
+}
+
+func (b *Backfill) init() {
+	b.once.Do(func() {
+		b.wake = make(chan struct{}, 1)
+		if b.Batch <= 0 {
+			b.Batch = DefaultBackfillBatch
+		}
+		if b.Retry <= 0 {
+			b.Retry = DefaultBackfillRetry
+		}
+		if b.Logger == nil {
+			b.Logger = slog.Default()
+		}
+	})
+}
+
+// Wake tells a waiting Run that chunks without vectors may have been
+// written.
+func (b *Backfill) Wake() {
+	b.init()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Step embeds and stores the vectors of up to Batch of the newest chunks
+// without one. It returns how many it stored and whether chunks without a
+// vector remain.
+func (b *Backfill) Step(ctx context.Context) (filled int, more bool, err error) {
+	b.init()
+	if b.Embedder == nil {
+		return 0, false, nil
+	}
+	if space := b.Embedder.Space().String(); space != b.Store.Space() {
+		return 0, false, fmt.Errorf("backfill: the embedder's space %s is not the index's %s", space, b.Store.Space())
+	}
+	pending, err := b.Store.PendingVectors(ctx, b.Batch)
+	if err != nil || len(pending) == 0 {
+		return 0, false, err
+	}
+	t0 := time.Now()
+	texts := make([]string, len(pending))
+	for i, p := range pending {
+		texts[i] = p.Content
+	}
+	res := b.Embedder.EmbedDocuments(ctx, texts)
+	var fills []ragd.VectorFill
+	for i, p := range pending {
+		if i < len(res.Vectors) && res.Vectors[i] != nil {
+			fills = append(fills, ragd.VectorFill{Seq: p.Seq, ContentHash: p.ContentHash, Vector: res.Vectors[i]})
+		}
+	}
+	if len(fills) == 0 {
+		err := fmt.Errorf("backfill: no vector for %d chunks: %s", len(pending), res.Reason)
+		b.record(0, 0, err)
+		return 0, true, err
+	}
+	if filled, err = b.Store.FillVectors(ctx, fills); err != nil {
+		b.record(0, 0, err)
+		return 0, true, err
+	}
+	b.record(filled, time.Since(t0), nil)
+	// A blank text never gets a vector: it stays in the queue, so a short
+	// batch (fewer than asked) means the queue is done.
+	return filled, len(pending) == b.Batch, nil
+}
+
+func (b *Backfill) record(filled int, took time.Duration, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lastStep = time.Now()
+	if err != nil {
+		b.lastErr = err.Error()
+		return
+	}
+	b.lastErr = ""
+	b.filled += filled
+	if took > 0 && filled > 0 {
+		r := float64(filled) / took.Seconds()
+		if b.rate == 0 {
+			b.rate = r
+		} else {
+			b.rate = rateWeight*r + (1-rateWeight)*b.rate
+		}
+	}
+}
+
+// Progress reports the queue and the fill rate.
+func (b *Backfill) Progress(ctx context.Context) (BackfillProgress, error) {
+	n, err := b.Store.PendingVectorCount(ctx)
+	if err != nil {
+		return BackfillProgress{}, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := BackfillProgress{Pending: n, Filled: b.filled, PerSecond: b.rate, LastError: b.lastErr}
+	if b.rate > 0 {
+		eta := float64(n) / b.rate
+		p.ETASeconds = &eta
+	}
+	return p, nil
+}
+
+// Run fills until ctx ends: step after step while chunks wait, then it
+// waits for Wake; after a failed step it waits Retry (or a Wake).
+func (b *Backfill) Run(ctx context.Context) {
+	b.init()
+	for ctx.Err() == nil {
+		_, more, err := b.Step(ctx)
+		var wait <-chan time.Time
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				b.Logger.Warn("vector backfill", "err", err)
+			}
+			wait = time.After(b.Retry)
+		case more:
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-b.wake:
+		case <-wait:
+		}
+	}
+}

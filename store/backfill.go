@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/ragd/ragd"
+)
+
+// Chunks without a vector are the queue of the background vector fill: a
+// reindex or import whose provider was slow or down writes its chunks at
+// once (they search lexically), and the fill embeds them later, newest
+// first (docs/adr/0009-scale.md). Being rows, the queue survives restarts.
+
+// pendingIndexSQL makes the queue cheap to read however large the index:
+// a partial index holds only the chunks without a vector. It is created at
+// open, as the vec0 table is, so that it needs no migration number.
+const pendingIndexSQL = `CREATE INDEX IF NOT EXISTS chunks_without_vector ON chunks (seq) WHERE embedding_space IS NULL`
+
+func (s *Store) ensurePendingIndex(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, pendingIndexSQL); err != nil {
+		return fmt.Errorf("create the index of chunks without vectors in %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// PendingVectors returns up to limit chunks without a vector, newest first.
+func (s *Store) PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVector, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, project_id, scope, content, content_hash FROM chunks
+		INDEXED BY chunks_without_vector WHERE embedding_space IS NULL ORDER BY seq DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("chunks without vectors: %w", err)
+	}
+	defer rows.Close()
+	var out []ragd.PendingVector
+	for rows.Next() {
+		var p ragd.PendingVector
+		if err := rows.Scan(&p.Seq, &p.ProjectID, &p.Scope, &p.Content, &p.ContentHash); err != nil {
+			return nil, fmt.Errorf("chunks without vectors: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// PendingVectorCount counts the chunks without a vector.
+func (s *Store) PendingVectorCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM chunks INDEXED BY chunks_without_vector
+		WHERE embedding_space IS NULL`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count chunks without vectors: %w", err)
+	}
+	return n, nil
+}
+
+// FillVectors stores the vectors of chunks that still exist, still hold the
+// same text and still have no vector, in one short transaction, and returns
+// how many it stored. Chunks that were replaced or deleted meanwhile are
+// skipped: the replacement is in the queue on its own.
+func (s *Store) FillVectors(ctx context.Context, fills []ragd.VectorFill) (int, error) {
+	type ready struct {
+		ragd.VectorFill
+		blob []byte
+	}
+	items := make([]ready, 0, len(fills))
+	for _, f := range fills {
+		blob, err := s.encodeVector(f.Vector)
+		if err != nil {
+			return 0, fmt.Errorf("fill vector of chunk %d: %w", f.Seq, err)
+		}
+		items = append(items, ready{f, blob})
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("fill vectors: %w", err)
+	}
+	defer tx.Rollback()
+	var ops []codeOp
+	filled := 0
+	for _, it := range items {
+		var project int64
+		var scope string
+		err := tx.QueryRowContext(ctx, `UPDATE chunks SET embedding_space = ? WHERE seq = ? AND content_hash = ? AND embedding_space IS NULL
+			RETURNING project_id, scope`, s.space, it.Seq, it.ContentHash).Scan(&project, &scope)
+		if err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			return 0, fmt.Errorf("fill vector of chunk %d: %w", it.Seq, err)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO chunk_vectors (chunk_seq, project_id, scope, embedding) VALUES (?, ?, ?, ?)",
+			it.Seq, project, scope, it.blob); err != nil {
+			return 0, fmt.Errorf("fill vector of chunk %d: %w", it.Seq, err)
+		}
+		filled++
+		if s.codes != nil {
+			ops = append(ops, codeOp{seq: it.Seq, project: project, scope: scopeIndex(scope), code: codeOfBlob(it.blob, s.codes.words)})
+		}
+	}
+	if err := s.commitVectors(tx, ops); err != nil {
+		return 0, fmt.Errorf("fill vectors: commit: %w", err)
+	}
+	return filled, nil
+}
