@@ -18,11 +18,12 @@ tmp=$(mktemp -d)
 export XDG_RUNTIME_DIR=$tmp/run XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 
-# The kit's Ollama serves the real model; the port is the kit's, so a
-# developer's own Ollama is never stopped.
+# The kit's Ollama serves the real model, on a port of its own: neither a
+# developer's Ollama nor a test run's kit server is ever stopped.
+port=11600
 started_kit=""
-"$KIT/ollama-real" status >/dev/null 2>&1 || started_kit=1
-eval "$("$KIT/ollama-real" up)"
+"$KIT/ollama-real" status --port $port >/dev/null 2>&1 || started_kit=1
+eval "$("$KIT/ollama-real" up --port $port)"
 export RAGD_OLLAMA_HOST=$OLLAMA_HOST RAGD_MODEL=$RAGD_TESTKIT_MODEL RAGD_DIMS=$RAGD_TESTKIT_DIMS
 
 "$ragd" serve 2>"$tmp/serve.log" &
@@ -30,7 +31,7 @@ pid=$!
 cleanup() {
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	[ -z "$started_kit" ] || "$KIT/ollama-real" down >/dev/null 2>&1 || true
+	[ -z "$started_kit" ] || "$KIT/ollama-real" down --port $port >/dev/null 2>&1 || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -38,7 +39,11 @@ for _ in $(seq 1 100); do "$ragd" projects >/dev/null 2>&1 && break; sleep 0.1; 
 
 out=$tmp/session.txt
 run() { # run CMD...: the prompt line, then what it printed (both streams)
-	printf '$ %s\n' "ragd $*" >>"$out"
+	local line="ragd" a
+	for a in "$@"; do
+		case $a in *" "*) line+=" \"$a\"" ;; *) line+=" $a" ;; esac
+	done
+	printf '$ %s\n' "$line" >>"$out"
 	"$ragd" "$@" >>"$out" 2>&1 || true
 	printf '\n' >>"$out"
 }
@@ -51,7 +56,7 @@ run search "$query" --limit 2
 # Vote for the top hit of that search, as its last line proposes.
 vote=$(grep -o 'ragd feedback [0-9]* [0-9a-f]*' "$out" | tail -1 | cut -d' ' -f3-)
 run feedback $vote useful
-"$KIT/ollama-real" down >/dev/null 2>&1 || true
+"$KIT/ollama-real" down --port $port >/dev/null 2>&1 || true
 started_kit=""
 note "Ollama stopped"
 run search "$query" --limit 1
