@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/ragd/ragd"
@@ -113,8 +114,12 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
+	// Retrieve reports progress from its workers: one line at a time.
+	var logMu sync.Mutex
 	logf := func(format string, args ...any) {
 		if opt.Log != nil {
+			logMu.Lock()
+			defer logMu.Unlock()
 			fmt.Fprintf(opt.Log, format, args...)
 		}
 	}
