@@ -69,7 +69,10 @@ done
 kitpkgs=$(grep -rl --include='*_test.go' '^//go:build testkit' . | xargs -n1 dirname | sort -u)
 kittier() {
 	(eval "$1"; export OLLAMA_HOST RAGD_TESTKIT_MODEL RAGD_TESTKIT_DIMS;
-		go test -count=1 -tags "$TAGS,testkit" -run "^TestKit" $kitpkgs)
+		# One package at a time: each kit server answers one request at a
+		# time, and packages testing at once queued a health probe past its
+		# timeout.
+		go test -p 1 -count=1 -tags "$TAGS,testkit" -run "^TestKit" $kitpkgs)
 }
 step "real-server tier: real Ollama (test kit)"
 kittier "$ollama_env"
