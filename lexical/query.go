@@ -69,6 +69,13 @@ func (a *Analyzer) Word(w string) []Term {
 // them, so the phrase matches the same text in a document. A phrase that
 // is one unspaced character is a prefix term, as in Word.
 func (a *Analyzer) Phrase(p string) Term {
+	t, last := a.phrase(p)
+	t.Prefix = len(t.Tokens) == 1 && last.gram && last.units == 1
+	return t
+}
+
+// phrase collects every token of p in document order, and the last piece.
+func (a *Analyzer) phrase(p string) (Term, piece) {
 	var t Term
 	var last piece
 	a.scan(p, func(pc piece) bool {
@@ -76,8 +83,7 @@ func (a *Analyzer) Phrase(p string) Term {
 		last = pc
 		return true
 	})
-	t.Prefix = len(t.Tokens) == 1 && last.gram && last.units == 1
-	return t
+	return t, last
 }
 
 // Prefix analyses a word the user marked as a prefix (index*): its tokens
@@ -87,13 +93,7 @@ func (a *Analyzer) Phrase(p string) Term {
 // which matches the stems of the words it begins as long as the prefix
 // does not run past their stem (indexi* misses indexing, stemmed index).
 func (a *Analyzer) Prefix(p string) Term {
-	var t Term
-	var last piece
-	a.scan(p, func(pc piece) bool {
-		t.Tokens = append(t.Tokens, pc.tok)
-		last = pc
-		return true
-	})
+	t, last := a.phrase(p)
 	if t.Empty() {
 		return t
 	}
