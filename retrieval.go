@@ -26,6 +26,10 @@ type Snapshot interface {
 	LexicalLanguage(ctx context.Context, projectID int64) (string, error)
 	// Chunks returns the chunks with ids, in no particular order.
 	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
+	// VectorCoverage counts the chunks f selects and how many of them have
+	// a vector: the others wait for the background fill, and the vector
+	// signal cannot find them.
+	VectorCoverage(ctx context.Context, f Filter) (chunks, vectors int, err error)
 	Close() error
 }
 

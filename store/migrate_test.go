@@ -98,8 +98,18 @@ func TestMigration2_FromVersion1(t *testing.T) {
 	old.db.Close()
 
 	s := mustOpenAt(t, path, 4)
-	if v, err := s.SchemaVersion(ctx); err != nil || v != 2 {
+	if v, err := s.SchemaVersion(ctx); err != nil || v != 3 {
 		t.Fatalf("schema version %d, %v", v, err)
+	}
+	// Migration 3 counted the chunks and vectors there were.
+	for _, want := range []struct{ project, chunks, vectors int64 }{{1, 2, 2}, {2, 1, 1}} {
+		var chunks, vectors int64
+		if err := s.db.QueryRowContext(ctx, "SELECT chunks, vectors FROM chunk_counts WHERE project_id = ? AND scope = 'docs'", want.project).Scan(&chunks, &vectors); err != nil {
+			t.Fatalf("chunk counts of project %d: %v", want.project, err)
+		}
+		if chunks != want.chunks || vectors != want.vectors {
+			t.Errorf("project %d: counted %d chunks, %d vectors; want %d, %d", want.project, chunks, vectors, want.chunks, want.vectors)
+		}
 	}
 	s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name = 'chunks_fts' OR name LIKE 'chunks_fts_insert' OR name LIKE 'chunks_fts_update' OR name LIKE 'chunks_fts_delete'").Scan(&n)
 	if n != 0 {

@@ -322,4 +322,26 @@ func (sn *Snapshot) Chunks(ctx context.Context, ids []string) ([]ragd.Chunk, err
 	return chunksByID(ctx, sn.tx, ids)
 }
 
+// VectorCoverage counts the chunks f selects and those of them with a
+// vector, from the counts the triggers of migration 3 keep: one row per
+// scope, however large the index.
+func (sn *Snapshot) VectorCoverage(ctx context.Context, f ragd.Filter) (chunks, vectors int, err error) {
+	scopes, err := filterScopes(f)
+	if err != nil {
+		return 0, 0, fmt.Errorf("vector coverage: %w", err)
+	}
+	q := "SELECT coalesce(sum(chunks), 0), coalesce(sum(vectors), 0) FROM chunk_counts WHERE project_id = ?"
+	args := []any{f.ProjectID}
+	if len(scopes) > 0 {
+		q += " AND scope IN (" + placeholders(len(scopes)) + ")"
+		for _, sc := range scopes {
+			args = append(args, sc)
+		}
+	}
+	if err := sn.tx.QueryRowContext(ctx, q, args...).Scan(&chunks, &vectors); err != nil {
+		return 0, 0, fmt.Errorf("vector coverage of project %d: %w", f.ProjectID, err)
+	}
+	return chunks, vectors, nil
+}
+
 var _ ragd.Snapshot = (*Snapshot)(nil)
