@@ -46,11 +46,34 @@ type SearchResult struct {
 	Fill          bool           `json:"fill"`
 	// RRFK is the k of reciprocal rank fusion; absent for weighted fusion.
 	RRFK int `json:"rrfK,omitempty"`
+	// VectorCoverage says how many of the searched chunks had a vector;
+	// absent when the query had nothing to search for.
+	VectorCoverage *VectorCoverage `json:"vectorCoverage,omitempty"`
 	// LatencyMs is the time from the request to the answer, query embedding
 	// included, telemetry write excluded.
 	LatencyMs float64 `json:"latencyMs"`
 	// Explain is present when the request asked for it.
 	Explain *Explain `json:"explain,omitempty"`
+}
+
+// VectorCoverage counts the chunks a search looked in and those of them
+// with a vector. The others (written while the provider was down, or
+// waiting for the background fill after a large import) are found by the
+// lexical signal only, until their vector is filled.
+type VectorCoverage struct {
+	Chunks  int `json:"chunks"`
+	Vectors int `json:"vectors"`
+	// Share is Vectors / Chunks, 1 when there are no chunks.
+	Share float64 `json:"share"`
+}
+
+// NewVectorCoverage returns the coverage of vectors among chunks.
+func NewVectorCoverage(chunks, vectors int) *VectorCoverage {
+	c := &VectorCoverage{Chunks: chunks, Vectors: vectors, Share: 1}
+	if chunks > 0 {
+		c.Share = float64(vectors) / float64(chunks)
+	}
+	return c
 }
 
 // AppliedWeights are the weights and threshold the fusion used. All three are

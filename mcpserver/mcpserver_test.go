@@ -255,7 +255,7 @@ func TestTools_FindOpenVote(t *testing.T) {
 
 	res := call(t, cs, "search", map[string]any{"query": "where are vectors and telemetry stored? sqlite-vec FTS5"})
 	out := ok[mcpserver.SearchOutput](t, res)
-	if out.SearchID == nil || out.Degraded || out.Project != "demo" || len(out.Hits) == 0 {
+	if out.SearchID == nil || out.Degraded || out.Project != "demo" || len(out.Hits) == 0 || out.VectorShare == nil || *out.VectorShare != 1 {
 		t.Fatalf("search: %+v", out)
 	}
 	top := out.Hits[0]

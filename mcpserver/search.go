@@ -30,6 +30,9 @@ type SearchOutput struct {
 	Degraded        bool   `json:"degraded" jsonschema:"true when the search ran on keywords alone (no semantic signal)."`
 	Reason          string `json:"reason,omitempty" jsonschema:"Why the search was degraded or found nothing to search for."`
 	VectorAvailable bool   `json:"vectorAvailable"`
+	// VectorShare is below 1 while the daemon fills vectors in the
+	// background: the rest of the chunks are found by keywords only.
+	VectorShare *float64 `json:"vectorShare,omitempty" jsonschema:"Share (0..1) of the searched chunks that have a semantic vector yet; the others are found by keywords only until the daemon fills them."`
 	// Stale lists scopes whose sources moved since they were indexed.
 	Stale []string `json:"stale" jsonschema:"Scopes whose sources changed since they were indexed: hits may be out of date; reindex refreshes them."`
 	Hits  []Hit    `json:"hits"`
@@ -78,6 +81,9 @@ func searchOutput(resp *api.SearchResponse, in SearchInput) SearchOutput {
 	if out.Stale == nil {
 		out.Stale = []string{}
 	}
+	if c := resp.VectorCoverage; c != nil {
+		out.VectorShare = &c.Share
+	}
 	for _, h := range resp.Hits {
 		hit := Hit{Rank: h.Rank, ChunkID: h.ChunkID, Scope: h.Scope, Citation: citation(h.Origin), Score: h.Score,
 			VectorScore: h.VectorScore, LexicalScore: h.LexicalScore, Title: h.Origin.Title}
@@ -109,6 +115,9 @@ func searchText(query string, out SearchOutput) string {
 		fmt.Fprintf(&b, "; keyword-only: %s", out.Reason)
 	} else if out.Reason != "" {
 		fmt.Fprintf(&b, "; %s", out.Reason)
+	}
+	if out.VectorShare != nil && *out.VectorShare < 1 && !out.Degraded {
+		fmt.Fprintf(&b, "; %.0f%% of the searched chunks have semantic vectors yet (the rest match by keywords only)", 100**out.VectorShare)
 	}
 	if len(out.Stale) > 0 {
 		fmt.Fprintf(&b, "; stale scopes: %s (reindex refreshes them)", strings.Join(out.Stale, ", "))

@@ -146,6 +146,8 @@ type request struct {
 	Request
 	query Query
 	cfg   Config
+	// coverage is what retrieve found of the searched chunks' vectors.
+	coverage *api.VectorCoverage
 }
 
 // validate checks req and fills its defaults.
@@ -296,6 +298,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 		Fusion:          string(r.cfg.Fusion),
 		Normalization:   string(r.cfg.Normalization),
 		Fill:            r.cfg.Fill,
+		VectorCoverage:  r.coverage,
 	}
 	if r.cfg.Fusion == FusionRRF {
 		resp.RRFK = r.cfg.RRFK
@@ -374,6 +377,11 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 	}
 
 	filter := ragd.Filter{ProjectID: r.ProjectID, Scopes: r.Scopes}
+	chunkCount, vectorCount, err := sn.VectorCoverage(ctx, filter)
+	if err != nil {
+		return nil, nil, c, err
+	}
+	r.coverage = api.NewVectorCoverage(chunkCount, vectorCount)
 	k := r.cfg.Candidates
 	if vec != nil {
 		if c.Vector, err = sn.VectorCandidates(ctx, filter, vec, k); err != nil {

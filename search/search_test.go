@@ -727,3 +727,33 @@ func TestSearch_Concurrent(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Each answer counts the chunks it searched and those with a vector: the
+// ETag chunk has none.
+func TestSearch_VectorCoverage(t *testing.T) {
+	c := newCorpus(t)
+	s := searcher(c.st, upEmbedder(e1))
+	for _, tc := range []struct {
+		scopes          []string
+		chunks, vectors int
+	}{
+		{nil, 6, 5},
+		{[]string{ragd.ScopeDocs}, 3, 2},
+		{[]string{ragd.ScopeSession, ragd.ScopeADR}, 3, 3},
+	} {
+		resp := c.search(t, s, Request{Query: "fusion", Scopes: tc.scopes})
+		want := api.VectorCoverage{Chunks: tc.chunks, Vectors: tc.vectors, Share: float64(tc.vectors) / float64(tc.chunks)}
+		if resp.VectorCoverage == nil || *resp.VectorCoverage != want {
+			t.Errorf("scopes %v: coverage %+v, want %+v", tc.scopes, resp.VectorCoverage, want)
+		}
+	}
+	// Nothing to search for: nothing searched, no coverage.
+	if resp := c.search(t, s, Request{Query: "-fusion"}); resp.VectorCoverage != nil {
+		t.Errorf("a query with no positive term reports coverage %+v", resp.VectorCoverage)
+	}
+	// A project without chunks is fully covered, not divided by zero.
+	empty := addProject(t, c.st, "empty")
+	if resp := c.search(t, s, Request{ProjectID: empty, Query: "fusion"}); resp.VectorCoverage == nil || resp.VectorCoverage.Share != 1 {
+		t.Errorf("empty project: coverage %+v, want share 1", resp.VectorCoverage)
+	}
+}

@@ -94,6 +94,10 @@ func printHits(w io.Writer, r *api.SearchResponse) {
 	if r.Degraded {
 		fmt.Fprintf(w, "! lexical only (vector half unavailable): %s\n", r.Reason)
 	}
+	if c := r.VectorCoverage; c != nil && c.Share < 1 && !r.Degraded {
+		fmt.Fprintf(w, "! %d of %d searched chunks (%.0f%%) have a vector yet; the rest are found by words only until the background fill reaches them\n",
+			c.Vectors, c.Chunks, 100*c.Share)
+	}
 	if len(r.Stale) > 0 {
 		fmt.Fprintf(w, "! stale since last reindex: %s (ragd reindex)\n", strings.Join(r.Stale, ", "))
 	}

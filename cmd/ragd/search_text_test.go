@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ragd/ragd/api"
@@ -49,6 +50,44 @@ func TestCLI_SearchScoresTellRanksApart(t *testing.T) {
 				t.Errorf("%s: ranks %d and %d score %v and %v, both print %s", fusion, i, i+1,
 					resp.Hits[i-1].Score, resp.Hits[i].Score, printed[i])
 			}
+		}
+	}
+}
+
+// While vectors are filled in the background, the text output says which
+// share of the searched chunks has one; complete or degraded, it does not.
+func TestPrintHits_VectorCoverage(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		resp     api.SearchResponse
+		wantLine bool
+	}{
+		{"filling", api.SearchResponse{SearchResult: &api.SearchResult{VectorAvailable: true, VectorCoverage: api.NewVectorCoverage(200, 50)}}, true},
+		{"complete", api.SearchResponse{SearchResult: &api.SearchResult{VectorAvailable: true, VectorCoverage: api.NewVectorCoverage(200, 200)}}, false},
+		{"degraded", api.SearchResponse{SearchResult: &api.SearchResult{Degraded: true, Reason: "down", VectorCoverage: api.NewVectorCoverage(200, 50)}}, false},
+		{"nothing to search", api.SearchResponse{SearchResult: &api.SearchResult{VectorAvailable: true}}, false},
+	} {
+		var b strings.Builder
+		printHits(&b, &tc.resp)
+		got := strings.Contains(b.String(), "50 of 200 searched chunks (25%) have a vector yet")
+		if got != tc.wantLine {
+			t.Errorf("%s: coverage line printed %v, want %v:\n%s", tc.name, got, tc.wantLine, b.String())
+		}
+	}
+}
+
+func TestBackfillText(t *testing.T) {
+	eta := 90.0
+	for _, tc := range []struct {
+		b    api.BackfillProgress
+		want string
+	}{
+		{api.BackfillProgress{Filled: 7}, "every chunk has one (7 filled in the background since the daemon started)"},
+		{api.BackfillProgress{Pending: 180, PerSecond: 2, ETASeconds: &eta}, "180 chunks (all projects) wait for one, filled in the background at 2.0/s, about 1m30s left"},
+		{api.BackfillProgress{Pending: 5, LastError: "ollama not reachable"}, "5 chunks (all projects) wait for one, filled in the background; the provider gives none now (ollama not reachable), retrying"},
+	} {
+		if got := backfillText(&tc.b); got != tc.want {
+			t.Errorf("backfillText(%+v) = %q, want %q", tc.b, got, tc.want)
 		}
 	}
 }
