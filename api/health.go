@@ -11,6 +11,25 @@ type Health struct {
 	Index     IndexStats      `json:"index"`
 	// Config is the configuration file the daemon read at start.
 	Config ConfigHealth `json:"config"`
+	// Backfill is the background vector fill; absent without an
+	// embedding provider.
+	Backfill *BackfillProgress `json:"backfill,omitempty"`
+}
+
+// BackfillProgress is what the background vector fill has done and has
+// left: chunks written without a vector (a large reindex or import, or a
+// provider that was down) get one at the provider's pace, newest first.
+type BackfillProgress struct {
+	// Pending counts the chunks without a vector, in every project.
+	Pending int `json:"pending"`
+	// Filled counts the vectors filled since the daemon started.
+	Filled int `json:"filled"`
+	// PerSecond is the recent fill rate; 0 before the first step.
+	PerSecond float64 `json:"perSecond"`
+	// ETASeconds is Pending at PerSecond; absent when the rate is unknown.
+	ETASeconds *float64 `json:"etaSeconds,omitempty"`
+	// LastError is the last step's failure, "" after a good step.
+	LastError string `json:"lastError,omitempty"`
 }
 
 // ConfigHealth is the configuration file as the daemon read it: a client

@@ -134,6 +134,12 @@ type EmbeddingReport struct {
 	// it was not asked again, and the remaining chunks were written
 	// lexical only.
 	ProviderDown bool `json:"providerDown,omitempty"`
+	// Deferred counts the texts left to the background vector fill: the
+	// scope needed more new vectors than a reindex embeds before writing
+	// (Indexer.InlineVectors), so its chunks were written at once, lexical
+	// only, and get their vectors at the provider's pace. Failed does not
+	// count them.
+	Deferred int `json:"deferred,omitempty"`
 }
 
 // Input is a source that was skipped or altered, and why: a file (Path) or
@@ -199,6 +205,10 @@ type Coverage struct {
 	// Language and LanguageSetting are as in ProjectInfo.
 	Language        string `json:"language"`
 	LanguageSetting string `json:"languageSetting"`
+	// Backfill is the background vector fill, which fills the LexicalOnly
+	// chunks of every scope (its queue and rate are the daemon's, across
+	// projects); absent without an embedding provider.
+	Backfill *BackfillProgress `json:"backfill,omitempty"`
 }
 
 // Head is a repository's HEAD.

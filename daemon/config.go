@@ -78,6 +78,11 @@ type IndexConfig struct {
 	MaxFileBytes int64    `toml:"max_file_bytes" json:"maxFileBytes"`
 	WorkTree     bool     `toml:"work_tree" json:"workTree"`         // read docs from the working tree instead of HEAD
 	AutoDebounce Duration `toml:"auto_debounce" json:"autoDebounce"` // quiet time before an auto-reindex runs
+	// InlineVectors is the most new vectors a reindex embeds for a scope
+	// before writing it; above, the scope is written lexical only at once
+	// and the background fill embeds it (index.Indexer.InlineVectors). 0
+	// embeds every scope inline.
+	InlineVectors int `toml:"inline_vectors" json:"inlineVectors"`
 }
 
 // SessionsConfig: coding agents' transcripts.
@@ -114,6 +119,10 @@ const (
 	// DefaultAutoDebounce is the quiet time before an auto-reindex runs: a
 	// burst of commits or appended messages becomes one reindex.
 	DefaultAutoDebounce = 2 * time.Second
+	// DefaultInlineVectors: a reindex waits for about this many new
+	// vectors, 5-15 s at the 20-54 texts/s a CPU provider manages here;
+	// more are left to the background fill rather than block for minutes.
+	DefaultInlineVectors = 256
 )
 
 // DefaultConfig returns every default. Each value is stated once, next to its
@@ -135,7 +144,8 @@ func DefaultConfig() Config {
 			Vectors: string(store.VectorsQuantized),
 		},
 		Chunking: ChunkingConfig{Target: chunking.TargetRunes, Overlap: chunking.OverlapRunes, Window: chunking.WindowRunes},
-		Index:    IndexConfig{MaxFileBytes: source.DefaultMaxFileBytes, AutoDebounce: Duration{DefaultAutoDebounce}},
+		Index: IndexConfig{MaxFileBytes: source.DefaultMaxFileBytes, AutoDebounce: Duration{DefaultAutoDebounce},
+			InlineVectors: DefaultInlineVectors},
 		Sessions: SessionsConfig{Follow: []string{}},
 	}
 }
@@ -351,6 +361,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Embedding.Dims < 1 || c.Embedding.Dims > 8192 {
 		errs = append(errs, fmt.Errorf("embedding.dims %d: want 1..8192", c.Embedding.Dims))
+	}
+	if c.Index.InlineVectors < 0 {
+		errs = append(errs, fmt.Errorf("index.inline_vectors %d: want >= 0 (0 embeds every scope before writing it)", c.Index.InlineVectors))
 	}
 	if c.Index.MaxFileBytes < 1 {
 		errs = append(errs, fmt.Errorf("index.max_file_bytes %d: want > 0", c.Index.MaxFileBytes))

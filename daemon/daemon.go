@@ -60,6 +60,7 @@ type Daemon struct {
 	store    *store.Store
 	embedder *embedding.Service
 	indexer  *index.Indexer
+	backfill *index.Backfill
 	searcher *search.Searcher
 	watcher  *watcher
 	follower *follower
@@ -150,7 +151,13 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		Chunking: cfg.Chunking.Options(),
 		Source:   source.Options{MaxFileBytes: cfg.Index.MaxFileBytes, WorkTree: cfg.Index.WorkTree},
 		Logger:   opt.Logger,
+
+		InlineVectors: cfg.Index.InlineVectors,
 	}
+	// Chunks written without a vector (a large reindex, a provider that
+	// was down, appended messages) get theirs in the background.
+	d.backfill = &index.Backfill{Store: d.store, Embedder: d.embedder, Logger: opt.Logger}
+	d.indexer.Backfill = d.backfill
 	scfg, err := cfg.Search.searchConfig()
 	if err != nil {
 		return nil, err
@@ -181,6 +188,11 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 			err = nil
 		}
 		d.served <- err
+	}()
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		d.backfill.Run(d.ctx) // resumes the queue a previous run left
 	}()
 	d.logger.Info("listening", "socket", paths.Socket, "database", paths.Database, "space", space.String(), "version", Version)
 	return d, nil

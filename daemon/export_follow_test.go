@@ -11,3 +11,7 @@ func (d *Daemon) SetFollowHook(fn func(api.TranscriptReport)) {
 	defer d.follower.mu.Unlock()
 	d.follower.passed = fn
 }
+
+// SetBackfillHook makes the background vector fill call fn after each of
+// its steps with what it filled and its error.
+func (d *Daemon) SetBackfillHook(fn func(filled int, err error)) { d.backfill.OnStep(fn) }

@@ -22,6 +22,11 @@ func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.Embedding = d.embedder.Health(ctx)
+	bp, err := d.backfill.Progress(ctx)
+	if err != nil {
+		return err
+	}
+	h.Backfill = &bp
 	writeJSON(w, http.StatusOK, h)
 	return nil
 }

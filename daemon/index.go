@@ -127,6 +127,11 @@ func (d *Daemon) handleCoverage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	bp, err := d.backfill.Progress(r.Context())
+	if err != nil {
+		return err
+	}
+	cov.Backfill = &bp
 	writeJSON(w, http.StatusOK, cov)
 	return nil
 }

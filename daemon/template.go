@@ -59,6 +59,7 @@ var keyDocs = map[string]string{
 	"index.max_file_bytes":      "larger docs are skipped and reported",
 	"index.work_tree":           "read docs from the working tree instead of HEAD",
 	"index.auto_debounce":       "quiet time before an opt-in auto-reindex runs",
+	"index.inline_vectors":      "new vectors a reindex waits for; more are filled in the background (0 = wait for all)",
 	"sessions.follow":           `transcripts to follow as written: "claude-code", "codex", "gemini", "aider" or "all"`,
 }
 

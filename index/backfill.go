@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 )
 
 // BackfillStore is what Backfill needs of the database: the queue of chunks
@@ -46,6 +47,7 @@ type Backfill struct {
 	rate     float64 // vectors per second, moving average
 	lastErr  string
 	lastStep time.Time
+	stepped  func(filled int, err error)
 }
 
 // Backfill defaults.
@@ -59,20 +61,6 @@ const (
 	// of the fill rate.
 	rateWeight = 0.2
 )
-
-// BackfillProgress is what the fill has done and has left.
-type BackfillProgress struct {
-	// Pending counts the chunks without a vector.
-	Pending int `json:"pending"`
-	// Filled counts the vectors filled since the daemon started.
-	Filled int `json:"filled"`
-	// PerSecond is the recent fill rate; 0 before the first step.
-	PerSecond float64 `json:"perSecond"`
-	// ETASeconds is Pending at PerSecond; nil when the rate is unknown.
-	ETASeconds *float64 `json:"etaSeconds,omitempty"`
-	// LastError is the last step's failure, "" after a good step.
-	LastError string `json:"lastError,omitempty"`
-}
 
 func (b *Backfill) init() {
 	b.once.Do(func() {
@@ -91,7 +79,11 @@ func (b *Backfill) init() {
 
 // Wake tells a waiting Run that chunks without vectors may have been
 // written.
+// A nil *Backfill ignores it.
 func (b *Backfill) Wake() {
+	if b == nil {
+		return
+	}
 	b.init()
 	select {
 	case b.wake <- struct{}{}:
@@ -162,14 +154,14 @@ func (b *Backfill) record(filled int, took time.Duration, err error) {
 }
 
 // Progress reports the queue and the fill rate.
-func (b *Backfill) Progress(ctx context.Context) (BackfillProgress, error) {
+func (b *Backfill) Progress(ctx context.Context) (api.BackfillProgress, error) {
 	n, err := b.Store.PendingVectorCount(ctx)
 	if err != nil {
-		return BackfillProgress{}, err
+		return api.BackfillProgress{}, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	p := BackfillProgress{Pending: n, Filled: b.filled, PerSecond: b.rate, LastError: b.lastErr}
+	p := api.BackfillProgress{Pending: n, Filled: b.filled, PerSecond: b.rate, LastError: b.lastErr}
 	if b.rate > 0 {
 		eta := float64(n) / b.rate
 		p.ETASeconds = &eta
@@ -177,20 +169,46 @@ func (b *Backfill) Progress(ctx context.Context) (BackfillProgress, error) {
 	return p, nil
 }
 
+// OnStep makes Run call fn after each step with what it filled and its
+// error: tests wait on it rather than on the clock. fn must not block.
+func (b *Backfill) OnStep(fn func(filled int, err error)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stepped = fn
+}
+
 // Run fills until ctx ends: step after step while chunks wait, then it
-// waits for Wake; after a failed step it waits Retry (or a Wake).
+// waits for Wake; after a failed step it waits Retry (or a Wake). A
+// failure is logged when it starts and when it changes, not at every
+// retry: a user without a provider would read the same line twice a
+// minute.
 func (b *Backfill) Run(ctx context.Context) {
 	b.init()
+	logged := ""
 	for ctx.Err() == nil {
-		_, more, err := b.Step(ctx)
+		filled, more, err := b.Step(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		b.mu.Lock()
+		stepped := b.stepped
+		b.mu.Unlock()
+		if stepped != nil {
+			stepped(filled, err)
+		}
 		var wait <-chan time.Time
 		switch {
 		case err != nil:
-			if ctx.Err() == nil {
-				b.Logger.Warn("vector backfill", "err", err)
+			if err.Error() != logged {
+				b.Logger.Warn("vector backfill: the provider gave no vectors; retrying", "every", b.Retry, "err", err)
+				logged = err.Error()
 			}
 			wait = time.After(b.Retry)
-		case more:
+		case logged != "":
+			b.Logger.Info("vector backfill: the provider answers again", "filled", filled)
+			logged = ""
+		}
+		if err == nil && more {
 			continue
 		}
 		select {

@@ -72,3 +72,50 @@ func TestBackfill_FillsWhatAReindexLeftWithoutVectors(t *testing.T) {
 		t.Fatalf("step on an empty queue: %d, %v, %v", n, more, err)
 	}
 }
+
+// A scope that needs more new vectors than InlineVectors is written at
+// once without them, the report says so, and the Backfill is woken: it
+// fills them, and the next reindex finds nothing to embed.
+func TestReindex_DefersLargeScopesToTheBackfill(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	repo := gittest.New(t)
+	repo.Commit(t, "docs", map[string]string{"docs/a.md": doc("Alpha", 4), "docs/b.md": doc("Beta", 3)})
+	p := addProject(t, s, "p", repo.Dir)
+	srv, svc := fakeOllama(t, s, testDims)
+	b := &index.Backfill{Store: s, Embedder: svc, Batch: 3, Logger: quiet}
+	stepped := make(chan error, 100)
+	b.OnStep(func(_ int, err error) { stepped <- err })
+	ix := newIndexer(s, svc)
+	ix.InlineVectors, ix.Backfill = 2, b
+
+	sr := scopeReport(t, reindex(t, ix, p, ragd.ScopeDocs), ragd.ScopeDocs)
+	total := sr.Chunks.Total
+	if er := sr.Embedding; total <= 2 || er.Deferred != total || er.Failed != 0 || er.Embedded != 0 || er.Available || er.Reason == "" ||
+		sr.LexicalOnly != total || sr.Complete {
+		t.Fatalf("report of a scope of %d chunks over InlineVectors 2: %+v, lexical only %d, complete %v", total, er, sr.LexicalOnly, sr.Complete)
+	}
+	if calls := srv.Calls(); calls != 0 {
+		t.Fatalf("the reindex asked the provider %d times; the scope was to be deferred", calls)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); b.Run(ctx) }()
+	for pending := total; pending > 0; {
+		if err := <-stepped; err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if pending, err = s.PendingVectorCount(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	<-done
+
+	sr = scopeReport(t, reindex(t, ix, p, ragd.ScopeDocs), ragd.ScopeDocs)
+	if er := sr.Embedding; er.Reused != total || er.Deferred != 0 || !sr.Complete {
+		t.Fatalf("reindex after the fill: %+v, complete %v; want every vector reused", er, sr.Complete)
+	}
+}

@@ -113,6 +113,15 @@ type Indexer struct {
 	// Embedder computes vectors. Optional: nil indexes lexical only, with
 	// the reason "no embedding provider configured".
 	Embedder Embedder
+	// InlineVectors is the most new vectors a reindex computes for a scope
+	// before writing it. A scope that needs more is written at once,
+	// lexical only, and its vectors are left to the background fill
+	// (Backfill), so a first index of a year of sessions is searchable in
+	// minutes rather than hours. Optional: 0 embeds every scope inline.
+	InlineVectors int
+	// Backfill is woken after a scope is written with chunks that lack a
+	// vector. Optional.
+	Backfill *Backfill
 	// Chunking sets the chunk sizes. Optional: the zero value means
 	// chunking.DefaultOptions().
 	Chunking chunking.Options

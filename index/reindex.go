@@ -195,6 +195,9 @@ func (r *reindex) scope(ctx context.Context, sr *api.ScopeReport) error {
 	sr.Vectors = res.Vectors
 	sr.LexicalOnly = len(inputs) - res.Vectors
 	sr.Complete = sr.LexicalOnly == 0
+	if !sr.Complete {
+		r.ix.Backfill.Wake()
+	}
 	sr.Status = api.StatusOK
 	r.progress(api.Progress{Phase: api.PhaseDone, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
 	return nil
@@ -255,6 +258,12 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.
 		return nil
 	}
 	er.Space = e.Space().String()
+	if r.ix.InlineVectors > 0 && len(need) > r.ix.InlineVectors {
+		er.Available, er.Deferred = false, len(need)
+		er.Reason = fmt.Sprintf(deferredReason, len(need), r.ix.InlineVectors)
+		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Total: len(need)})
+		return nil
+	}
 	if r.down != "" {
 		er.Available, er.Failed, er.Reason, er.ProviderDown = false, len(need), r.down, true
 		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
@@ -317,6 +326,10 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.
 	}
 	return nil
 }
+
+// deferredReason says why a scope was written without vectors that the
+// provider could compute: more were needed than InlineVectors.
+const deferredReason = "%d texts need a vector, more than the %d a reindex embeds before writing: the chunks are searchable lexically now, and the background fill embeds them at the provider's pace (see coverage)"
 
 // notAskedAgain ends the embedding reason once the provider is found down.
 const notAskedAgain = "the provider was not asked again during this reindex"

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/ragd/ragd/api"
 )
 
 var coverageCommand = command{
@@ -63,7 +66,25 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 	for _, n := range cov.Notes {
 		fmt.Fprintf(e.stdout, "  note: %s\n", n)
 	}
+	if cov.Backfill != nil && cov.Backfill.Pending > 0 {
+		fmt.Fprintf(e.stdout, "  vectors: %s\n", backfillText(cov.Backfill))
+	}
 	return nil
+}
+
+// backfillText says how far the background vector fill is.
+func backfillText(b *api.BackfillProgress) string {
+	if b.Pending == 0 {
+		return fmt.Sprintf("every chunk has one (%d filled in the background since the daemon started)", b.Filled)
+	}
+	s := fmt.Sprintf("%d chunks (all projects) wait for one, filled in the background", b.Pending)
+	switch {
+	case b.LastError != "":
+		s += "; the provider gives none now (" + b.LastError + "), retrying"
+	case b.ETASeconds != nil:
+		s += fmt.Sprintf(" at %.1f/s, about %s left", b.PerSecond, (time.Duration(*b.ETASeconds) * time.Second).Round(time.Second))
+	}
+	return s
 }
 
 func short(commit string) string {

@@ -82,6 +82,9 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		h.Database.Path, h.Database.SchemaVersion, h.Index.Vectors+h.Index.LexicalOnly, h.Index.LexicalOnly, float64(h.Index.FileBytes)/1e6)})
 	add(check{Name: "sqlite-vec", OK: h.Database.SqliteVec != "", Detail: h.Database.SqliteVec + ", vectors in space " + h.Database.Space})
 	add(providerCheck(h.Embedding))
+	if h.Backfill != nil {
+		add(check{Name: "vectors", OK: true, Detail: backfillText(h.Backfill)})
+	}
 	return e.report(checks)
 }
 

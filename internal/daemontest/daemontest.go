@@ -99,8 +99,10 @@ func (w *World) Setenv(t *testing.T) {
 }
 
 // Config returns the defaults with the embedding provider at host, model
-// Model with Dims dimensions, and a query timeout long enough that a loaded
-// machine does not turn a search into a degraded one.
+// Model with Dims dimensions, a query timeout long enough that a loaded
+// machine does not turn a search into a degraded one, and every reindex
+// embedding its scopes before writing them (tests of the background fill
+// set Index.InlineVectors).
 func Config(host string) daemon.Config {
 	cfg := daemon.DefaultConfig()
 	cfg.Embedding.Host = host
@@ -108,6 +110,7 @@ func Config(host string) daemon.Config {
 	cfg.Embedding.Dims = Dims
 	cfg.Embedding.QueryTimeout = daemon.Duration{Duration: 30 * time.Second}
 	cfg.Index.AutoDebounce = daemon.Duration{Duration: 50 * time.Millisecond}
+	cfg.Index.InlineVectors = 0
 	return cfg
 }
 
