@@ -94,6 +94,9 @@ func (s *Store) FillVectors(ctx context.Context, fills []ragd.VectorFill) (int, 
 			it.Seq, project, scope, it.blob); err != nil {
 			return 0, fmt.Errorf("fill vector of chunk %d: %w", it.Seq, err)
 		}
+		if _, err := tx.ExecContext(ctx, insertFloatsSQL, it.Seq, it.blob); err != nil {
+			return 0, fmt.Errorf("fill floats of chunk %d: %w", it.Seq, err)
+		}
 		filled++
 		if s.codes != nil {
 			ops = append(ops, codeOp{seq: it.Seq, project: project, scope: scopeIndex(scope), code: codeOfBlob(it.blob, s.codes.words)})

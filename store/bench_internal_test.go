@@ -45,6 +45,9 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 		if _, err := tx.ExecContext(ctx, "INSERT INTO chunk_vectors (chunk_seq, project_id, scope, embedding) VALUES (?, ?, ?, ?)", seq, projectID, scope, blob); err != nil {
 			return fmt.Errorf("append vector: %w", err)
 		}
+		if _, err := tx.ExecContext(ctx, insertFloatsSQL, seq, blob); err != nil {
+			return fmt.Errorf("append floats: %w", err)
+		}
 		if s.codes != nil {
 			ops = append(ops, codeOp{seq: seq, project: projectID, scope: scopeIndex(scope), code: codeOfBlob(blob, s.codes.words)})
 		}

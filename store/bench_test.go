@@ -149,3 +149,67 @@ func BenchmarkReplaceScope(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "chunks/s")
 }
+
+// BenchmarkRescoreReads compares the two ways of reading a shortlist's
+// floats for the exact rescoring: sqlite-vec's point read, which opens a
+// blob handle per row, and the plain table of migration 4. One op is a
+// shortlist of 192 (16 × k = 12) random chunks.
+func BenchmarkRescoreReads(b *testing.B) {
+	const shortlist = 192
+	s, _ := populated(b, 100_000, 768)
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(5))
+	q, err := s.encodeVector(randomUnit(r, 768))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var maxSeq int64
+	if err := s.db.QueryRowContext(ctx, "SELECT max(seq) FROM chunks").Scan(&maxSeq); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct{ name, sql string }{
+		{"vec0", "SELECT vec_distance_l2(embedding, ?) FROM chunk_vectors WHERE chunk_seq = ?"},
+		{"floats", "SELECT vec_distance_l2(embedding, ?) FROM chunk_floats WHERE seq = ?"},
+		{"floats-in", "SELECT 1"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			tx, err := s.rdb.BeginTx(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tx.Rollback()
+			stmt, err := tx.PrepareContext(ctx, tc.sql)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer stmt.Close()
+			for b.Loop() {
+				if tc.name == "floats-in" {
+					seqs := make([]int64, shortlist)
+					for i := range seqs {
+						seqs[i] = 1 + r.Int63n(maxSeq)
+					}
+					rows, err := tx.QueryContext(ctx, "SELECT seq, vec_distance_l2(embedding, ?) FROM chunk_floats WHERE seq IN ("+joinInts(seqs)+")", q)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for rows.Next() {
+						var seq int64
+						var l2 float64
+						if err := rows.Scan(&seq, &l2); err != nil {
+							b.Fatal(err)
+						}
+					}
+					rows.Close()
+					continue
+				}
+				for range shortlist {
+					var l2 float64
+					if err := stmt.QueryRowContext(ctx, q, 1+r.Int63n(maxSeq)).Scan(&l2); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

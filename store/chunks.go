@@ -208,6 +208,11 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		return res, fmt.Errorf("replace %s: prepare vector insert: %w", scope, err)
 	}
 	defer insVec.Close()
+	insFloats, err := tx.PrepareContext(ctx, insertFloatsSQL)
+	if err != nil {
+		return res, fmt.Errorf("replace %s: prepare floats insert: %w", scope, err)
+	}
+	defer insFloats.Close()
 
 	for n, it := range items {
 		c := it.in
@@ -261,6 +266,9 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		if it.vec != nil {
 			if _, err := insVec.ExecContext(ctx, seq, projectID, scope, it.vec); err != nil {
 				return res, fmt.Errorf("replace %s: insert vector of %s#%d: %w", scope, c.Source(scope), c.Position, err)
+			}
+			if _, err := insFloats.ExecContext(ctx, seq, it.vec); err != nil {
+				return res, fmt.Errorf("replace %s: insert floats of %s#%d: %w", scope, c.Source(scope), c.Position, err)
 			}
 			if s.codes != nil {
 				ops = append(ops, codeOp{seq: seq, project: projectID, scope: scopeIndex(scope), code: codeOfBlob(it.vec, s.codes.words)})

@@ -45,6 +45,7 @@ func assertCounts(t *testing.T, s *Store, step string) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%s: counts kept %v, chunks counted %v", step, got, want)
 	}
+	assertFloatsInStep(t, s)
 	sn, err := s.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,23 @@ type migration struct {
 // migration is applied whole or not at all.
 var mainSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	2: fillLexicalTables,
+	4: copyFloats,
+}
+
+// copyFloats completes migration 4: the floats of every stored vector, read
+// from the vec0 table (absent in a database that never had a space).
+func copyFloats(ctx context.Context, tx *sql.Tx) error {
+	var held bool
+	if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunk_vectors')").Scan(&held); err != nil {
+		return fmt.Errorf("look for the vector table: %w", err)
+	}
+	if !held {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO chunk_floats (seq, embedding) SELECT chunk_seq, embedding FROM chunk_vectors"); err != nil {
+		return fmt.Errorf("copy the stored vectors' floats: %w", err)
+	}
+	return nil
 }
 
 // fillLexicalTables completes migration 2: a lexical table per project,

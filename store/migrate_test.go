@@ -98,9 +98,11 @@ func TestMigration2_FromVersion1(t *testing.T) {
 	old.db.Close()
 
 	s := mustOpenAt(t, path, 4)
-	if v, err := s.SchemaVersion(ctx); err != nil || v != 3 {
+	if v, err := s.SchemaVersion(ctx); err != nil || v != 4 {
 		t.Fatalf("schema version %d, %v", v, err)
 	}
+	// Migration 4 copied the floats of the vectors there were.
+	assertFloatsInStep(t, s)
 	// Migration 3 counted the chunks and vectors there were.
 	for _, want := range []struct{ project, chunks, vectors int64 }{{1, 2, 2}, {2, 1, 1}} {
 		var chunks, vectors int64

@@ -437,6 +437,24 @@ func assertIntegrity(t *testing.T, s *Store) {
 	if orphans != 0 {
 		t.Fatalf("%d orphan vectors", orphans)
 	}
+	assertFloatsInStep(t, s)
+}
+
+// assertFloatsInStep checks that the plain table of floats (migration 4)
+// holds exactly the vectors of the vec0 table, byte for byte, and one for
+// each chunk with a vector.
+func assertFloatsInStep(t *testing.T, s *Store) {
+	t.Helper()
+	var floats, vectors, same, chunks int
+	err := s.db.QueryRow(`SELECT (SELECT count(*) FROM chunk_floats), (SELECT count(*) FROM chunk_vectors),
+		(SELECT count(*) FROM chunk_floats f JOIN chunk_vectors v ON v.chunk_seq = f.seq WHERE v.embedding = f.embedding),
+		(SELECT count(*) FROM chunks WHERE embedding_space IS NOT NULL)`).Scan(&floats, &vectors, &same, &chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if floats != vectors || same != vectors || chunks != vectors {
+		t.Fatalf("%d floats rows, %d vectors, %d of them equal, %d chunks with a vector: want all equal", floats, vectors, same, chunks)
+	}
 }
 
 func TestKNN_EqualsBruteForceCosine(t *testing.T) {

@@ -103,6 +103,11 @@ func (s *Store) createVectorTable(ctx context.Context, replace bool) error {
 // zero norm.
 var ErrBadVector = errors.New("bad vector")
 
+// insertFloatsSQL stores a vector's floats for the rescoring reads
+// (migration 4) beside the vec0 row; a chunk whose vector is replaced gets
+// the new floats.
+const insertFloatsSQL = "INSERT OR REPLACE INTO chunk_floats (seq, embedding) VALUES (?, ?)"
+
 // encodeVector checks v against the store's dims, normalises it to unit length
 // and encodes it as sqlite-vec's float32 little-endian blob.
 func (s *Store) encodeVector(v []float32) ([]byte, error) {
