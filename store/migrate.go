@@ -27,6 +27,43 @@ type migration struct {
 // migration is applied whole or not at all.
 var mainSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	2: fillLexicalTables,
+	3: createVocabTables,
+}
+
+// createVocabTables completes migration 3: the vocabulary table of every
+// project's lexical table.
+func createVocabTables(ctx context.Context, tx *sql.Tx) error {
+	ids, err := projectIDs(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := createVocabTable(ctx, tx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// projectIDs lists every project's id.
+func projectIDs(ctx context.Context, tx *sql.Tx) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM projects ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list projects: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	return ids, nil
 }
 
 // fillLexicalTables completes migration 2: a lexical table per project,
