@@ -104,7 +104,7 @@ func (s *Searcher) candidates(ctx context.Context, r *request, vec []float32, ou
 	}
 	out.Query = r.query // as searched: pruned, or whole when pruning found too few
 	if r.cfg.Fill {
-		if err := fill(ctx, sn, c, r.ProjectID, vec, r.query.Match); err != nil {
+		if err := fill(ctx, sn, c, r.ProjectID, vec, r.query.unpruned().Match); err != nil {
 			return err
 		}
 	}

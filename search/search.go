@@ -392,7 +392,7 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 		return nil, nil, c, err
 	}
 	if r.cfg.Fill {
-		if err := fill(ctx, sn, &c, r.ProjectID, vec, r.query.Match); err != nil {
+		if err := fill(ctx, sn, &c, r.ProjectID, vec, r.query.unpruned().Match); err != nil {
 			return nil, nil, c, err
 		}
 	}
