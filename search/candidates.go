@@ -102,9 +102,9 @@ func (s *Searcher) candidates(ctx context.Context, r *request, vec []float32, ou
 	if c.Lexical, err = lexicalCandidates(ctx, sn, filter, r, r.cfg.Candidates); err != nil {
 		return err
 	}
-	out.Query = r.query // as searched: pruned, or whole when pruning found too few
+	out.Query = r.query
 	if r.cfg.Fill {
-		if err := fill(ctx, sn, c, r.ProjectID, vec, r.query.unpruned().Match); err != nil {
+		if err := fill(ctx, sn, c, r, vec); err != nil {
 			return err
 		}
 	}

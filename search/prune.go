@@ -1,9 +1,7 @@
 package search
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"slices"
 
@@ -46,8 +44,8 @@ func (q Query) pruneTokens() []string {
 // Prune returns q without the positive terms bm25 would weigh nothing in
 // the index td describes, when a term that weighs remains: what it leaves
 // out changes no score by more than tie noise, and each such term would
-// make FTS5 score every row holding it. lexicalCandidates turns the pruned
-// query's rows into the whole query's list, scores and order. Dropped and weighing terms are
+// make FTS5 score every row holding it. lexicalCandidates adds the rows
+// only dropped words match when the others are too few. Dropped and weighing terms are
 // single tokens (not prefixes): a dropped one is in half the index's rows
 // or more (its idf is at FTS5's floor); a weighing one is in at least one
 // row and in fewer than half, so the rows it matches outscore every row
@@ -84,7 +82,6 @@ func (q Query) Prune(td ragd.TermDocs) Query {
 			out.words = append(out.words, q.words[i])
 			continue
 		}
-		out.droppedTerms++
 		if w := q.words[i]; !slices.Contains(out.Dropped, w) {
 			out.Dropped = append(out.Dropped, w)
 		}
@@ -95,70 +92,62 @@ func (q Query) Prune(td ragd.TermDocs) Query {
 	return out
 }
 
-// unpruned returns the query Prune was given, q itself if it dropped
-// nothing.
-func (q Query) unpruned() Query {
-	if q.whole == nil {
-		return q
+// lexicalCandidates returns the k best lexical candidates of r's query in
+// sn. A pruned query scores a row that matches it by its pruned bm25, at
+// most the dropped terms' weight (2.2e-6 each) away from the whole query's,
+// and a row only dropped words match by the whole query's bm25 (within
+// that weight of 0, after every other row). When the pruned query finds k
+// rows, that is its list, at the cost of its weighing words; otherwise the
+// rows only dropped words match follow, taken from the whole query (at its
+// cost). Either way the list is the whole query's up to ties, and a list
+// read deeper starts with the one read shallower: what replays rely on.
+func lexicalCandidates(ctx context.Context, sn ragd.Snapshot, f ragd.Filter, r *request, k int) ([]ragd.LexicalCandidate, error) {
+	got, err := sn.LexicalCandidates(ctx, f, r.query.Match, k)
+	if err != nil || len(got) >= k || r.query.whole == nil {
+		return got, err
 	}
-	return *q.whole
+	whole, err := sn.LexicalCandidates(ctx, f, r.query.whole.Match, k)
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[string]bool, len(got))
+	for _, c := range got {
+		have[c.ChunkID] = true
+	}
+	for _, c := range whole {
+		if len(got) == k {
+			break
+		}
+		if !have[c.ChunkID] {
+			got = append(got, c)
+		}
+	}
+	return got, nil
 }
 
-// droppedWeight is the most a term at FTS5's idf floor adds to a row's
-// bm25: (k1 + 1)·1e-6, since a term's saturated frequency stays below k1 + 1.
-const droppedWeight = 2.2e-6
-
-// pruneMargin is how many rows past k the pruned query reads, so that the
-// row after them is almost always further from the k-th than the dropped
-// terms' weight: then no row it did not read can enter the top k.
-const pruneMargin = 8
-
-// lexicalCandidates returns the k best lexical candidates of r's query in
-// sn: exactly the list, scores and order of the whole query (every word
-// searched), at the cost of its weighing words when r's query is pruned.
-// The pruned query reads k + pruneMargin rows; each row's whole score is at
-// most the dropped terms' weight better than its pruned one, and a row
-// only dropped words match scores within that weight of 0. So when the
-// k-th row is further than that weight from the first row not read (or
-// from 0 when every row was read), the whole query's top k is among the
-// rows read: they are scored with the whole query (LexicalScores) and
-// sorted as the store sorts. Otherwise, when too few rows match the
-// weighing words or a near-tie straddles the cut, the whole query runs,
-// r's query becomes it, and nothing is reported dropped.
-func lexicalCandidates(ctx context.Context, sn ragd.Snapshot, f ragd.Filter, r *request, k int) ([]ragd.LexicalCandidate, error) {
-	if r.query.whole == nil {
-		return sn.LexicalCandidates(ctx, f, r.query.Match, k)
+// lexicalScores returns the lexical score of each of ids that r's query
+// matches, as lexicalCandidates scores it: by the pruned query where it
+// matches, else by the whole query.
+func lexicalScores(ctx context.Context, sn ragd.Snapshot, r *request, ids []string) (map[string]float64, error) {
+	out, err := sn.LexicalScores(ctx, r.ProjectID, r.query.Match, ids)
+	if err != nil || r.query.whole == nil {
+		return out, err
 	}
-	got, err := sn.LexicalCandidates(ctx, f, r.query.Match, k+pruneMargin)
-	if err != nil {
-		return nil, err
-	}
-	shift := droppedWeight * float64(r.query.droppedTerms)
-	bound := 0.0
-	if len(got) == k+pruneMargin {
-		bound = got[len(got)-1].BM25
-	}
-	if len(got) < k || got[k-1].BM25 >= bound-shift {
-		r.query = r.query.unpruned()
-		return sn.LexicalCandidates(ctx, f, r.query.Match, k)
-	}
-	ids := make([]string, len(got))
-	for i, c := range got {
-		ids[i] = c.ChunkID
-	}
-	exact, err := sn.LexicalScores(ctx, f.ProjectID, r.query.whole.Match, ids)
-	if err != nil {
-		return nil, err
-	}
-	for i := range got {
-		score, ok := exact[got[i].ChunkID]
-		if !ok {
-			return nil, fmt.Errorf("lexical candidates: chunk %s matches %s but not %s", got[i].ChunkID, r.query.Match, r.query.whole.Match)
+	var rest []string
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			rest = append(rest, id)
 		}
-		got[i].BM25 = score
 	}
-	slices.SortFunc(got, func(a, b ragd.LexicalCandidate) int {
-		return cmp.Or(cmp.Compare(a.BM25, b.BM25), cmp.Compare(a.ChunkID, b.ChunkID))
-	})
-	return got[:k], nil
+	if len(rest) == 0 {
+		return out, nil
+	}
+	more, err := sn.LexicalScores(ctx, r.ProjectID, r.query.whole.Match, rest)
+	if err != nil {
+		return nil, err
+	}
+	for id, score := range more {
+		out[id] = score
+	}
+	return out, nil
 }

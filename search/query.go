@@ -60,10 +60,8 @@ type Query struct {
 	included []lexical.Term
 	words    []string
 	excluded []lexical.Term
-	// whole is the query Prune dropped terms from, and droppedTerms how
-	// many; nil and 0 when it dropped none.
-	whole        *Query
-	droppedTerms int
+	// whole is the query Prune dropped terms from; nil when it dropped none.
+	whole *Query
 }
 
 // Empty reports whether q has nothing to search for.

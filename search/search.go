@@ -392,7 +392,7 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 		return nil, nil, c, err
 	}
 	if r.cfg.Fill {
-		if err := fill(ctx, sn, &c, r.ProjectID, vec, r.query.unpruned().Match); err != nil {
+		if err := fill(ctx, sn, &c, r, vec); err != nil {
 			return nil, nil, c, err
 		}
 	}
@@ -475,7 +475,7 @@ func analyseIn(ctx context.Context, sn ragd.Snapshot, r *request) error {
 // fill scores the candidates one signal missed on that signal: cosine from
 // the stored vectors of lexical-only candidates, bm25 of the query restricted
 // to vector-only candidates.
-func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, projectID int64, vec []float32, match string) error {
+func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, r *request, vec []float32) error {
 	inVector := make(map[string]bool, len(c.Vector))
 	for _, v := range c.Vector {
 		inVector[v.ChunkID] = true
@@ -500,7 +500,7 @@ func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, projectID int64,
 		}
 	}
 	if len(vectorOnly) > 0 {
-		if c.LexicalFill, err = sn.LexicalScores(ctx, projectID, match, vectorOnly); err != nil {
+		if c.LexicalFill, err = lexicalScores(ctx, sn, r, vectorOnly); err != nil {
 			return fmt.Errorf("fill lexical scores: %w", err)
 		}
 	}
