@@ -21,6 +21,10 @@ type Snapshot interface {
 	// LexicalScores returns the bm25 of match for each of chunkIDs of the
 	// project that it matches.
 	LexicalScores(ctx context.Context, projectID int64, match string, chunkIDs []string) (map[string]float64, error)
+	// TermDocs returns the project's lexical statistics for tokens: its
+	// row count and how many rows hold each token, the figures bm25 weighs
+	// a term with.
+	TermDocs(ctx context.Context, projectID int64, tokens []string) (TermDocs, error)
 	// LexicalLanguage names the language the project's lexical index was
 	// analysed in, as the snapshot sees it: a query is analysed the same way.
 	LexicalLanguage(ctx context.Context, projectID int64) (string, error)
@@ -31,6 +35,16 @@ type Snapshot interface {
 	// signal cannot find them.
 	VectorCoverage(ctx context.Context, f Filter) (chunks, vectors int, err error)
 	Close() error
+}
+
+// TermDocs are the statistics of a project's lexical index that bm25 takes
+// a single-token term's weight from.
+type TermDocs struct {
+	// Rows is the number of rows (chunks) in the project's lexical index.
+	Rows int64
+	// Docs maps each token asked about to the number of rows holding it;
+	// a token no row holds maps to 0.
+	Docs map[string]int64
 }
 
 // Filter selects the chunks a candidate query may return.

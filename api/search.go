@@ -119,6 +119,10 @@ type Explain struct {
 	// Match is the FTS5 expression the query became; "" when it had no
 	// searchable word.
 	Match string `json:"match"`
+	// Dropped are the query's words left out of Match: each is in half the
+	// project's chunks or more, where bm25 weighs it nothing, and a rarer
+	// word was searched. Absent when none was.
+	Dropped []string `json:"dropped,omitempty"`
 	// Vector is the KNN candidate list, nearest first.
 	Vector []ExplainCandidate `json:"vector"`
 	// Lexical is the FTS5 candidate list, best first.

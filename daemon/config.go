@@ -64,6 +64,10 @@ type SearchConfig struct {
 	Fill          bool    `toml:"fill" json:"fill"`
 	Limit         int     `toml:"limit" json:"limit"`
 	Vectors       string  `toml:"vectors" json:"vectors"` // see store.VectorMode
+	// PruneFrequentTerms leaves out of the lexical query the words in half a
+	// project's chunks or more, which bm25 weighs nothing, when a rarer word
+	// remains (search.Query.Prune): their cost goes, the ranking stays.
+	PruneFrequentTerms bool `toml:"prune_frequent_terms" json:"pruneFrequentTerms"`
 }
 
 // ChunkingConfig: chunk sizes, in characters (runes).
@@ -141,7 +145,7 @@ func DefaultConfig() Config {
 			Fusion: string(sc.Fusion), VectorWeight: sc.VectorWeight, LexicalWeight: sc.LexicalWeight,
 			Threshold: sc.Threshold, RRFK: sc.RRFK, Candidates: sc.Candidates,
 			Normalization: string(sc.Normalization), Fill: sc.Fill, Limit: search.DefaultLimit,
-			Vectors: string(store.VectorsQuantized),
+			Vectors: string(store.VectorsQuantized), PruneFrequentTerms: true,
 		},
 		Chunking: ChunkingConfig{Target: chunking.TargetRunes, Overlap: chunking.OverlapRunes, Window: chunking.WindowRunes},
 		Index: IndexConfig{MaxFileBytes: source.DefaultMaxFileBytes, AutoDebounce: Duration{DefaultAutoDebounce},

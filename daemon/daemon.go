@@ -162,7 +162,8 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	d.searcher = &search.Searcher{Store: d.store, Embedder: d.embedder, Config: scfg, Logger: opt.Logger}
+	d.searcher = &search.Searcher{Store: d.store, Embedder: d.embedder, Config: scfg, Logger: opt.Logger,
+		KeepFrequentTerms: !cfg.Search.PruneFrequentTerms}
 
 	d.watcher, err = newWatcher(d)
 	if err != nil {

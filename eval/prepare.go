@@ -47,6 +47,9 @@ type Options struct {
 	Embedding embedding.Config
 	Chunking  chunking.Options
 	Search    search.Config
+	// KeepFrequentTerms searches every word of a query, as
+	// search.Searcher's field of that name: to compare with pruning.
+	KeepFrequentTerms bool
 	// Depth is the deepest candidate list a replay will read beyond the
 	// standard modes' (extra modes, a calibration grid).
 	Depth     int
@@ -205,7 +208,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 	rep.QueryEmbedding, rep.Timings.QueryEmbed = qv.Stats, qv.Stats.Elapsed
 
 	rep.Depth = max(minDepth, opt.Search.Candidates, opt.Depth)
-	searcher := &search.Searcher{Store: st, Embedder: qv, Config: opt.Search, Logger: opt.Logger}
+	searcher := &search.Searcher{Store: st, Embedder: qv, Config: opt.Search, Logger: opt.Logger, KeepFrequentTerms: opt.KeepFrequentTerms}
 	start := time.Now()
 	step := max(1, len(judged)/10) // about ten progress lines
 	ev.Retrievals, err = Retrieve(ctx, searcher, judged, RetrieveOptions{

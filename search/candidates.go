@@ -88,10 +88,9 @@ func (s *Searcher) candidates(ctx context.Context, r *request, vec []float32, ou
 		return err
 	}
 	defer sn.Close()
-	if err := analyse(ctx, sn, r); err != nil {
+	if err := s.analyse(ctx, sn, r); err != nil {
 		return err
 	}
-	out.Query = r.query
 
 	c := &out.Candidates
 	filter := ragd.Filter{ProjectID: r.ProjectID, Scopes: r.Scopes}
@@ -100,11 +99,12 @@ func (s *Searcher) candidates(ctx context.Context, r *request, vec []float32, ou
 			return err
 		}
 	}
-	if c.Lexical, err = sn.LexicalCandidates(ctx, filter, r.query.Match, r.cfg.Candidates); err != nil {
+	if c.Lexical, err = lexicalCandidates(ctx, sn, filter, r, r.cfg.Candidates); err != nil {
 		return err
 	}
+	out.Query = r.query
 	if r.cfg.Fill {
-		if err := fill(ctx, sn, c, r.ProjectID, vec, r.query.Match); err != nil {
+		if err := fill(ctx, sn, c, r, vec); err != nil {
 			return err
 		}
 	}

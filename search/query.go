@@ -48,9 +48,20 @@ type Query struct {
 	Terms []string
 	// Excluded are the words and phrases Match excludes, likewise.
 	Excluded []string
+	// Dropped are the words of Terms left out of Match because bm25 would
+	// weigh them nothing in the project searched (see Prune); nil when
+	// none was.
+	Dropped []string
 
 	// tokens are Text's words and phrases, to analyse it again with In.
 	tokens []token
+	// included are the positive terms Match ORs, each with the word it
+	// came from (words[i]); excluded the terms it excludes.
+	included []lexical.Term
+	words    []string
+	excluded []lexical.Term
+	// whole is the query Prune dropped terms from; nil when it dropped none.
+	whole *Query
 }
 
 // Empty reports whether q has nothing to search for.
@@ -141,13 +152,18 @@ func (q Query) In(a *lexical.Analyzer) Query {
 		onlyStop = onlyStop && p.stop
 	}
 	var included []lexical.Term
+	var words []string
 	seenPos := map[string]bool{}
 	for _, p := range pos {
 		if p.stop && !onlyStop {
 			continue
 		}
+		n := len(included)
 		if addTerms(&included, seenPos, p.terms) {
 			out.Terms = append(out.Terms, p.text)
+			for range included[n:] {
+				words = append(words, p.text)
+			}
 		}
 	}
 	if len(included) == 0 {
@@ -155,13 +171,20 @@ func (q Query) In(a *lexical.Analyzer) Query {
 		return out
 	}
 	out.Semantic = strings.Join(semantic, " ")
-	out.Match = orList(included)
+	out.included, out.words, out.excluded = included, words, excluded
+	out.Match = match(included, excluded)
+	return out
+}
+
+// match is the FTS5 expression of the included terms less the excluded.
+func match(included, excluded []lexical.Term) string {
+	m := orList(included)
 	if len(excluded) > 0 {
 		// One NOT over an OR group, not a chain of NOTs: FTS5 flattens OR
 		// but nests each NOT, and refuses trees deeper than 256.
-		out.Match = "(" + out.Match + ") NOT (" + orList(excluded) + ")"
+		m = "(" + m + ") NOT (" + orList(excluded) + ")"
 	}
-	return out
+	return m
 }
 
 // addTerms appends to list the terms not seen yet, and reports whether

@@ -104,6 +104,10 @@ type Searcher struct {
 	// Now stamps telemetry rows and is the end of Measure's default window.
 	// Optional: time.Now.
 	Now func() time.Time
+	// KeepFrequentTerms leaves in the lexical query the words bm25 weighs
+	// nothing (Query.Prune), which are otherwise dropped when a rarer word
+	// remains: for comparing rankings and costs with and without pruning.
+	KeepFrequentTerms bool
 
 	// betweenQueries, when set (tests only), runs on the snapshot after the
 	// vector query and before the lexical one.
@@ -311,6 +315,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 	if r.Explain {
 		resp.Explain = explainCandidates(cands)
 		resp.Explain.Match = r.query.Match
+		resp.Explain.Dropped = r.query.Dropped
 	}
 	resp.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
 	resp.SearchID = s.record(ctx, r, resp)
@@ -372,7 +377,7 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 		return nil, nil, c, err
 	}
 	defer sn.Close()
-	if err := analyse(ctx, sn, r); err != nil {
+	if err := s.analyse(ctx, sn, r); err != nil {
 		return nil, nil, c, err
 	}
 
@@ -391,11 +396,11 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 	if s.betweenQueries != nil {
 		s.betweenQueries()
 	}
-	if c.Lexical, err = sn.LexicalCandidates(ctx, filter, r.query.Match, k); err != nil {
+	if c.Lexical, err = lexicalCandidates(ctx, sn, filter, r, k); err != nil {
 		return nil, nil, c, err
 	}
 	if r.cfg.Fill {
-		if err := fill(ctx, sn, &c, r.ProjectID, vec, r.query.Match); err != nil {
+		if err := fill(ctx, sn, &c, r, vec); err != nil {
 			return nil, nil, c, err
 		}
 	}
@@ -426,8 +431,36 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 }
 
 // analyse analyses r's query for the language of its project's lexical
+// index, as the snapshot sees it, and leaves out the words that index
+// weighs nothing unless s keeps them.
+func (s *Searcher) analyse(ctx context.Context, sn ragd.Snapshot, r *request) error {
+	if err := analyseIn(ctx, sn, r); err != nil {
+		return err
+	}
+	if s.KeepFrequentTerms {
+		return nil
+	}
+	return prune(ctx, sn, r)
+}
+
+// prune drops from r's lexical query the terms bm25 weighs nothing in its
+// project (Query.Prune), reading their document frequencies in sn.
+func prune(ctx context.Context, sn ragd.Snapshot, r *request) error {
+	tokens := r.query.pruneTokens()
+	if len(r.query.included) < 2 || len(tokens) == 0 {
+		return nil
+	}
+	td, err := sn.TermDocs(ctx, r.ProjectID, tokens)
+	if err != nil {
+		return err
+	}
+	r.query = r.query.Prune(td)
+	return nil
+}
+
+// analyseIn analyses r's query for the language of its project's lexical
 // index, as the snapshot sees it: the query's tokens are the index's.
-func analyse(ctx context.Context, sn ragd.Snapshot, r *request) error {
+func analyseIn(ctx context.Context, sn ragd.Snapshot, r *request) error {
 	name, err := sn.LexicalLanguage(ctx, r.ProjectID)
 	if err != nil {
 		return err
@@ -450,7 +483,7 @@ func analyse(ctx context.Context, sn ragd.Snapshot, r *request) error {
 // fill scores the candidates one signal missed on that signal: cosine from
 // the stored vectors of lexical-only candidates, bm25 of the query restricted
 // to vector-only candidates.
-func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, projectID int64, vec []float32, match string) error {
+func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, r *request, vec []float32) error {
 	inVector := make(map[string]bool, len(c.Vector))
 	for _, v := range c.Vector {
 		inVector[v.ChunkID] = true
@@ -475,7 +508,7 @@ func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, projectID int64,
 		}
 	}
 	if len(vectorOnly) > 0 {
-		if c.LexicalFill, err = sn.LexicalScores(ctx, projectID, match, vectorOnly); err != nil {
+		if c.LexicalFill, err = lexicalScores(ctx, sn, r, vectorOnly); err != nil {
 			return fmt.Errorf("fill lexical scores: %w", err)
 		}
 	}

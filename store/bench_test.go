@@ -152,7 +152,7 @@ func BenchmarkReplaceScope(b *testing.B) {
 
 // BenchmarkRescoreReads compares the two ways of reading a shortlist's
 // floats for the exact rescoring: sqlite-vec's point read, which opens a
-// blob handle per row, and the plain table of migration 4. One op is a
+// blob handle per row, and the plain table of migration 5. One op is a
 // shortlist of 192 (16 × k = 12) random chunks.
 func BenchmarkRescoreReads(b *testing.B) {
 	const shortlist = 192

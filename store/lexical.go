@@ -54,10 +54,31 @@ func createLexicalTable(ctx context.Context, tx execer, projectID int64) error {
 	if err != nil {
 		return fmt.Errorf("create lexical table of project %d: %w", projectID, err)
 	}
+	return createVocabTable(ctx, tx, projectID)
+}
+
+// vocabTable is the name of the fts5vocab table over project id's lexical
+// table: one row per token with the number of rows holding it.
+func vocabTable(projectID int64) string {
+	return lexicalTable(projectID) + "_vocab"
+}
+
+// createVocabTable creates the 'row' fts5vocab table over a project's
+// lexical table, unless it exists. It stores nothing: it reads the FTS5
+// index of the table it names whenever it is queried.
+func createVocabTable(ctx context.Context, tx execer, projectID int64) error {
+	_, err := tx.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS "+vocabTable(projectID)+
+		" USING fts5vocab("+lexicalTable(projectID)+", 'row')")
+	if err != nil {
+		return fmt.Errorf("create vocabulary table of project %d: %w", projectID, err)
+	}
 	return nil
 }
 
 func dropLexicalTable(ctx context.Context, tx execer, projectID int64) error {
+	if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+vocabTable(projectID)); err != nil {
+		return fmt.Errorf("drop vocabulary table of project %d: %w", projectID, err)
+	}
 	if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+lexicalTable(projectID)); err != nil {
 		return fmt.Errorf("drop lexical table of project %d: %w", projectID, err)
 	}
@@ -351,4 +372,76 @@ func (s *Store) firstLanguage(setting string, chunks []ragd.ChunkInput) string {
 		b.WriteByte('\n')
 	}
 	return detectLanguage(b.String())
+}
+
+// lexicalAveragesID is the id of the "averages" record in an FTS5 table's
+// _data shadow table (FTS5_AVERAGES_ROWID in fts5Int.h): the row count,
+// then each column's total token count, as SQLite varints. bm25 reads its
+// N from there; so does TermDocs, in O(1) instead of counting rows.
+const lexicalAveragesID = 1
+
+// TermDocs returns the number of rows of a project's lexical table and,
+// for each token, the number of rows holding it, as the snapshot sees
+// them: the N and the document frequencies bm25 computes its idf from.
+// Tokens are analysed tokens (lexical.Term's), looked up exactly.
+func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []string) (ragd.TermDocs, error) {
+	out := ragd.TermDocs{Docs: make(map[string]int64, len(tokens))}
+	var block []byte
+	err := sn.tx.QueryRowContext(ctx, "SELECT block FROM "+lexicalTable(projectID)+"_data WHERE id = ?", lexicalAveragesID).Scan(&block)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		// A table never written to holds no averages record yet.
+	case err != nil:
+		return out, fmt.Errorf("term statistics of project %d: %w", projectID, err)
+	case len(block) > 0:
+		n, ok := sqliteVarint(block)
+		if !ok {
+			return out, fmt.Errorf("term statistics of project %d: malformed averages record of %d bytes", projectID, len(block))
+		}
+		out.Rows = int64(n)
+	}
+	if len(tokens) == 0 {
+		return out, nil
+	}
+	args := make([]any, 0, len(tokens))
+	for _, t := range tokens {
+		if _, ok := out.Docs[t]; !ok {
+			out.Docs[t] = 0
+			args = append(args, t)
+		}
+	}
+	rows, err := sn.tx.QueryContext(ctx, "SELECT term, doc FROM "+vocabTable(projectID)+
+		" WHERE term IN ("+placeholders(len(args))+")", args...)
+	if err != nil {
+		return out, fmt.Errorf("term statistics of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var doc int64
+		if err := rows.Scan(&term, &doc); err != nil {
+			return out, fmt.Errorf("term statistics of project %d: %w", projectID, err)
+		}
+		out.Docs[term] = doc
+	}
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("term statistics of project %d: %w", projectID, err)
+	}
+	return out, nil
+}
+
+// sqliteVarint decodes the SQLite varint at the start of b: big-endian,
+// seven bits a byte while the high bit is set, the ninth byte whole.
+func sqliteVarint(b []byte) (uint64, bool) {
+	var v uint64
+	for i := 0; i < len(b) && i < 9; i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), true
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i] < 0x80 {
+			return v, true
+		}
+	}
+	return 0, false
 }

@@ -27,10 +27,47 @@ type migration struct {
 // migration is applied whole or not at all.
 var mainSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	2: fillLexicalTables,
-	4: copyFloats,
+	3: createVocabTables,
+	5: copyFloats,
 }
 
-// copyFloats completes migration 4: the floats of every stored vector, read
+// createVocabTables completes migration 3: the vocabulary table of every
+// project's lexical table.
+func createVocabTables(ctx context.Context, tx *sql.Tx) error {
+	ids, err := projectIDs(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := createVocabTable(ctx, tx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// projectIDs lists every project's id.
+func projectIDs(ctx context.Context, tx *sql.Tx) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM projects ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list projects: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	return ids, nil
+}
+
+// copyFloats completes migration 5: the floats of every stored vector, read
 // from the vec0 table (absent in a database that never had a space).
 func copyFloats(ctx context.Context, tx *sql.Tx) error {
 	var held bool

@@ -338,7 +338,7 @@ func (sn *Snapshot) Chunks(ctx context.Context, ids []string) ([]ragd.Chunk, err
 }
 
 // VectorCoverage counts the chunks f selects and those of them with a
-// vector, from the counts the triggers of migration 3 keep: one row per
+// vector, from the counts the triggers of migration 4 keep: one row per
 // scope, however large the index.
 func (sn *Snapshot) VectorCoverage(ctx context.Context, f ragd.Filter) (chunks, vectors int, err error) {
 	scopes, err := filterScopes(f)

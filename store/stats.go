@@ -15,7 +15,7 @@ func (s *Store) Stats(ctx context.Context) (api.IndexStats, error) {
 	for _, sc := range ragd.Scopes {
 		st.Chunks[sc] = 0
 	}
-	// The counts the triggers keep (migration 3): counting the chunks
+	// The counts the triggers keep (migration 4): counting the chunks
 	// themselves reads every row, about 60 ms at a million.
 	rows, err := s.rdb.QueryContext(ctx, "SELECT scope, sum(chunks), sum(vectors) FROM chunk_counts GROUP BY scope")
 	if err != nil {

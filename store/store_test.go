@@ -440,7 +440,7 @@ func assertIntegrity(t *testing.T, s *Store) {
 	assertFloatsInStep(t, s)
 }
 
-// assertFloatsInStep checks that the plain table of floats (migration 4)
+// assertFloatsInStep checks that the plain table of floats (migration 5)
 // holds exactly the vectors of the vec0 table, byte for byte, and one for
 // each chunk with a vector.
 func assertFloatsInStep(t *testing.T, s *Store) {

@@ -104,7 +104,7 @@ func (s *Store) createVectorTable(ctx context.Context, replace bool) error {
 var ErrBadVector = errors.New("bad vector")
 
 // insertFloatsSQL stores a vector's floats for the rescoring reads
-// (migration 4) beside the vec0 row; a chunk whose vector is replaced gets
+// (migration 5) beside the vec0 row; a chunk whose vector is replaced gets
 // the new floats.
 const insertFloatsSQL = "INSERT OR REPLACE INTO chunk_floats (seq, embedding) VALUES (?, ?)"
 

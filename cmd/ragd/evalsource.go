@@ -68,9 +68,11 @@ func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, da
 		Embedding: cfg.Embedding.Service(logger),
 		Chunking:  cfg.Chunking.Options(),
 		Search:    current,
-		Depth:     depth,
-		Bootstrap: eval.Bootstrap{Resamples: s.resamples, Seed: s.seed, Level: s.level},
-		Logger:    logger,
+		// [search] prune_frequent_terms: compare rankings with and without.
+		KeepFrequentTerms: !cfg.Search.PruneFrequentTerms,
+		Depth:             depth,
+		Bootstrap:         eval.Bootstrap{Resamples: s.resamples, Seed: s.seed, Level: s.level},
+		Logger:            logger,
 	}
 	if s.beir != "" {
 		return opt, paths, nil

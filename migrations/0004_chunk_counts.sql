@@ -1,4 +1,4 @@
--- 0003: chunk and vector counts per project and scope, kept by triggers
+-- 0004: chunk and vector counts per project and scope, kept by triggers
 -- (docs/adr/0009-scale.md).
 --
 -- Every answer says which share of the chunks it searched had a vector

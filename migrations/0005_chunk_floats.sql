@@ -1,4 +1,4 @@
--- 0004: each vector's floats also in a plain table keyed by chunk seq
+-- 0005: each vector's floats also in a plain table keyed by chunk seq
 -- (docs/adr/0009-scale.md).
 --
 -- The quantized search rescores a shortlist of about 200 chunks from their

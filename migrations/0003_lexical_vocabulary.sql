@@ -1,0 +1,12 @@
+-- 0003: a vocabulary table beside each project's lexical table
+-- (docs/adr/0009-scale.md, "Frequent words").
+--
+-- A search leaves out of its FTS5 query the words found in at least half of
+-- the project's chunks, to which bm25 gives no weight, when a rarer word
+-- remains: it reads their document frequencies from
+-- chunks_fts_<project id>_vocab, an fts5vocab 'row' table over
+-- chunks_fts_<project id>. fts5vocab tables store nothing. The store creates
+-- one for every existing project in this migration's transaction
+-- (store/migrate.go), since the tables are named by project id; projects
+-- added later get theirs with their lexical table.
+SELECT 1;

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragd/ragd"
+)
+
+// termDocsOf reads TermDocs on a fresh snapshot.
+func termDocsOf(t *testing.T, s *Store, projectID int64, tokens []string) ragd.TermDocs {
+	t.Helper()
+	ctx := context.Background()
+	sn, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sn.Close()
+	td, err := sn.TermDocs(ctx, projectID, tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return td
+}
+
+// assertTermDocs checks TermDocs against what FTS5 itself counts: the
+// project's chunks for the row count, and the rows a MATCH of each token
+// finds for its document frequency (the nHit bm25 computes its idf from).
+func assertTermDocs(t *testing.T, s *Store, projectID int64, lang string, words []string) {
+	t.Helper()
+	a, err := analyzerFor(lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tokens []string
+	for _, w := range words {
+		tokens = append(tokens, a.Text(w))
+	}
+	td := termDocsOf(t, s, projectID, tokens)
+	var rows int64
+	if err := s.db.QueryRow("SELECT count(*) FROM chunks WHERE project_id = ?", projectID).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if td.Rows != rows {
+		t.Errorf("project %d: %d rows, the project has %d chunks", projectID, td.Rows, rows)
+	}
+	if len(td.Docs) != len(tokens) {
+		t.Errorf("project %d: %d tokens counted, %d asked", projectID, len(td.Docs), len(tokens))
+	}
+	for i, tok := range tokens {
+		want := len(lexicalRanking(t, s, projectID, `"`+tok+`"`))
+		if got, ok := td.Docs[tok]; !ok || got != int64(want) {
+			t.Errorf("project %d, %q (%s): %d rows (present %v), FTS5 matches %d", projectID, words[i], tok, got, ok, want)
+		}
+	}
+}
+
+// TestTermDocs_FollowsTheIndex: the row count and document frequencies
+// are FTS5's own after inserts, deletes, a replace that keeps, changes and
+// drops chunks, a language rebuild, and in a second project beside it.
+func TestTermDocs_FollowsTheIndex(t *testing.T) {
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "one")
+	other := mustProject(t, s, "two")
+	words := []string{"alpha", "beta", "gamma", "delta", "epsilon", "indexing", "title", "absent"}
+	// alpha in every chunk, beta in about half, the rest rarer; "title" is
+	// every chunk's title and heading.
+	r := rand.New(rand.NewSource(3))
+	content := func(i int) string {
+		ws := []string{"alpha"}
+		for _, w := range []struct {
+			word  string
+			share float64
+		}{{"beta", 0.5}, {"gamma", 0.2}, {"delta", 0.05}, {"indexing", 0.3}} {
+			if r.Float64() < w.share {
+				ws = append(ws, w.word)
+			}
+		}
+		return fmt.Sprintf("%s chunk %d", strings.Join(ws, " "), i)
+	}
+	var docs, adr []ragd.ChunkInput
+	for i := range 60 {
+		docs = append(docs, docChunk(fmt.Sprintf("docs/%d.md", i/5), i%5, content(i), nil))
+	}
+	for i := range 20 {
+		adr = append(adr, docChunk(fmt.Sprintf("docs/adr/%d.md", i), 0, content(100+i), nil))
+	}
+	if td := termDocsOf(t, s, p.ID, []string{"alpha"}); td.Rows != 0 || td.Docs["alpha"] != 0 {
+		t.Errorf("empty project: %+v", td)
+	}
+	mustReplace(t, s, p.ID, ragd.ScopeDocs, docs)
+	mustReplace(t, s, p.ID, ragd.ScopeADR, adr)
+	mustReplace(t, s, other.ID, ragd.ScopeDocs, docs[:7])
+	assertTermDocs(t, s, p.ID, "english", words)
+	assertTermDocs(t, s, other.ID, "english", words)
+
+	// Keep a third, change a third, drop a third: deletes leave tombstones
+	// in a contentless_delete table, which must not count.
+	var next []ragd.ChunkInput
+	for i, c := range docs {
+		switch i % 3 {
+		case 0:
+			next = append(next, c)
+		case 1:
+			next = append(next, docChunk(c.SourcePath, c.Position, "epsilon "+content(200+i), nil))
+		}
+	}
+	mustReplace(t, s, p.ID, ragd.ScopeDocs, next)
+	assertTermDocs(t, s, p.ID, "english", words)
+	mustReplace(t, s, p.ID, ragd.ScopeADR, nil)
+	assertTermDocs(t, s, p.ID, "english", words)
+
+	// A language change rebuilds the table: the vocabulary follows it.
+	if _, err := s.SetLanguage(context.Background(), p.ID, "simple"); err != nil {
+		t.Fatal(err)
+	}
+	assertTermDocs(t, s, p.ID, "simple", words)
+	if td := termDocsOf(t, s, p.ID, []string{"index"}); td.Docs["index"] != 0 {
+		t.Errorf("after the rebuild without stemming, the stem %q is still in %d rows", "index", td.Docs["index"])
+	}
+	assertTermDocs(t, s, other.ID, "english", words)
+
+	// Removing every chunk leaves a table of no rows.
+	mustReplace(t, s, p.ID, ragd.ScopeDocs, nil)
+	if td := termDocsOf(t, s, p.ID, []string{"alpha", "alpha"}); td.Rows != 0 || td.Docs["alpha"] != 0 || len(td.Docs) != 1 {
+		t.Errorf("emptied project: %+v", td)
+	}
+}
+
+// TestTermDocs_UnknownProject fails rather than answering zeros.
+func TestTermDocs_UnknownProject(t *testing.T) {
+	s := mustOpen(t, 4)
+	ctx := context.Background()
+	sn, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sn.Close()
+	if td, err := sn.TermDocs(ctx, 99, []string{"x"}); err == nil {
+		t.Fatalf("project 99: %+v, no error", td)
+	}
+}
+
+// TestSQLiteVarint decodes the varints of SQLite's record format.
+func TestSQLiteVarint(t *testing.T) {
+	for _, tc := range []struct {
+		in   []byte
+		want uint64
+		ok   bool
+	}{
+		{[]byte{0x00}, 0, true},
+		{[]byte{0x7f, 0xff}, 127, true},
+		{[]byte{0x81, 0x00}, 128, true},
+		{[]byte{0x86, 0x8d, 0x20}, 100_000, true},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 1<<64 - 1, true},
+		{[]byte{0x81}, 0, false},
+		{nil, 0, false},
+	} {
+		got, ok := sqliteVarint(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%x: %d %v, want %d %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestMigration3_VocabularyForExistingProjects: projects of a version 2
+// database get their vocabulary table, and TermDocs answers for them.
+func TestMigration3_VocabularyForExistingProjects(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ragd.db")
+	old := openAtVersion(t, path, 2, 4)
+	for _, id := range []int64{1, 2} {
+		if _, err := old.db.ExecContext(ctx, "INSERT INTO projects (id, name, path, created_at) VALUES (?, ?, ?, ?)", id, fmt.Sprint("p", id), fmt.Sprint("/repos/p", id), now()); err != nil {
+			t.Fatal(err)
+		}
+		// As version 2 created it: the lexical table alone.
+		if _, err := old.db.ExecContext(ctx, "CREATE VIRTUAL TABLE "+lexicalTable(id)+` USING fts5(title, heading_path, content,
+			content = '', contentless_delete = 1, tokenize = 'ascii')`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.db.Close()
+	s := mustOpenAt(t, path, 4)
+	if v, err := s.SchemaVersion(ctx); err != nil || v != latestVersion(t) {
+		t.Fatalf("schema version %d, %v", v, err)
+	}
+	mustReplace(t, s, 2, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "Indexing twice.", nil), docChunk("docs/b.md", 0, "Search.", nil)})
+	assertTermDocs(t, s, 1, "english", []string{"indexing"})
+	assertTermDocs(t, s, 2, "english", []string{"indexing", "search", "title"})
+	assertIntegrity(t, s)
+}
