@@ -81,13 +81,9 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 	// Analyse the text outside the write transaction, for the language the
 	// table has, or would take now: only the chunks that need a lexical row
 	// written, as the stored ones were when read.
-	setting, built, err := projectLanguages(ctx, s.rdb, projectID)
+	guess, _, err := s.writeLanguage(ctx, s.rdb, projectID, chunks)
 	if err != nil {
 		return res, fmt.Errorf("replace %s: %w", scope, err)
-	}
-	guess := built
-	if guess == "" {
-		guess = s.firstLanguage(setting, chunks)
 	}
 	stored, err := lexicalStates(ctx, s.rdb, projectID, scope)
 	if err != nil {
@@ -111,12 +107,9 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 
 	// The language, again in the transaction: the first write to a
 	// project decides it, and the table holds one language only.
-	if setting, built, err = projectLanguages(ctx, tx, projectID); err != nil {
+	lang, decide, err := s.writeLanguage(ctx, tx, projectID, chunks)
+	if err != nil {
 		return res, fmt.Errorf("replace %s: %w", scope, err)
-	}
-	lang, decide := built, false
-	if lang == "" && len(chunks) > 0 {
-		lang, decide = s.firstLanguage(setting, chunks), true
 	}
 	var analyser *lexical.Analyzer
 	if lang != "" {
@@ -273,8 +266,8 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		}
 	}
 	if decide {
-		if _, err := tx.ExecContext(ctx, "UPDATE projects SET lexical_language = ? WHERE id = ?", lang, projectID); err != nil {
-			return res, fmt.Errorf("replace %s: record language: %w", scope, err)
+		if err := recordLanguage(ctx, tx, projectID, lang); err != nil {
+			return res, fmt.Errorf("replace %s: %w", scope, err)
 		}
 	}
 	if err := s.commitVectors(tx, ops); err != nil {
