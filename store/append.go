@@ -355,3 +355,48 @@ func retitleSessions(ctx context.Context, tx *sql.Tx, projectID int64, titled ma
 	}
 	return nil
 }
+
+// appendedKeeper tells which stored session chunks a ReplaceScope of the
+// session scope keeps although its input lacks them: those of events that
+// the input does not mention and that the log holds. A reindex reads the
+// log, then embeds for minutes before it writes; messages appended
+// meanwhile were chunked by AppendSession, and deleting their chunks would
+// unindex them until the next reindex. A chunk of an event the input
+// mentions is the input's to keep or drop (its cut changed), and one of an
+// event no longer in the log goes.
+type appendedKeeper struct {
+	mentioned map[string]bool
+	inLog     *sql.Stmt
+	projectID int64
+	known     map[string]bool
+}
+
+func newAppendedKeeper(ctx context.Context, tx *sql.Tx, projectID int64, chunks []ragd.ChunkInput) (*appendedKeeper, error) {
+	k := &appendedKeeper{mentioned: make(map[string]bool, len(chunks)), projectID: projectID, known: map[string]bool{}}
+	for i := range chunks {
+		k.mentioned[chunks[i].EventID] = true
+	}
+	var err error
+	if k.inLog, err = tx.PrepareContext(ctx, "SELECT EXISTS (SELECT 1 FROM session_events WHERE project_id = ? AND id = ?)"); err != nil {
+		return nil, fmt.Errorf("prepare event lookup: %w", err)
+	}
+	return k, nil
+}
+
+// keeps reports whether a stored chunk of event is kept.
+func (k *appendedKeeper) keeps(ctx context.Context, event string) (bool, error) {
+	if k.mentioned[event] {
+		return false, nil
+	}
+	if in, ok := k.known[event]; ok {
+		return in, nil
+	}
+	var in bool
+	if err := k.inLog.QueryRowContext(ctx, k.projectID, event).Scan(&in); err != nil {
+		return false, fmt.Errorf("look up event %q: %w", event, err)
+	}
+	k.known[event] = in
+	return in, nil
+}
+
+func (k *appendedKeeper) Close() { k.inLog.Close() }

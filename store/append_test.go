@@ -287,3 +287,63 @@ func TestAppendEvents_WritesNoChunks(t *testing.T) {
 		t.Errorf("AppendEvents: %+v, %v", res, err)
 	}
 }
+
+// TestReplaceScope_KeepsChunksAppendedMeanwhile: a reindex of the session
+// scope that read the log before an append does not delete the appended
+// messages' chunks; it still deletes chunks of events it re-cut and of
+// events gone from the log.
+func TestReplaceScope_KeepsChunksAppendedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, 4)
+	p := mustProject(t, s, "p")
+	e1 := ev("e1", "s1", "chat.message", "alpha beta", 0)
+	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1}, chunksOf(e1)); err != nil {
+		t.Fatal(err)
+	}
+	// What a reindex read: e1, now cut as one chunk.
+	read := []ragd.ChunkInput{{SessionID: "s1", EventID: "e1", Title: "s1", Content: "alpha beta", ContentHash: "h-ab", End: 10}}
+	// Appended after the read.
+	e2 := ev("e2", "s1", "agent.response", "gamma", time.Second)
+	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e2}, chunksOf(e2)); err != nil {
+		t.Fatal(err)
+	}
+	// A chunk of no event in the log (left by an older ragd).
+	orphan := ragd.ChunkInput{SessionID: "s9", EventID: "gone", Title: "s9", Content: "orphan", ContentHash: "h-o"}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks (id, project_id, scope, session_id, event_id, title, position, content, content_hash, indexed_at)
+		VALUES (?, ?, 'session', 's9', 'gone', 's9', 0, 'orphan', 'h-o', ?)`, orphan.ID(p.ID, ragd.ScopeSession), p.ID, now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeSession, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// e1's two old chunks and the orphan go; e2's chunk stays.
+	if res.Inserted != 1 || res.Deleted != 3 {
+		t.Errorf("replace: %+v", res)
+	}
+	var got []string
+	for _, c := range mustScope(t, s, p.ID) {
+		got = append(got, c.EventID+":"+c.Content)
+	}
+	if strings.Join(got, ",") != "e1:alpha beta,e2:gamma" {
+		t.Errorf("session chunks after the replace: %v", got)
+	}
+	assertLexicalInStep(t, s, p.ID)
+}
+
+func mustScope(t *testing.T, s *Store, projectID int64) []ragd.Chunk {
+	t.Helper()
+	cs, err := s.ScopeChunks(context.Background(), projectID, ragd.ScopeSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
