@@ -77,8 +77,11 @@ type SessionStats struct {
 	Messages, MessagesIndexed int
 	// LastAppended is when the latest message was stored; zero if none.
 	LastAppended time.Time
-	// AppendedSince counts messages stored after the since argument.
-	AppendedSince int
+	// UnindexedSince counts messages stored after the since argument that
+	// have no chunk: appended without their chunks (by a store call that
+	// was given none, or before appends were indexed), so a reindex of the
+	// session scope would add them.
+	UnindexedSince int
 }
 
 // ID returns the id ReplaceScope gives the chunk c in a project's scope, so
@@ -131,6 +134,24 @@ type AppendResult struct {
 	// Conflicts are the events refused because their id is stored with
 	// other content, in input order.
 	Conflicts []EventConflict
+	// Chunks counts the session chunks written for the events stored (see
+	// store.Store.AppendSession); Retitled the chunks already stored whose
+	// session got a new title, rewritten with it.
+	Chunks, Retitled int
+	// Unindexed counts the events stored of an indexed type (see Indexed)
+	// that were given no chunk: only a reindex of the session scope makes
+	// them searchable.
+	Unindexed int
+}
+
+// SessionChunkTitle is the title a session's chunks carry: the session's
+// title, or its id while it has none. A reindex and an append title chunks
+// alike, so that a chunk is the same whichever way it was written.
+func SessionChunkTitle(title, sessionID string) string {
+	if title == "" {
+		return sessionID
+	}
+	return title
 }
 
 // Message is an event to index, with the title of its session.

@@ -25,10 +25,17 @@ type Conflict struct {
 // AppendResult counts what AppendEvents did.
 type AppendResult struct {
 	// Appended counts events stored; Messages those of them that are
-	// indexed (chat.message, agent.response): a session reindex makes them
-	// searchable.
+	// indexed (chat.message, agent.response).
 	Appended int `json:"appended"`
 	Messages int `json:"messages"`
+	// Chunks counts the chunks written for the new messages, in the same
+	// transaction: they search lexically at once, and get vectors from the
+	// background fill.
+	Chunks int `json:"chunks"`
+	// Unindexed counts new messages left without chunks, which only a
+	// reindex of the session scope indexes; 0 but for a store written
+	// without them.
+	Unindexed int `json:"unindexed,omitempty"`
 	// Duplicates counts events already stored with the same content.
 	Duplicates      int `json:"duplicates"`
 	SessionsCreated int `json:"sessionsCreated"`

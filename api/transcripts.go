@@ -68,10 +68,11 @@ type TranscriptReport struct {
 	Messages  int `json:"messages"`
 	Mechanism int `json:"mechanism"`
 	// Stored counts what was new: events appended, of which Indexed are
-	// messages (searchable after a session reindex) and Kept mechanism
-	// events; Duplicates were already stored.
+	// messages (searchable at once: their Chunks are written with them) and
+	// Kept mechanism events; Duplicates were already stored.
 	Appended        int        `json:"appended"`
 	Indexed         int        `json:"indexed"`
+	Chunks          int        `json:"chunks"`
 	Kept            int        `json:"kept"`
 	Duplicates      int        `json:"duplicates"`
 	SessionsCreated int        `json:"sessionsCreated"`

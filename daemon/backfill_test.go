@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
@@ -97,5 +98,27 @@ func TestBackfill_LargeReindexSearchableAtOnceFilledInBackground(t *testing.T) {
 	}
 	if len(resp.Hits) == 0 || resp.Hits[0].VectorScore == nil {
 		t.Errorf("the best hit after the fill has no vector score: %+v", resp.Hits)
+	}
+
+	// Appended messages are chunked at once, without vectors; the append
+	// wakes the fill, which embeds them.
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	res, err := d.Client.AppendEvents(ctx, "p", []ragd.Event{
+		{ID: "m1", SessionID: "s1", Type: ragd.TypeChatMessage, Actor: "person", Text: "Where does the zeppelin hangar keep its logs?", Time: at},
+		{ID: "m2", SessionID: "s1", Type: ragd.TypeAgentResponse, Actor: "agent", Text: "The zeppelin hangar logs go to the state directory.", Time: at.Add(time.Second)},
+	})
+	if err != nil || res.Chunks != 2 {
+		t.Fatalf("append: %+v, %v; want 2 chunks written", res, err)
+	}
+	await("the appended messages' vectors", func(err error) bool {
+		if err != nil {
+			return false
+		}
+		h, err := d.Client.Health(ctx)
+		return err == nil && h.Backfill != nil && h.Backfill.Pending == 0
+	})
+	resp = daemontest.Search(t, d.Client, "p", api.SearchRequest{Query: "zeppelin hangar logs", Scopes: []string{ragd.ScopeSession}})
+	if resp.VectorCoverage == nil || *resp.VectorCoverage != (api.VectorCoverage{Chunks: 2, Vectors: 2, Share: 1}) || len(resp.Hits) == 0 || resp.Hits[0].VectorScore == nil {
+		t.Fatalf("search of the appended messages: coverage %+v, hits %+v", resp.VectorCoverage, resp.Hits)
 	}
 }

@@ -156,7 +156,9 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 		}
 		return err
 	}
-	if res.Messages > 0 {
+	if res.Unindexed > 0 {
+		// Messages with chunks leave the session scope as fresh as it
+		// was; only these make it stale.
 		d.watcher.schedule(p.ID)
 	}
 	if len(res.Conflicts) > 0 && res.Appended == 0 && res.Duplicates == 0 {
@@ -255,7 +257,7 @@ func (d *Daemon) handleImportEvents(w http.ResponseWriter, r *http.Request) erro
 		}
 		return err
 	}
-	if rep.Messages > 0 {
+	if rep.Unindexed > 0 {
 		d.watcher.schedule(p.ID)
 	}
 	d.writeSoon(rc)

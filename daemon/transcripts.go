@@ -130,6 +130,8 @@ type importRun struct {
 type projectCount struct {
 	api.ProjectImport
 	sessions map[string]bool
+	// unindexed counts messages appended without chunks.
+	unindexed int
 }
 
 // target returns the project session s goes to, or ok false when no
@@ -357,6 +359,7 @@ func (ir *importRun) append(ctx context.Context, p ragd.Project, events []ragd.E
 	rep := ir.rep
 	rep.Appended += res.Appended
 	rep.Indexed += res.Messages
+	rep.Chunks += res.Chunks
 	rep.Kept += res.Appended - res.Messages
 	rep.Duplicates += res.Duplicates
 	rep.SessionsCreated += res.SessionsCreated
@@ -368,6 +371,7 @@ func (ir *importRun) append(ctx context.Context, p ragd.Project, events []ragd.E
 	pc := ir.count(p)
 	pc.Appended += res.Appended
 	pc.Indexed += res.Messages
+	pc.unindexed += res.Unindexed
 	return nil
 }
 
@@ -413,12 +417,14 @@ func (ir *importRun) add(st transcript.Stats) {
 }
 
 // finish fills the per-project counts and has the projects that received
-// messages refresh their stale scopes (and auto-reindex, if they opted in).
+// messages without chunks refresh their stale scopes (and auto-reindex, if
+// they opted in). Messages appended with their chunks leave the session
+// scope as fresh as it was.
 func (ir *importRun) finish() {
 	for id, pc := range ir.perProject {
 		pc.Sessions = len(pc.sessions)
 		ir.rep.Projects = append(ir.rep.Projects, pc.ProjectImport)
-		if pc.Indexed > 0 {
+		if pc.unindexed > 0 {
 			ir.d.watcher.schedule(id)
 		}
 	}

@@ -140,8 +140,10 @@ func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*api.Sc
 	if err != nil {
 		return nil, err
 	}
-	// Messages appended after the last reindex read its latest one are
-	// not indexed: from the run's report, else from its start.
+	// Appends write their messages' chunks (see AppendEvents): messages
+	// without chunks appended after the last reindex read its latest one
+	// (from the run's report, else from its start) are what a reindex
+	// would add. Before any reindex, every message counts.
 	var since time.Time
 	if run != nil {
 		sc.LastIndexed = &run.FinishedAt
@@ -165,10 +167,11 @@ func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*api.Sc
 		sc.Unindexed = ids
 	}
 	switch {
-	case run == nil && stats.Messages > 0:
+	case stats.UnindexedSince == 0:
+	case run == nil:
 		sc.Stale, sc.StaleReason = true, "never indexed"
-	case run != nil && stats.AppendedSince > 0:
-		sc.Stale, sc.StaleReason = true, fmt.Sprintf("%s appended since the last index", plural(stats.AppendedSince, "message"))
+	default:
+		sc.Stale, sc.StaleReason = true, fmt.Sprintf("%s appended since the last index without chunks", plural(stats.UnindexedSince, "message"))
 	}
 	return sc, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/source"
 )
 
 func coverage(tb testing.TB, ix *index.Indexer, p ragd.Project) (*api.Coverage, map[string]*api.ScopeCoverage) {
@@ -69,10 +70,17 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A new commit makes docs and adr stale; appended messages make session
-	// stale.
+	// A new commit makes docs and adr stale; messages stored without their
+	// chunks (by an older ragd, or the store alone) make session stale.
 	moved := repo.Commit(t, "more", map[string]string{"docs/new.md": doc("New", 2)})
-	if _, err := ix.ImportEvents(ctx, p, strings.NewReader(eventFile)); err != nil {
+	var unchunked []ragd.Event
+	if _, err := source.ReadEvents(strings.NewReader(eventFile), func(e ragd.Event) error {
+		unchunked = append(unchunked, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendEvents(ctx, p.ID, unchunked); err != nil {
 		t.Fatal(err)
 	}
 	_, by = coverage(t, ix, p)
@@ -87,7 +95,7 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 		t.Errorf("adr not stale after HEAD moved")
 	}
 	se := by["session"]
-	if se.Total != 3 || se.Indexed != 0 || se.Messages != 4 || !se.Stale || se.StaleReason != "4 messages appended since the last index" || !slices.Equal(se.Unindexed, []string{"s1", "s2", "s3"}) {
+	if se.Total != 3 || se.Indexed != 0 || se.Messages != 4 || !se.Stale || se.StaleReason != "4 messages appended since the last index without chunks" || !slices.Equal(se.Unindexed, []string{"s1", "s2", "s3"}) {
 		t.Errorf("session after appends: %+v", se)
 	}
 
@@ -103,17 +111,25 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 		t.Errorf("session after reindex: %+v", se)
 	}
 
-	// One more message: session stale again.
+	// One more message, appended through the indexer: indexed at once, so
+	// the scope stays fresh. A tool event is no message: it changes nothing.
 	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{event("n1", "s1", "chat.message", "one more", 60)}); err != nil {
 		t.Fatal(err)
 	}
-	// A tool event is no message: it does not make the index stale.
 	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{event("n2", "s1", "tool.call", "", 61)}); err != nil {
 		t.Fatal(err)
 	}
 	_, by = coverage(t, ix, p)
-	if se := by["session"]; !se.Stale || se.StaleReason != "1 message appended since the last index" || se.Indexed != 3 || se.MessagesIndexed != 4 {
-		t.Errorf("session after an append: %+v", se)
+	if se := by["session"]; se.Stale || se.Indexed != 3 || se.Messages != 5 || se.MessagesIndexed != 5 || se.LexicalOnly != se.Chunks {
+		t.Errorf("session after an indexed append: %+v", se)
+	}
+	// One stored without its chunks: stale again.
+	if _, err := s.AppendEvents(ctx, p.ID, []ragd.Event{event("n3", "s2", "chat.message", "and another", 62)}); err != nil {
+		t.Fatal(err)
+	}
+	_, by = coverage(t, ix, p)
+	if se := by["session"]; !se.Stale || se.StaleReason != "1 message appended since the last index without chunks" || se.MessagesIndexed != 5 {
+		t.Errorf("session after an unindexed append: %+v", se)
 	}
 
 	b, _ := json.Marshal(by["docs"])

@@ -13,8 +13,11 @@
 // when vectors are missing. api.Coverage answers what the index covers now.
 //
 // The session event log is kept in the store too: AppendEvents and
-// ImportEvents add to it, idempotently on the event id, and Event fetches
-// one event so that a session citation resolves.
+// ImportEvents add to it, idempotently on the event id, and write the
+// chunks of the new messages in the same transaction, so that they search
+// lexically at once without a reindex (their vectors follow from the
+// background fill). Event fetches one event so that a session citation
+// resolves.
 package index
 
 import (
@@ -94,7 +97,9 @@ type Store interface {
 	StartRun(ctx context.Context, projectID int64, scope string) (ragd.Run, error)
 	FinishRun(ctx context.Context, runID int64, status, commit string, report []byte) error
 	LastRun(ctx context.Context, projectID int64, scope, status string) (ragd.Run, error)
-	AppendEvents(ctx context.Context, projectID int64, events []ragd.Event) (ragd.AppendResult, error)
+	// AppendSession stores events and, in the same transaction, the chunks
+	// of those it stores: chunks[i] are events[i]'s.
+	AppendSession(ctx context.Context, projectID int64, events []ragd.Event, chunks [][]ragd.ChunkInput) (ragd.AppendResult, error)
 	Event(ctx context.Context, projectID int64, id string) (ragd.Event, error)
 	Messages(ctx context.Context, projectID int64, types []string) ([]ragd.Message, error)
 	SessionStats(ctx context.Context, projectID int64, types []string, since time.Time) (ragd.SessionStats, error)

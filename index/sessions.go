@@ -25,12 +25,15 @@ const importBatch = 500
 // with other content it is a api.Conflict, reported in the result while the
 // other events are stored. A session is created by its first event; an
 // event that carries a title names it, the latest in time winning (see
-// store.Store.AppendEvents). Every event type is stored; only chat.message
-// and agent.response are indexed, by the next reindex of scope session.
+// store.Store.AppendEvents). Every event type is stored; chat.message and
+// agent.response are indexed too: their chunks, cut as a reindex of scope
+// session cuts them (same ids), are written in the same transaction, so
+// they search lexically at once; vectors follow from the background fill.
+// A new session title is carried to the session's stored chunks.
 //
 // Every event is first checked by source's rules (Event.Validate): if one
 // fails, nothing is stored and the error wraps ErrInvalidEvent, naming the
-// event. Other errors are the store's.
+// event. Other errors are the store's (nothing of the call is stored).
 func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ragd.Event) (api.AppendResult, error) {
 	res := api.AppendResult{Conflicts: []api.Conflict{}}
 	for i, e := range events {
@@ -44,17 +47,40 @@ func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ra
 	return res, nil
 }
 
+// append stores rows, with the chunks of their messages, in one store
+// transaction. Chunking every message of rows, before knowing which are
+// new, costs what rows cost; the store writes the chunks of the new ones.
 func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, res *api.AppendResult) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	sres, err := ix.Store.AppendEvents(ctx, p.ID, rows)
+	opt, err := ix.chunkOptions()
+	if err != nil {
+		return err
+	}
+	chunks := make([][]ragd.ChunkInput, len(rows))
+	for i := range rows {
+		e := &rows[i]
+		if !ragd.Indexed(e.Type) {
+			continue
+		}
+		// The store sets the title: the session's, once the rows are stored.
+		if chunks[i], _, err = messageChunks(e.SessionID, e.ID, "", e.Text, opt); err != nil {
+			return fmt.Errorf("append events to %s: %w", p.Name, err)
+		}
+	}
+	sres, err := ix.Store.AppendSession(ctx, p.ID, rows, chunks)
 	if err != nil {
 		return fmt.Errorf("append events to %s: %w", p.Name, err)
 	}
 	res.Appended += sres.Appended
 	res.Duplicates += sres.Duplicates
 	res.SessionsCreated += sres.SessionsCreated
+	res.Chunks += sres.Chunks
+	res.Unindexed += sres.Unindexed
+	if sres.Chunks > 0 {
+		ix.Backfill.Wake() // the chunks were written without vectors
+	}
 	for _, c := range sres.Conflicts {
 		res.Conflicts = append(res.Conflicts, api.Conflict{EventID: c.EventID, Fields: c.Fields, Error: c.Error()})
 	}
@@ -62,6 +88,30 @@ func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event
 		res.Messages += sres.ByType[t]
 	}
 	return nil
+}
+
+// messageChunks cuts one message into its session chunks, titled title,
+// and returns how many runs of bad bytes were replaced. A reindex and an
+// append both cut messages here, so a chunk gets the same id either way.
+func messageChunks(sessionID, eventID, title, text string, opt chunking.Options) ([]ragd.ChunkInput, int, error) {
+	doc, err := chunking.Text(text, opt)
+	if err != nil {
+		return nil, 0, fmt.Errorf("chunking event %q: %w", eventID, err)
+	}
+	inputs := make([]ragd.ChunkInput, 0, len(doc.Chunks))
+	for _, c := range doc.Chunks {
+		inputs = append(inputs, ragd.ChunkInput{
+			SessionID:   sessionID,
+			EventID:     eventID,
+			Title:       title,
+			Position:    c.Position,
+			Start:       c.Start,
+			End:         c.End,
+			Content:     c.Content,
+			ContentHash: c.Hash,
+		})
+	}
+	return inputs, doc.Replaced, nil
 }
 
 // ImportEvents reads a session event file (JSON lines, see
@@ -145,33 +195,18 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]rag
 		if m.CreatedAt.After(through) {
 			through = m.CreatedAt
 		}
-		doc, err := chunking.Text(m.Text, r.opt)
+		chunks, replaced, err := messageChunks(m.SessionID, m.EventID, ragd.SessionChunkTitle(m.SessionTitle, m.SessionID), m.Text, r.opt)
 		if err != nil {
-			return nil, fmt.Errorf("%s: chunking event %q: %w", sr.Scope, m.EventID, err)
+			return nil, fmt.Errorf("%s: %w", sr.Scope, err)
 		}
-		if doc.Replaced > 0 {
-			sr.Replaced = append(sr.Replaced, api.Input{SessionID: m.SessionID, EventID: m.EventID, Reason: replacedReason(doc.Replaced)})
+		if replaced > 0 {
+			sr.Replaced = append(sr.Replaced, api.Input{SessionID: m.SessionID, EventID: m.EventID, Reason: replacedReason(replaced)})
 		}
-		if len(doc.Chunks) == 0 {
+		if len(chunks) == 0 {
 			sr.Skipped = append(sr.Skipped, api.Input{SessionID: m.SessionID, EventID: m.EventID, Reason: ReasonNothingToIndex})
 			continue
 		}
-		title := m.SessionTitle
-		if title == "" {
-			title = m.SessionID
-		}
-		for _, c := range doc.Chunks {
-			inputs = append(inputs, ragd.ChunkInput{
-				SessionID:   m.SessionID,
-				EventID:     m.EventID,
-				Title:       title,
-				Position:    c.Position,
-				Start:       c.Start,
-				End:         c.End,
-				Content:     c.Content,
-				ContentHash: c.Hash,
-			})
-		}
+		inputs = append(inputs, chunks...)
 	}
 	if !through.IsZero() {
 		sr.EventsThrough = &through

@@ -32,7 +32,10 @@ func validateChunk(c *ragd.ChunkInput, scope string) error {
 
 // ReplaceScope makes the chunks of one project's scope exactly chunks, in one
 // transaction: a reader sees the old scope or the new one, never a mix, and a
-// failure leaves the old scope whole. Chunks whose id survives (same source,
+// failure leaves the old scope whole. In the session scope, the chunks of
+// events that chunks does not mention but the log holds are kept: their
+// events were appended, with their chunks, after the caller read the log
+// (see AppendSession). Chunks whose id survives (same source,
 // position and content) are updated in place, so their votes survive; the
 // others are deleted with their votes, and the new ones inserted.
 //
@@ -81,13 +84,9 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 	// Analyse the text outside the write transaction, for the language the
 	// table has, or would take now: only the chunks that need a lexical row
 	// written, as the stored ones were when read.
-	setting, built, err := projectLanguages(ctx, s.rdb, projectID)
+	guess, _, err := s.writeLanguage(ctx, s.rdb, projectID, chunks)
 	if err != nil {
 		return res, fmt.Errorf("replace %s: %w", scope, err)
-	}
-	guess := built
-	if guess == "" {
-		guess = s.firstLanguage(setting, chunks)
 	}
 	stored, err := lexicalStates(ctx, s.rdb, projectID, scope)
 	if err != nil {
@@ -111,12 +110,9 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 
 	// The language, again in the transaction: the first write to a
 	// project decides it, and the table holds one language only.
-	if setting, built, err = projectLanguages(ctx, tx, projectID); err != nil {
+	lang, decide, err := s.writeLanguage(ctx, tx, projectID, chunks)
+	if err != nil {
 		return res, fmt.Errorf("replace %s: %w", scope, err)
-	}
-	lang, decide := built, false
-	if lang == "" && len(chunks) > 0 {
-		lang, decide = s.firstLanguage(setting, chunks), true
 	}
 	var analyser *lexical.Analyzer
 	if lang != "" {
@@ -144,16 +140,17 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		seq     int64
 		vector  bool
 		lexical lexicalState
+		event   string
 	}
 	old := map[string]existing{}
-	rows, err := tx.QueryContext(ctx, "SELECT id, seq, embedding_space IS NOT NULL, title, heading_path FROM chunks WHERE project_id = ? AND scope = ?", projectID, scope)
+	rows, err := tx.QueryContext(ctx, "SELECT id, seq, embedding_space IS NOT NULL, title, heading_path, coalesce(event_id, '') FROM chunks WHERE project_id = ? AND scope = ?", projectID, scope)
 	if err != nil {
 		return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
 	}
 	for rows.Next() {
 		var id string
 		var e existing
-		if err := rows.Scan(&id, &e.seq, &e.vector, &e.lexical.title, &e.lexical.heading); err != nil {
+		if err := rows.Scan(&id, &e.seq, &e.vector, &e.lexical.title, &e.lexical.heading, &e.event); err != nil {
 			rows.Close()
 			return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
 		}
@@ -167,11 +164,26 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 	// Delete first: the vanished chunks, with their vectors and votes.
 	var gone []int64
 	var goneIDs []string
-	for id, e := range old {
-		if !seen[id] {
-			gone = append(gone, e.seq)
-			goneIDs = append(goneIDs, id)
+	var keep *appendedKeeper
+	if scope == ragd.ScopeSession {
+		if keep, err = newAppendedKeeper(ctx, tx, projectID, chunks); err != nil {
+			return res, fmt.Errorf("replace %s: %w", scope, err)
 		}
+		defer keep.Close()
+	}
+	for id, e := range old {
+		if seen[id] {
+			continue
+		}
+		if keep != nil {
+			if k, err := keep.keeps(ctx, e.event); err != nil {
+				return res, fmt.Errorf("replace %s: %w", scope, err)
+			} else if k {
+				continue
+			}
+		}
+		gone = append(gone, e.seq)
+		goneIDs = append(goneIDs, id)
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i] < gone[j] })
 	ops := make([]codeOp, 0, len(gone)+len(items))
@@ -281,8 +293,8 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		}
 	}
 	if decide {
-		if _, err := tx.ExecContext(ctx, "UPDATE projects SET lexical_language = ? WHERE id = ?", lang, projectID); err != nil {
-			return res, fmt.Errorf("replace %s: record language: %w", scope, err)
+		if err := recordLanguage(ctx, tx, projectID, lang); err != nil {
+			return res, fmt.Errorf("replace %s: %w", scope, err)
 		}
 	}
 	if err := s.commitVectors(tx, ops); err != nil {

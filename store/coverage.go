@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ragd/ragd"
@@ -59,8 +61,9 @@ func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) 
 	return out, rows.Err()
 }
 
-// ragd.SessionStats counts a project's sessions and messages (events whose type is
-// one of types) and how many of them have chunks, in one read snapshot.
+// SessionStats counts a project's sessions and messages (events whose type
+// is one of types), how many of them have chunks, and how many of those
+// stored after since have none, in one read snapshot.
 func (s *Store) SessionStats(ctx context.Context, projectID int64, types []string, since time.Time) (ragd.SessionStats, error) {
 	var st ragd.SessionStats
 	if len(types) == 0 {
@@ -71,7 +74,15 @@ func (s *Store) SessionStats(ctx context.Context, projectID int64, types []strin
 		return st, fmt.Errorf("session stats of project %d: %w", projectID, err)
 	}
 	defer tx.Rollback()
-	in := "(" + placeholders(len(types)) + ")"
+	// Numbered parameters: ?1 the project, then the types, then since,
+	// which the last query names before them in its text (a bare ? would
+	// be numbered after it).
+	numbered := make([]string, len(types))
+	for i := range types {
+		numbered[i] = "?" + strconv.Itoa(i+2)
+	}
+	in := "(" + strings.Join(numbered, ",") + ")"
+	sinceParam := "?" + strconv.Itoa(len(types)+2)
 	args := func(extra ...any) []any {
 		a := []any{projectID}
 		for _, t := range types {
@@ -80,10 +91,9 @@ func (s *Store) SessionStats(ctx context.Context, projectID int64, types []strin
 		return append(a, extra...)
 	}
 	var last string
-	err = tx.QueryRowContext(ctx, `SELECT count(*), count(DISTINCT session_id), coalesce(max(created_at), ''),
-		count(*) FILTER (WHERE created_at > ?)
-		FROM session_events WHERE project_id = ? AND type IN `+in,
-		append([]any{formatTime(since)}, args()...)...).Scan(&st.Messages, &st.Sessions, &last, &st.AppendedSince)
+	err = tx.QueryRowContext(ctx, `SELECT count(*), count(DISTINCT session_id), coalesce(max(created_at), '')
+		FROM session_events WHERE project_id = ?1 AND type IN `+in,
+		args()...).Scan(&st.Messages, &st.Sessions, &last)
 	if err != nil {
 		return st, fmt.Errorf("session stats of project %d: %w", projectID, err)
 	}
@@ -97,10 +107,12 @@ func (s *Store) SessionStats(ctx context.Context, projectID int64, types []strin
 	if err != nil {
 		return st, fmt.Errorf("indexed sessions of project %d: %w", projectID, err)
 	}
-	err = tx.QueryRowContext(ctx, `SELECT count(*) FROM session_events e WHERE e.project_id = ?1 AND e.type IN `+in+`
-		AND EXISTS (SELECT 1 FROM chunks c WHERE c.project_id = ?1 AND c.scope = 'session'
-			AND c.session_id = e.session_id AND c.event_id = e.id)`,
-		args()...).Scan(&st.MessagesIndexed)
+	err = tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE indexed),
+		count(*) FILTER (WHERE NOT indexed AND created_at > `+sinceParam+`)
+		FROM (SELECT e.created_at, EXISTS (SELECT 1 FROM chunks c WHERE c.project_id = ?1 AND c.scope = 'session'
+			AND c.session_id = e.session_id AND c.event_id = e.id) AS indexed
+		FROM session_events e WHERE e.project_id = ?1 AND e.type IN `+in+`)`,
+		args(formatTime(since))...).Scan(&st.MessagesIndexed, &st.UnindexedSince)
 	if err != nil {
 		return st, fmt.Errorf("indexed messages of project %d: %w", projectID, err)
 	}

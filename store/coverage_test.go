@@ -88,12 +88,22 @@ func TestSessionStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Sessions != 2 || st.SessionsIndexed != 1 || st.Messages != 3 || st.MessagesIndexed != 1 || st.AppendedSince != 3 || st.LastAppended.IsZero() {
+	if st.Sessions != 2 || st.SessionsIndexed != 1 || st.Messages != 3 || st.MessagesIndexed != 1 || st.UnindexedSince != 2 || st.LastAppended.IsZero() {
 		t.Errorf("stats: %+v", st)
 	}
+	// a1 has a chunk: of the three messages, two are unindexed.
 	later, err := s.SessionStats(ctx, p.ID, types, st.LastAppended)
-	if err != nil || later.AppendedSince != 0 {
+	if err != nil || later.UnindexedSince != 0 {
 		t.Errorf("appended since the last one: %+v, %v", later, err)
+	}
+	// A message appended with its chunk is indexed at once.
+	c2 := ragd.ChunkInput{SessionID: "s2", EventID: "b2", Content: "four", ContentHash: "h4"}
+	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{ev("b2", "s2", "chat.message", "four", 2*time.Second)},
+		[][]ragd.ChunkInput{{c2}}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.SessionStats(ctx, p.ID, types, time.Time{}); err != nil || st.Messages != 4 || st.MessagesIndexed != 2 || st.UnindexedSince != 2 {
+		t.Errorf("after an indexed append: %+v, %v", st, err)
 	}
 }
 

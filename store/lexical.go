@@ -355,6 +355,32 @@ func lexicalStates(ctx context.Context, q queryer, projectID int64, scope string
 	return out, nil
 }
 
+// writeLanguage returns the language that chunks written to a project are
+// analysed with: the one its lexical table holds or, before its first
+// chunk, the one these chunks decide. decide is then true: the write
+// records it (recordLanguage, in its transaction) and forgets the cached
+// projects after its commit. Read in the write transaction, it is the
+// truth; read before it, a guess for analysing ahead.
+func (s *Store) writeLanguage(ctx context.Context, q queryer, projectID int64, chunks []ragd.ChunkInput) (lang string, decide bool, err error) {
+	setting, built, err := projectLanguages(ctx, q, projectID)
+	if err != nil {
+		return "", false, err
+	}
+	if built == "" && len(chunks) > 0 {
+		return s.firstLanguage(setting, chunks), true, nil
+	}
+	return built, false, nil
+}
+
+// recordLanguage records the language a project's lexical table is
+// analysed with, decided by its first chunks.
+func recordLanguage(ctx context.Context, tx execer, projectID int64, lang string) error {
+	if _, err := tx.ExecContext(ctx, "UPDATE projects SET lexical_language = ? WHERE id = ?", lang, projectID); err != nil {
+		return fmt.Errorf("record language of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
 // firstLanguage is the language a project's first indexed chunks decide:
 // the setting, or else the one their text is detected as.
 func (s *Store) firstLanguage(setting string, chunks []ragd.ChunkInput) string {

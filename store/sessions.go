@@ -22,24 +22,22 @@ import (
 // stored event of the session is later than that event: the latest title
 // wins, whatever order the events arrive in.
 //
+// It writes no chunk: AppendSession stores events with their chunks.
+//
 // The error is for invalid input (a missing id, session, type or actor, or a
 // zero time: nothing is stored) and for database failures.
 func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd.Event) (ragd.AppendResult, error) {
-	res := ragd.AppendResult{ByType: map[string]int{}}
-	for i := range events {
-		if err := checkEvent(&events[i]); err != nil {
-			return ragd.AppendResult{}, fmt.Errorf("append events to project %d: event %d: %w", projectID, i, err)
-		}
-	}
-	if len(events) == 0 {
-		return res, nil
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return ragd.AppendResult{}, fmt.Errorf("append events to project %d: begin: %w", projectID, err)
-	}
-	defer tx.Rollback()
+	return s.AppendSession(ctx, projectID, events, nil)
+}
 
+// eventWriter stores events in a transaction by the rules of AppendEvents.
+type eventWriter struct {
+	projectID                           int64
+	lookup, newSession, retitle, insert *sql.Stmt
+	stamp                               string
+}
+
+func newEventWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*eventWriter, error) {
 	stmts := []string{
 		`SELECT session_id, type, actor, text, time, payload FROM session_events WHERE project_id = ? AND id = ?`,
 		`INSERT INTO sessions (project_id, id, title, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -49,63 +47,75 @@ func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd
 		`INSERT INTO session_events (project_id, session_id, id, type, actor, text, payload, time, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	}
-	prepared := make([]*sql.Stmt, len(stmts))
-	for i, q := range stmts {
-		if prepared[i], err = tx.PrepareContext(ctx, q); err != nil {
-			return ragd.AppendResult{}, fmt.Errorf("append events to project %d: prepare: %w", projectID, err)
-		}
-		defer prepared[i].Close()
-	}
-	lookup, newSession, retitle, insert := prepared[0], prepared[1], prepared[2], prepared[3]
-
-	stamp := now()
-	for _, e := range events {
-		var old ragd.Event
-		var oldTime string
-		var oldPayload sql.NullString
-		err := lookup.QueryRowContext(ctx, projectID, e.ID).Scan(&old.SessionID, &old.Type, &old.Actor, &old.Text, &oldTime, &oldPayload)
-		switch {
-		case err == nil:
-			old.ID, old.Time = e.ID, parseTime(oldTime)
-			if oldPayload.Valid {
-				old.Payload = []byte(oldPayload.String)
-			}
-			if diff := eventDiff(old, e); len(diff) > 0 {
-				res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: diff})
-			} else {
-				res.Duplicates++
-			}
-			continue
-		case !errors.Is(err, sql.ErrNoRows):
-			return ragd.AppendResult{}, fmt.Errorf("append event %q: look up: %w", e.ID, err)
-		}
-
-		r, err := newSession.ExecContext(ctx, projectID, e.SessionID, e.Title, stamp)
+	prepared := make([]*sql.Stmt, 0, len(stmts))
+	for _, q := range stmts {
+		st, err := tx.PrepareContext(ctx, q)
 		if err != nil {
-			return ragd.AppendResult{}, fmt.Errorf("append event %q: create session %q: %w", e.ID, e.SessionID, err)
-		}
-		if n, _ := r.RowsAffected(); n > 0 {
-			res.SessionsCreated++
-		} else if e.Title != "" {
-			if _, err := retitle.ExecContext(ctx, projectID, e.SessionID, e.Title, formatTime(e.Time)); err != nil {
-				return ragd.AppendResult{}, fmt.Errorf("append event %q: title session %q: %w", e.ID, e.SessionID, err)
+			for _, p := range prepared {
+				p.Close()
 			}
+			return nil, fmt.Errorf("prepare: %w", err)
 		}
-		var payload any
-		if e.Payload != nil {
-			payload = string(e.Payload)
-		}
-		if _, err := insert.ExecContext(ctx, projectID, e.SessionID, e.ID, e.Type, e.Actor, e.Text,
-			payload, formatTime(e.Time), stamp); err != nil {
-			return ragd.AppendResult{}, fmt.Errorf("append event %q: %w", e.ID, err)
-		}
-		res.Appended++
-		res.ByType[e.Type]++
+		prepared = append(prepared, st)
 	}
-	if err := tx.Commit(); err != nil {
-		return ragd.AppendResult{}, fmt.Errorf("append events to project %d: commit: %w", projectID, err)
+	return &eventWriter{projectID: projectID, lookup: prepared[0], newSession: prepared[1], retitle: prepared[2],
+		insert: prepared[3], stamp: now()}, nil
+}
+
+func (w *eventWriter) Close() {
+	for _, st := range []*sql.Stmt{w.lookup, w.newSession, w.retitle, w.insert} {
+		st.Close()
 	}
-	return res, nil
+}
+
+// write stores e, counting it in res. It reports whether e was stored (not
+// a duplicate, not a conflict) and whether it changed its session's title.
+func (w *eventWriter) write(ctx context.Context, e *ragd.Event, res *ragd.AppendResult) (stored, titled bool, err error) {
+	var old ragd.Event
+	var oldTime string
+	var oldPayload sql.NullString
+	err = w.lookup.QueryRowContext(ctx, w.projectID, e.ID).Scan(&old.SessionID, &old.Type, &old.Actor, &old.Text, &oldTime, &oldPayload)
+	switch {
+	case err == nil:
+		old.ID, old.Time = e.ID, parseTime(oldTime)
+		if oldPayload.Valid {
+			old.Payload = []byte(oldPayload.String)
+		}
+		if diff := eventDiff(old, *e); len(diff) > 0 {
+			res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: diff})
+		} else {
+			res.Duplicates++
+		}
+		return false, false, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return false, false, fmt.Errorf("append event %q: look up: %w", e.ID, err)
+	}
+
+	r, err := w.newSession.ExecContext(ctx, w.projectID, e.SessionID, e.Title, w.stamp)
+	if err != nil {
+		return false, false, fmt.Errorf("append event %q: create session %q: %w", e.ID, e.SessionID, err)
+	}
+	if n, _ := r.RowsAffected(); n > 0 {
+		res.SessionsCreated++
+	} else if e.Title != "" {
+		r, err := w.retitle.ExecContext(ctx, w.projectID, e.SessionID, e.Title, formatTime(e.Time))
+		if err != nil {
+			return false, false, fmt.Errorf("append event %q: title session %q: %w", e.ID, e.SessionID, err)
+		}
+		n, _ := r.RowsAffected()
+		titled = n > 0
+	}
+	var payload any
+	if e.Payload != nil {
+		payload = string(e.Payload)
+	}
+	if _, err := w.insert.ExecContext(ctx, w.projectID, e.SessionID, e.ID, e.Type, e.Actor, e.Text,
+		payload, formatTime(e.Time), w.stamp); err != nil {
+		return false, false, fmt.Errorf("append event %q: %w", e.ID, err)
+	}
+	res.Appended++
+	res.ByType[e.Type]++
+	return true, titled, nil
 }
 
 func checkEvent(e *ragd.Event) error {

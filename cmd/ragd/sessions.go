@@ -40,7 +40,8 @@ follow shows which tools' transcripts the daemon follows as they are
 written: set [sessions] follow in the configuration and restart the
 daemon to change it. forget deletes a session's events and chunks; later
 imports leave it out. show prints one stored event.
-Make imported messages searchable with ragd reindex --scope session.
+Imported messages are searchable at once: their chunks are written as
+they are stored.
 `,
 	examples: `  ragd sessions import --from claude-code
   ragd sessions import --from codex ~/.codex/sessions/2026 --project billing
@@ -169,7 +170,7 @@ func printTranscriptReport(w io.Writer, rep *api.TranscriptReport) {
 		}
 	}
 	if rep.Indexed > 0 {
-		fmt.Fprintln(w, "make them searchable: ragd reindex --scope session")
+		fmt.Fprintf(w, "searchable now: %d chunks written\n", rep.Chunks)
 	}
 }
 
@@ -280,14 +281,18 @@ func importEventFile(ctx context.Context, e *env, path string) error {
 		fmt.Fprintf(e.stdout, "  conflict: %s\n", c.Error)
 	}
 	if rep.Messages > 0 {
-		fmt.Fprintln(e.stdout, searchableHint(ctx, c, id))
+		fmt.Fprintln(e.stdout, searchableHint(ctx, c, id, rep.AppendResult))
 	}
 	return nil
 }
 
-// searchableHint says how new messages of a project become searchable: by
-// themselves within seconds when it reindexes automatically, else the command.
-func searchableHint(ctx context.Context, c *client.Client, project string) string {
+// searchableHint says how new messages of a project become searchable: at
+// once when their chunks were written with them; else by themselves within
+// seconds when it reindexes automatically, else the command.
+func searchableHint(ctx context.Context, c *client.Client, project string, res api.AppendResult) string {
+	if res.Unindexed == 0 {
+		return fmt.Sprintf("searchable now: %d chunks written", res.Chunks)
+	}
 	if p, err := c.Project(ctx, project); err == nil && p.AutoReindex {
 		return "auto-reindex is on: the daemon makes them searchable within seconds"
 	}
