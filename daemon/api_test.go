@@ -228,6 +228,9 @@ func TestAPI_DegradedWhenProviderDown(t *testing.T) {
 func TestAPI_Sessions(t *testing.T) {
 	ctx := context.Background()
 	d, _ := startDocs(t, newServer(t).URL)
+	// Appended chunks stay lexical until the reindex below: the background
+	// fill, which would embed them meanwhile, is tested on its own.
+	d.StopBackfill()
 	c := d.Client
 	const s1 = "s-2026-storage"
 

@@ -17,6 +17,9 @@ import (
 func TestAppend_SearchableAtOnce(t *testing.T) {
 	ctx := context.Background()
 	d, _ := startDocs(t, newServer(t).URL)
+	// Lexically, as appended: vectors filled meanwhile would move the
+	// fused scores (backfill_test.go tests the fill).
+	d.StopBackfill()
 	c := d.Client
 	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 

@@ -61,9 +61,13 @@ type Daemon struct {
 	embedder *embedding.Service
 	indexer  *index.Indexer
 	backfill *index.Backfill
-	searcher *search.Searcher
-	watcher  *watcher
-	follower *follower
+	// stopBackfill ends the fill's loop early (tests whose answers must
+	// not depend on its timing); backfillDone is closed when it ends.
+	stopBackfill context.CancelFunc
+	backfillDone chan struct{}
+	searcher     *search.Searcher
+	watcher      *watcher
+	follower     *follower
 
 	// transcripts serialises the reading of transcript files (imports and
 	// the follower), so that one file is never read into the store twice
@@ -190,10 +194,13 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		}
 		d.served <- err
 	}()
+	bctx, stop := context.WithCancel(d.ctx)
+	d.stopBackfill, d.backfillDone = stop, make(chan struct{})
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		d.backfill.Run(d.ctx) // resumes the queue a previous run left
+		defer close(d.backfillDone)
+		d.backfill.Run(bctx) // resumes the queue a previous run left
 	}()
 	d.logger.Info("listening", "socket", paths.Socket, "database", paths.Database, "space", space.String(), "version", Version)
 	return d, nil

@@ -15,3 +15,10 @@ func (d *Daemon) SetFollowHook(fn func(api.TranscriptReport)) {
 // SetBackfillHook makes the background vector fill call fn after each of
 // its steps with what it filled and its error.
 func (d *Daemon) SetBackfillHook(fn func(filled int, err error)) { d.backfill.OnStep(fn) }
+
+// StopBackfill ends the background vector fill and waits for it: answers
+// that show its queue and rate are then the same from run to run.
+func (d *Daemon) StopBackfill() {
+	d.stopBackfill()
+	<-d.backfillDone
+}
