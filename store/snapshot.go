@@ -258,7 +258,8 @@ func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs
 // match, best bm25 first, among the filter's project and scopes. match must
 // be a well-formed FTS5 query of tokens analysed for the project's language
 // (LexicalLanguage): the search package's parser builds it from user text.
-// Ties are ordered by chunk id.
+// Ties are ordered by the order the chunks were written (their seq), which
+// lets the FTS table cut the list before any row is joined to its chunk.
 func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, match string, k int) ([]ragd.LexicalCandidate, error) {
 	if k <= 0 || match == "" {
 		return nil, nil
@@ -273,17 +274,12 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, match 
 		return out, err
 	}
 	q := `SELECT c.id, bm25(` + t + `) AS score FROM ` + t + ` JOIN chunks c ON c.seq = ` + t + `.rowid
-		WHERE ` + t + ` MATCH ?`
+		WHERE ` + t + ` MATCH ? AND c.scope IN (` + placeholders(len(scopes)) + `) ORDER BY score, c.seq LIMIT ?`
 	args := []any{match}
-	if len(scopes) > 0 {
-		q += " AND c.scope IN (" + placeholders(len(scopes)) + ")"
-		for _, sc := range scopes {
-			args = append(args, sc)
-		}
+	for _, sc := range scopes {
+		args = append(args, sc)
 	}
-	q += " ORDER BY score, c.id LIMIT ?"
-	args = append(args, k)
-	rows, err := sn.tx.QueryContext(ctx, q, args...)
+	rows, err := sn.tx.QueryContext(ctx, q, append(args, k)...)
 	if err != nil {
 		return nil, fmt.Errorf("lexical candidates for %q: %w", match, err)
 	}
@@ -302,39 +298,38 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, match 
 	return out, nil
 }
 
-// The lexical window: the best rows of the FTS table alone, before any
-// join. Joining every matching row to chunks (for its id and scope) cost
-// four times the match itself at 100k chunks (50 vs 12 ms for a three-word
-// question, docs/adr/0009-scale.md): a row lookup in a table of 1.2 kB
-// rows for each of thousands of matches, where only k are kept.
+// The lexical window: the best rows of the FTS table alone, in the
+// candidates' order (score, then seq), before any join. Joining every
+// matching row to chunks (for its id and scope) cost four times the match
+// itself at 100k chunks (50 vs 12 ms for a three-word question,
+// docs/adr/0009-scale.md): a row lookup in a table of 1.2 kB rows for each
+// of thousands of matches, where only k are kept.
 const (
-	// lexicalWindowMargin rows beyond k tell a clean cut from a tie that
-	// straddles it.
-	lexicalWindowMargin = 8
-	// lexicalScopeFactor widens the window when scopes are filtered: some
+	// lexicalScopeFactor sizes the window when scopes are filtered: some
 	// of the best rows belong to the scopes left out.
 	lexicalScopeFactor = 4
+	// lexicalScopeMargin is added to it, for small k.
+	lexicalScopeMargin = 8
 )
 
-// lexicalWindow reads the best rows of match from table t alone, then the
-// ids and scopes of those only, and returns the k best of them in the
-// scopes, by score then id. exact is false when the window cannot vouch
-// for that being the whole query's answer (fewer than k in the scopes, or
-// a score at the cut shared with rows outside the window): the caller then
+// lexicalWindow reads the best rows of match from table t alone, in the
+// candidates' order, then the ids and scopes of those only, and returns
+// the first k of them in the scopes. Rows beyond the window come after
+// every row in it, so the answer is the whole query's unless the scopes
+// left fewer than k of a full window: exact is false then, and the caller
 // runs the whole join.
 func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string, match string, k int) (_ []ragd.LexicalCandidate, exact bool, _ error) {
-	window := k + lexicalWindowMargin
+	window := k
 	if len(scopes) > 0 {
-		window = lexicalScopeFactor*k + lexicalWindowMargin
+		window = lexicalScopeFactor*k + lexicalScopeMargin
 	}
-	rows, err := sn.tx.QueryContext(ctx, `SELECT rowid, bm25(`+t+`) AS score FROM `+t+` WHERE `+t+` MATCH ? ORDER BY score LIMIT ?`, match, window)
+	rows, err := sn.tx.QueryContext(ctx, `SELECT rowid, bm25(`+t+`) AS score FROM `+t+` WHERE `+t+` MATCH ? ORDER BY score, rowid LIMIT ?`, match, window)
 	if err != nil {
 		return nil, false, fmt.Errorf("lexical candidates for %q: %w", match, err)
 	}
 	type row struct {
 		seq   int64
 		score float64
-		id    string
 	}
 	var got []row
 	for rows.Next() {
@@ -352,9 +347,6 @@ func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string
 	if len(got) == 0 {
 		return nil, true, nil
 	}
-	full := len(got) == window // rows may match beyond the window
-	last := got[len(got)-1].score
-
 	seqs := make([]int64, len(got))
 	for i, r := range got {
 		seqs[i] = r.seq
@@ -383,25 +375,14 @@ func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string
 	if err := crows.Err(); err != nil {
 		return nil, false, fmt.Errorf("lexical candidates: %w", err)
 	}
-	in := got[:0]
+	out := make([]ragd.LexicalCandidate, 0, k)
 	for _, r := range got {
-		if id, ok := ids[r.seq]; ok {
-			r.id = id
-			in = append(in, r)
+		if id, ok := ids[r.seq]; ok && len(out) < k {
+			out = append(out, ragd.LexicalCandidate{ChunkID: id, BM25: r.score})
 		}
 	}
-	sort.Slice(in, func(i, j int) bool {
-		if in[i].score != in[j].score {
-			return in[i].score < in[j].score
-		}
-		return in[i].id < in[j].id
-	})
-	if full && (len(in) < k || in[k-1].score >= last) {
-		return nil, false, nil
-	}
-	out := make([]ragd.LexicalCandidate, 0, min(k, len(in)))
-	for _, r := range in[:min(k, len(in))] {
-		out = append(out, ragd.LexicalCandidate{ChunkID: r.id, BM25: r.score})
+	if len(out) < k && len(got) == window && len(scopes) > 0 {
+		return nil, false, nil // the scopes' next rows may lie beyond the window
 	}
 	return out, true, nil
 }
