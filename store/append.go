@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"github.com/ragd/ragd"
@@ -147,15 +146,11 @@ func prepareAppended(projectID int64, events []ragd.Event, chunks [][]ragd.Chunk
 				return nil, fmt.Errorf("event %q: duplicate chunk %d", c.EventID, c.Position)
 			}
 			seen[id] = true
-			hp := c.HeadingPath
-			if hp == nil {
-				hp = []string{}
-			}
-			heading, err := json.Marshal(hp)
+			heading, err := headingJSON(c.HeadingPath)
 			if err != nil {
-				return nil, fmt.Errorf("event %q: chunk %d: heading path: %w", c.EventID, c.Position, err)
+				return nil, fmt.Errorf("event %q: chunk %d: %w", c.EventID, c.Position, err)
 			}
-			items = append(items, appendedChunk{in: c, event: i, id: id, heading: string(heading)})
+			items = append(items, appendedChunk{in: c, event: i, id: id, heading: heading})
 		}
 	}
 	return items, nil

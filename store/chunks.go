@@ -64,13 +64,9 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 			return res, fmt.Errorf("replace %s: duplicate chunk %s#%d", scope, c.Source(scope), c.Position)
 		}
 		seen[id] = true
-		hp := c.HeadingPath
-		if hp == nil {
-			hp = []string{}
-		}
-		heading, err := json.Marshal(hp)
+		heading, err := headingJSON(c.HeadingPath)
 		if err != nil {
-			return res, fmt.Errorf("replace %s: heading path: %w", scope, err)
+			return res, fmt.Errorf("replace %s: %w", scope, err)
 		}
 		var vec []byte
 		if c.Vector != nil {
@@ -334,6 +330,19 @@ func deleteChunks(ctx context.Context, tx *sql.Tx, projectID int64, seqs []int64
 }
 
 // joinInts renders integers for an IN list; integers need no quoting.
+// headingJSON is a chunk's heading path as stored: a JSON array, [] for
+// none.
+func headingJSON(path []string) (string, error) {
+	if path == nil {
+		path = []string{}
+	}
+	b, err := json.Marshal(path)
+	if err != nil {
+		return "", fmt.Errorf("heading path %q: %w", path, err)
+	}
+	return string(b), nil
+}
+
 func joinInts(xs []int64) string {
 	var b strings.Builder
 	for i, x := range xs {
