@@ -89,6 +89,27 @@ func printReport(w io.Writer, rep *api.Report) {
 	state := "complete"
 	if !rep.Complete {
 		state = "NOT complete (see above: lexical-only chunks or failed scopes)"
+		if onlyDeferred(rep) {
+			state = "written; vectors follow in the background (ragd coverage shows how far)"
+		}
 	}
 	fmt.Fprintf(w, "reindex of %s: %s, %.1fs\n", rep.Project, state, float64(rep.DurationMs)/1000)
+}
+
+// onlyDeferred reports whether every scope was written and all that it
+// lacks are the vectors left to the background fill.
+func onlyDeferred(rep *api.Report) bool {
+	deferred := false
+	for _, sc := range rep.Scopes {
+		if sc.Status != api.StatusOK || sc.Embedding.Failed > 0 {
+			return false
+		}
+		if sc.LexicalOnly > 0 {
+			if sc.Embedding.Deferred == 0 {
+				return false
+			}
+			deferred = true
+		}
+	}
+	return deferred
 }

@@ -91,3 +91,28 @@ func TestBackfillText(t *testing.T) {
 		}
 	}
 }
+
+// A reindex whose only gap is the vectors left to the background fill says
+// so, not "NOT complete".
+func TestPrintReport_DeferredVectors(t *testing.T) {
+	ok := func(lexicalOnly, deferred, failed int) *api.ScopeReport {
+		return &api.ScopeReport{Scope: "docs", Status: api.StatusOK, LexicalOnly: lexicalOnly,
+			Embedding: api.EmbeddingReport{Deferred: deferred, Failed: failed}}
+	}
+	for _, tc := range []struct {
+		name   string
+		scopes []*api.ScopeReport
+		want   string
+	}{
+		{"deferred", []*api.ScopeReport{ok(300, 300, 0), ok(0, 0, 0)}, "vectors follow in the background"},
+		{"provider down", []*api.ScopeReport{ok(300, 0, 300)}, "NOT complete"},
+		{"deferred and failed", []*api.ScopeReport{ok(300, 300, 0), ok(5, 0, 5)}, "NOT complete"},
+		{"a scope failed", []*api.ScopeReport{ok(300, 300, 0), {Scope: "adr", Status: api.StatusFailed}}, "NOT complete"},
+	} {
+		var b strings.Builder
+		printReport(&b, &api.Report{Project: "p", Scopes: tc.scopes})
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("%s: %q lacks %q", tc.name, b.String(), tc.want)
+		}
+	}
+}
