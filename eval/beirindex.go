@@ -37,6 +37,9 @@ type BEIRIndexOptions struct {
 	Logger *slog.Logger
 	// Progress, if not nil, receives the reindex's progress.
 	Progress func(api.Progress)
+	// Vectors and QuantizeFrom are store.Options' of those names.
+	Vectors      store.VectorMode
+	QuantizeFrom int
 }
 
 // BEIRIndex is a BEIR corpus indexed as a project of its own store.
@@ -102,7 +105,8 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 
 	space := embedding.SpaceOf(opt.Embedding.Model, opt.Embedding.Dims)
 	dbPath := filepath.Join(opt.Work, "index-"+fileSafe(space.String())+".db")
-	x.Store, err = store.Open(ctx, dbPath, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger})
+	x.Store, err = store.Open(ctx, dbPath, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
+		Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})
 	if err != nil {
 		return nil, fmt.Errorf("BEIR index: %w", err)
 	}
@@ -127,6 +131,11 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 	x.IndexTime = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("BEIR index of %s: %w", b.Corpus, err)
+	}
+	// Searches before the codes are loaded scan exactly: wait, so that
+	// every query is retrieved the same way.
+	if err := x.Store.WaitVectorIndex(ctx); err != nil {
+		return nil, fmt.Errorf("BEIR index: %w", err)
 	}
 	return x, nil
 }

@@ -50,6 +50,11 @@ type Options struct {
 	// KeepFrequentTerms searches every word of a query, as
 	// search.Searcher's field of that name: to compare with pruning.
 	KeepFrequentTerms bool
+	// Vectors and QuantizeFrom open the store as the daemon's [search]
+	// vectors would (store.Options of those names); QuantizeFrom 1 puts
+	// every project through the codes, to measure what they cost.
+	Vectors      store.VectorMode
+	QuantizeFrom int
 	// Depth is the deepest candidate list a replay will read beyond the
 	// standard modes' (extra modes, a calibration grid).
 	Depth     int
@@ -158,6 +163,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 		logf("indexing %s (%d documents) in %s with %s…\n", b.Corpus, b.Docs, work, space)
 		idx, err := OpenBEIRIndex(ctx, b, BEIRIndexOptions{
 			Work: work, Embedding: opt.Embedding, Logger: opt.Logger, Progress: opt.Progress, Chunking: opt.Chunking,
+			Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom,
 		})
 		if err != nil {
 			return nil, err
@@ -174,8 +180,13 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 		if _, err := os.Stat(opt.Database); err != nil {
 			return nil, fmt.Errorf("no ragd database at %s (%v): register and index a project first (ragd add, ragd reindex)", opt.Database, err)
 		}
-		st, err = store.Open(ctx, opt.Database, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger})
+		st, err = store.Open(ctx, opt.Database, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
+			Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})
 		if err != nil {
+			return nil, err
+		}
+		if err := st.WaitVectorIndex(ctx); err != nil {
+			st.Close()
 			return nil, err
 		}
 		ev.cleanup = append(ev.cleanup, func() { st.Close() })

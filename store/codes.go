@@ -413,9 +413,12 @@ func (s *Store) commitVectors(tx *sql.Tx, ops []codeOp) error {
 
 // startCodes loads the codes in the background; searches scan exactly
 // until it is done.
-func (s *Store) startCodes() {
+func (s *Store) startCodes(from int) {
 	s.codes = newCodeIndex(s.dims)
 	s.quantizedMin, s.shortlistFactor, s.minShortlist = quantizedMinVectors, shortlistFactor, minShortlist
+	if from > 0 {
+		s.quantizedMin = from
+	}
 	if s.dims < quantizedMinDims {
 		s.quantizedMin = math.MaxInt // short vectors: always the exact scan
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"path/filepath"
 	"testing"
 
 	"github.com/ragd/ragd"
@@ -382,5 +383,31 @@ func TestQuantizedKNN_SnapshotOlderThanCodes(t *testing.T) {
 	}
 	if cs, err := sn.Chunks(ctx, ids); err != nil || len(cs) != 12 || cs[0].Content[:3] != "old" {
 		t.Fatalf("candidates not from the snapshot: %d chunks, %v", len(cs), err)
+	}
+}
+
+// QuantizeFrom sets the project size from which the codes are searched,
+// except for short vectors; a negative size is refused.
+func TestOpen_QuantizeFrom(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		dims, from, want int
+	}{
+		{256, 0, quantizedMinVectors},
+		{256, 1, 1},
+		{512, 5000, 5000},
+		{100, 1, math.MaxInt}, // short vectors: always exact
+	} {
+		s, err := Open(ctx, filepath.Join(t.TempDir(), "ragd.db"), Options{Space: fmt.Sprintf("test/%d", tc.dims), Dims: tc.dims, QuantizeFrom: tc.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.quantizedMin != tc.want {
+			t.Errorf("dims %d, from %d: codes from %d vectors, want %d", tc.dims, tc.from, s.quantizedMin, tc.want)
+		}
+		s.Close()
+	}
+	if _, err := Open(ctx, filepath.Join(t.TempDir(), "ragd.db"), Options{Space: "test/256", Dims: 256, QuantizeFrom: -1}); err == nil {
+		t.Error("a negative QuantizeFrom was accepted")
 	}
 }

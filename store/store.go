@@ -89,6 +89,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Vectors is the vector search mode. Optional: VectorsQuantized.
 	Vectors VectorMode
+	// QuantizeFrom is the number of a project's vectors from which a
+	// quantized store searches it through the codes. Optional: 20,000
+	// (below, the exact scan is cheap); 1 searches every project through
+	// them (to measure what the codes cost in quality). Vectors shorter
+	// than 256 dims are always scanned exactly.
+	QuantizeFrom int
 }
 
 // Store is an open ragd database. It is safe for concurrent use.
@@ -135,6 +141,9 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
+	}
+	if opt.QuantizeFrom < 0 {
+		return nil, fmt.Errorf("open store %s: quantize from %d vectors: want 0 (the default) or more", path, opt.QuantizeFrom)
 	}
 	if opt.Vectors, err = ParseVectorMode(string(opt.Vectors)); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -203,7 +212,7 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 		return nil, err
 	}
 	if opt.Vectors == VectorsQuantized {
-		s.startCodes()
+		s.startCodes(opt.QuantizeFrom)
 	}
 	return s, nil
 }

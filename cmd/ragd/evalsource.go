@@ -10,6 +10,7 @@ import (
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/eval"
 	"github.com/ragd/ragd/report"
+	"github.com/ragd/ragd/store"
 )
 
 // evalSource is where the judged queries of eval and calibrate come from,
@@ -19,6 +20,7 @@ type evalSource struct {
 	telemetry         bool
 	since, until      string
 	resamples         int
+	quantizeFrom      int
 	seed              uint64
 	level             float64
 }
@@ -32,6 +34,7 @@ func (s *evalSource) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.since, "since", "", "with --telemetry: window start, RFC 3339 time or a duration back (90d, 12h); default all")
 	fs.StringVar(&s.until, "until", "", "with --telemetry: window end (default now)")
 	fs.IntVar(&s.resamples, "bootstrap", 2000, "bootstrap resamples")
+	fs.IntVar(&s.quantizeFrom, "quantize-from", 0, "search projects of at least this many vectors through the one-bit codes (default: the store's 20000; 1 = every project, to measure what the codes cost)")
 	fs.Uint64Var(&s.seed, "seed", 1, "bootstrap seed")
 	fs.Float64Var(&s.level, "level", 0.95, "confidence level of the intervals")
 }
@@ -40,6 +43,9 @@ func (s *evalSource) addFlags(fs *flag.FlagSet) {
 // with the configuration's settings, the queries' project resolved as
 // --project or the current directory.
 func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, daemon.Paths, error) {
+	if s.quantizeFrom < 0 {
+		return eval.Options{}, daemon.Paths{}, usagef("--quantize-from %d: want 1 or more (0: the store's default)", s.quantizeFrom)
+	}
 	if s.resamples < 1 || s.level <= 0 || s.level >= 1 {
 		return eval.Options{}, daemon.Paths{}, usagef("--bootstrap %d, --level %v: want at least 1 resample and a level between 0 and 1", s.resamples, s.level)
 	}
@@ -70,9 +76,12 @@ func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, da
 		Search:    current,
 		// [search] prune_frequent_terms: compare rankings with and without.
 		KeepFrequentTerms: !cfg.Search.PruneFrequentTerms,
-		Depth:             depth,
-		Bootstrap:         eval.Bootstrap{Resamples: s.resamples, Seed: s.seed, Level: s.level},
-		Logger:            logger,
+		// [search] vectors: exact or quantized, as the daemon searches.
+		Vectors:      store.VectorMode(cfg.Search.Vectors),
+		QuantizeFrom: s.quantizeFrom,
+		Depth:        depth,
+		Bootstrap:    eval.Bootstrap{Resamples: s.resamples, Seed: s.seed, Level: s.level},
+		Logger:       logger,
 	}
 	if s.beir != "" {
 		return opt, paths, nil
