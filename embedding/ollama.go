@@ -73,6 +73,16 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok || limit <= 0 {
 		limit = defaultResponseLimit
 	}
+	if req.Method == http.MethodPost && req.GetBody != nil {
+		// An embedding is idempotent: say so, and the transport resends a
+		// request that a reused connection lost before any answer. A
+		// single-threaded server (the Node shim of the test kit) busy past
+		// its keep-alive timeout closes an idle connection just as the
+		// next batch is written on it; read as "provider down", that cost
+		// the rest of a reindex its vectors. An empty value is not sent.
+		req = req.Clone(req.Context())
+		req.Header["Idempotency-Key"] = nil
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,5 +166,62 @@ func TestClassify(t *testing.T) {
 		if f.reason != tt.want || f.fatal != tt.fatal {
 			t.Errorf("%s: classify = %q fatal=%v, want %q fatal=%v", tt.name, f.reason, f.fatal, tt.want, tt.fatal)
 		}
+	}
+}
+
+// A POST lost on a reused connection that the server closed (before any
+// answer) is sent again on a new one: embedding requests are idempotent.
+// The same request through the bare transport fails, so the test can.
+func TestTransport_RetriesPostOnAClosedReusedConnection(t *testing.T) {
+	var mu sync.Mutex
+	served := map[string]int{} // requests seen per client connection
+	dropped := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		mu.Lock()
+		served[r.RemoteAddr]++
+		drop := served[r.RemoteAddr] == 2 // the connection's second request
+		if drop {
+			dropped++
+		}
+		mu.Unlock()
+		if drop {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close() // as a server closing an idle connection would
+			}
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	post := func(c *http.Client) error {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(`{"input":["a"]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		_, err = io.ReadAll(resp.Body)
+		return err
+	}
+	client := newHTTPClient(1)
+	for i := range 3 {
+		if err := post(client); err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("the server dropped no request: the test tested nothing")
+	}
+	bare := &http.Client{Transport: client.Transport.(*limitTransport).base.(*http.Transport).Clone()}
+	if err := post(bare); err != nil {
+		t.Fatal(err)
+	}
+	if err := post(bare); err == nil {
+		t.Error("the bare transport resent a POST on its own: the retry is not this package's")
 	}
 }
