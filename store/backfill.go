@@ -14,17 +14,9 @@ import (
 // once (they search lexically), and the fill embeds them later, newest
 // first (docs/adr/0009-scale.md). Being rows, the queue survives restarts.
 
-// pendingIndexSQL makes the queue cheap to read however large the index:
-// a partial index holds only the chunks without a vector. It is created at
-// open, as the vec0 table is, so that it needs no migration number.
-const pendingIndexSQL = `CREATE INDEX IF NOT EXISTS chunks_without_vector ON chunks (seq) WHERE embedding_space IS NULL`
-
-func (s *Store) ensurePendingIndex(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, pendingIndexSQL); err != nil {
-		return fmt.Errorf("create the index of chunks without vectors in %s: %w", s.path, err)
-	}
-	return nil
-}
+// The partial index chunks_without_vector (migration 6) holds only the
+// chunks without a vector: the queue is cheap to read however large the
+// index.
 
 // PendingVectors returns up to limit chunks without a vector, newest first.
 func (s *Store) PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVector, error) {

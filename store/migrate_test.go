@@ -200,3 +200,38 @@ func latestVersion(t *testing.T) int {
 	}
 	return len(ms)
 }
+
+// TestMigration6_TablesAnOlderOpenCreated: a version 5 database already
+// has the transcript tables and the queue index (an older ragd created them
+// at open); migration 6 keeps them and their rows.
+func TestMigration6_TablesAnOlderOpenCreated(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ragd.db")
+	old := openAtVersion(t, path, 5, 4)
+	for _, q := range []string{
+		`INSERT INTO projects (id, name, path, created_at) VALUES (1, 'p', '/repos/p', '2026-11-30T00:00:00Z')`,
+		`CREATE TABLE transcript_files (path TEXT NOT NULL, project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+			format TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, checkpoint TEXT NOT NULL, updated_at TEXT NOT NULL,
+			PRIMARY KEY (path, project_id)) STRICT`,
+		`CREATE TABLE forgotten_sessions (project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+			session_id TEXT NOT NULL, forgotten_at TEXT NOT NULL, PRIMARY KEY (project_id, session_id)) STRICT`,
+		`CREATE INDEX chunks_without_vector ON chunks (seq) WHERE embedding_space IS NULL`,
+		`INSERT INTO forgotten_sessions VALUES (1, 's1', '2026-11-30T00:00:00Z')`,
+	} {
+		if _, err := old.db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	old.db.Close()
+	s := mustOpenAt(t, path, 4)
+	if v, err := s.SchemaVersion(ctx); err != nil || v != latestVersion(t) {
+		t.Fatalf("schema version %d, %v", v, err)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM forgotten_sessions WHERE session_id = 's1'").Scan(&n); err != nil || n != 1 {
+		t.Errorf("forgotten sessions after the migration: %d, %v", n, err)
+	}
+	if _, err := s.PendingVectorCount(ctx); err != nil {
+		t.Errorf("the queue index after the migration: %v", err)
+	}
+}

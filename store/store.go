@@ -192,12 +192,6 @@ func Open(ctx context.Context, path string, opt Options) (_ *Store, err error) {
 	if err := s.ensureVectorTable(ctx, opt.ResetSpace); err != nil {
 		return nil, err
 	}
-	if err := s.ensureTranscriptTables(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.ensurePendingIndex(ctx); err != nil {
-		return nil, err
-	}
 
 	s.rdb, err = sql.Open(driverName, dsn(path, opt.BusyTimeout, true))
 	if err != nil {

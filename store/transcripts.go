@@ -7,40 +7,8 @@ import (
 	"time"
 )
 
-// transcriptTables holds what the transcript importer keeps: where it
-// stopped reading each transcript file, and the sessions forgotten on
-// purpose. They are created here, at open, rather than by a numbered
-// migration, because the migrations before them are being written on other
-// branches and the runner wants versions without gaps; the statements are
-// idempotent, so moving them into a migration later changes nothing.
-const transcriptTables = `
-CREATE TABLE IF NOT EXISTS transcript_files (
-    path       TEXT NOT NULL,
-    -- the project the file's sessions went to: a checkpoint is only valid
-    -- for the project it was read into, and goes with it.
-    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-    format     TEXT NOT NULL,
-    size       INTEGER NOT NULL,   -- bytes when read
-    mtime_ns   INTEGER NOT NULL,   -- modification time when read
-    checkpoint TEXT NOT NULL,      -- JSON transcript.Checkpoint
-    updated_at TEXT NOT NULL,
-    PRIMARY KEY (path, project_id)
-) STRICT;
-
-CREATE TABLE IF NOT EXISTS forgotten_sessions (
-    project_id   INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-    session_id   TEXT NOT NULL,
-    forgotten_at TEXT NOT NULL,
-    PRIMARY KEY (project_id, session_id)
-) STRICT;
-`
-
-func (s *Store) ensureTranscriptTables(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, transcriptTables); err != nil {
-		return fmt.Errorf("create transcript tables in %s: %w", s.path, err)
-	}
-	return nil
-}
+// The transcript importer's tables (transcript_files, forgotten_sessions)
+// are created by migration 6.
 
 // TranscriptFile is where an import stopped reading a transcript file, for
 // one project. The store keeps the checkpoint opaque.
