@@ -191,21 +191,9 @@ func (sn *Snapshot) quantizedCandidates(ctx context.Context, projectID int64, sc
 	for i, e := range exact {
 		seqs[i] = e.seq
 	}
-	rows, err = sn.tx.QueryContext(ctx, "SELECT seq, id FROM chunks WHERE seq IN ("+joinInts(seqs)+")")
+	// The codes' mask already kept the scopes.
+	ids, err := chunkIDsBySeq(ctx, sn.tx, seqs, nil)
 	if err != nil {
-		return nil, true, fmt.Errorf("vector candidates: %w", err)
-	}
-	defer rows.Close()
-	ids := make(map[int64]string, len(seqs))
-	for rows.Next() {
-		var seq int64
-		var id string
-		if err := rows.Scan(&seq, &id); err != nil {
-			return nil, true, fmt.Errorf("vector candidates: %w", err)
-		}
-		ids[seq] = id
-	}
-	if err := rows.Err(); err != nil {
 		return nil, true, fmt.Errorf("vector candidates: %w", err)
 	}
 	out := make([]ragd.VectorCandidate, 0, len(exact))
@@ -351,28 +339,8 @@ func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string
 	for i, r := range got {
 		seqs[i] = r.seq
 	}
-	keep := map[string]bool{}
-	for _, sc := range scopes {
-		keep[sc] = true
-	}
-	ids := make(map[int64]string, len(got))
-	crows, err := sn.tx.QueryContext(ctx, "SELECT seq, id, scope FROM chunks WHERE seq IN ("+joinInts(seqs)+")")
+	ids, err := chunkIDsBySeq(ctx, sn.tx, seqs, scopes)
 	if err != nil {
-		return nil, false, fmt.Errorf("lexical candidates: %w", err)
-	}
-	for crows.Next() {
-		var seq int64
-		var id, scope string
-		if err := crows.Scan(&seq, &id, &scope); err != nil {
-			crows.Close()
-			return nil, false, fmt.Errorf("lexical candidates: %w", err)
-		}
-		if len(keep) == 0 || keep[scope] {
-			ids[seq] = id
-		}
-	}
-	crows.Close()
-	if err := crows.Err(); err != nil {
 		return nil, false, fmt.Errorf("lexical candidates: %w", err)
 	}
 	out := make([]ragd.LexicalCandidate, 0, k)
@@ -445,6 +413,33 @@ func (sn *Snapshot) VectorCoverage(ctx context.Context, f ragd.Filter) (chunks, 
 		return 0, 0, fmt.Errorf("vector coverage of project %d: %w", f.ProjectID, err)
 	}
 	return chunks, vectors, nil
+}
+
+// chunkIDsBySeq maps the seqs of chunks in scopes (every scope when nil)
+// to their ids: the candidate queries cut their lists by seq, and look up
+// only the ids they keep.
+func chunkIDsBySeq(ctx context.Context, q queryer, seqs []int64, scopes []string) (map[int64]string, error) {
+	keep := map[string]bool{}
+	for _, sc := range scopes {
+		keep[sc] = true
+	}
+	rows, err := q.QueryContext(ctx, "SELECT seq, id, scope FROM chunks WHERE seq IN ("+joinInts(seqs)+")")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := make(map[int64]string, len(seqs))
+	for rows.Next() {
+		var seq int64
+		var id, scope string
+		if err := rows.Scan(&seq, &id, &scope); err != nil {
+			return nil, err
+		}
+		if len(keep) == 0 || keep[scope] {
+			ids[seq] = id
+		}
+	}
+	return ids, rows.Err()
 }
 
 var _ ragd.Snapshot = (*Snapshot)(nil)
