@@ -424,7 +424,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 		p := addProject(t, s, "p", noDocs.Dir)
 		rep := reindex(t, newIndexer(s, nil), p, "docs", "adr")
 		for _, sr := range rep.Scopes {
-			if sr.Status != api.StatusOK || sr.Files != 0 || sr.Chunks.Total != 0 || !slices.Contains(sr.Notes, source.NoteNoDocsAtHead) {
+			if sr.Status != api.StatusOK || sr.Files != 0 || sr.Chunks.Total != 0 || !slices.Contains(sr.Notes, source.NoteNoProseAtHead) {
 				t.Errorf("%s: %+v", sr.Scope, sr)
 			}
 		}

@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/ragd/ragd"
 )
 
 // DefaultMaxFileBytes is the size above which a document is skipped when
@@ -27,9 +29,9 @@ const maxTreeDepth = 1024
 
 // Notes ReadDocs may add to Tree.Notes.
 const (
-	NoteNoDocsAtHead   = "no docs/ folder at HEAD"
-	NoteNoDocsWorkTree = "no docs/ folder in the working tree"
-	NoteNoCommitsYet   = "nothing committed yet: read from the working tree only"
+	NoteNoProseAtHead   = "no prose files at HEAD (markdown, MDX, reStructuredText, AsciiDoc)"
+	NoteNoProseWorkTree = "no prose files in the working tree (markdown, MDX, reStructuredText, AsciiDoc)"
+	NoteNoCommitsYet    = "nothing committed yet: read from the working tree only"
 )
 
 // Options tunes ReadDocs.
@@ -37,11 +39,14 @@ type Options struct {
 	// MaxFileBytes is the largest document read; larger ones are listed
 	// in Tree.Skipped. Zero or negative means DefaultMaxFileBytes.
 	MaxFileBytes int64
-	// WorkTree reads the files on disk under docs/ instead of the tree of
-	// the commit at HEAD: uncommitted and untracked files are seen,
-	// ignored ones (.gitignore, info/exclude) are not. It is an error for
-	// a bare repository.
+	// WorkTree reads the files on disk instead of the tree of the commit
+	// at HEAD: uncommitted and untracked files are seen, ignored ones
+	// (.gitignore, info/exclude) are not. It is an error for a bare
+	// repository.
 	WorkTree bool
+	// Layout is the project's own settings (ragd.Layout): they come before
+	// what the project declares and what its layout shows.
+	Layout ragd.Layout
 }
 
 // File is one document.
@@ -51,6 +56,8 @@ type File struct {
 	Path string
 	// Scope is ragd.ScopeADR or ragd.ScopeDocs.
 	Scope string
+	// Rule is why the file was read into Scope.
+	Rule Rule
 	// Content is the file's bytes as stored: text, but not checked to be
 	// valid UTF-8 (see ReasonBinary for what is refused).
 	Content []byte
@@ -58,14 +65,29 @@ type File struct {
 	Blob string
 }
 
-// Skipped is a path under docs/ that was deliberately not read.
+// Skipped is a path the rules chose that was deliberately not read.
 type Skipped struct {
-	Path   string
+	Path string
+	// Scope is the scope the path would have had.
+	Scope  string
 	Reason string // one of the Reason constants
 	// Size is the file's size in bytes for ReasonTooLarge, and the size
 	// recorded in the pointer for ReasonLFSPointer; otherwise 0.
 	Size int64
 }
+
+// LeftOut counts the prose files the rules left out for one reason; a
+// folder not entered at all (node_modules, testdata) counts as one, its
+// example ending in "/".
+type LeftOut struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+	// Examples are the first few paths, in path order.
+	Examples []string `json:"examples"`
+}
+
+// maxExamples bounds LeftOut.Examples: enough to recognise, not a dump.
+const maxExamples = 3
 
 // Tree is what ReadDocs found.
 type Tree struct {
@@ -81,14 +103,18 @@ type Tree struct {
 	Files []File
 	// Skipped are the paths left out, with why, sorted by Path.
 	Skipped []Skipped
-	// Notes are remarks about the whole read, such as NoteNoDocsAtHead.
+	// LeftOut counts the prose files the rules left out, by reason.
+	LeftOut []LeftOut
+	// Declared are the folders the project declares, used or stale.
+	Declared []Declaration
+	// Notes are remarks about the whole read, such as NoteNoProseAtHead.
 	Notes []string
 }
 
-// ReadDocs reads the markdown documents under docs/ of the repository
-// containing repoPath, from the commit at HEAD or, with opt.WorkTree, from
-// disk. It checks ctx between files. See the package documentation for what
-// is read and what is skipped.
+// ReadDocs reads the prose documents of the repository containing
+// repoPath, from the commit at HEAD or, with opt.WorkTree, from disk, and
+// gives each its scope by the rules of the package documentation. It checks
+// ctx between files.
 //
 // Errors wrap ErrNotRepository, ErrNoCommits (not in work-tree mode, where
 // an unborn branch gives a note instead) or ErrNoWorkTree.
@@ -107,7 +133,9 @@ func ReadDocs(ctx context.Context, repoPath string, opt Options) (*Tree, error) 
 		return nil, err
 	}
 	t := &Tree{Commit: head.Commit, Branch: head.Branch, Detached: head.Detached, WorkTree: opt.WorkTree}
+	prune := len(opt.Layout.Include) == 0
 
+	var rd reader
 	if opt.WorkTree {
 		if r.bare {
 			return nil, fmt.Errorf("source: %s: %w", r.root, ErrNoWorkTree)
@@ -115,12 +143,28 @@ func ReadDocs(ctx context.Context, repoPath string, opt Options) (*Tree, error) 
 		if noCommits {
 			t.Notes = append(t.Notes, NoteNoCommitsYet)
 		}
-		err = readWorkTree(ctx, r, t, limit)
+		w, err := listWorkTree(ctx, r, t, limit, prune)
+		if err != nil {
+			return nil, err
+		}
+		defer w.root.Close()
+		rd = w
 	} else {
-		err = readCommit(ctx, r, head.Commit, t, limit)
+		tr, err := listCommit(ctx, r, head.Commit, t, limit, prune)
+		if err != nil {
+			return nil, err
+		}
+		rd = tr
 	}
-	if err != nil {
-		return nil, err
+	if err := classifyAll(ctx, rd, t, opt.Layout); err != nil {
+		return nil, fmt.Errorf("source: reading %s: %w", r.root, err)
+	}
+	if len(t.Files) == 0 && len(t.Skipped) == 0 {
+		if opt.WorkTree {
+			t.Notes = append(t.Notes, NoteNoProseWorkTree)
+		} else {
+			t.Notes = append(t.Notes, NoteNoProseAtHead)
+		}
 	}
 	slices.SortFunc(t.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortFunc(t.Skipped, func(a, b Skipped) int {
@@ -129,57 +173,43 @@ func ReadDocs(ctx context.Context, repoPath string, opt Options) (*Tree, error) 
 	return t, nil
 }
 
-// treeReader walks docs/ in the tree of one commit.
+// treeReader walks the tree of one commit.
 type treeReader struct {
-	ctx   context.Context
-	st    storer.EncodedObjectStorer
-	root  *object.Tree
-	limit int64
-	out   *Tree
+	ctx     context.Context
+	st      storer.EncodedObjectStorer
+	root    *object.Tree
+	limit   int64
+	prune   bool
+	out     *Tree
+	entries []entry
 }
 
-func readCommit(ctx context.Context, r *repo, hash string, t *Tree, limit int64) error {
+func listCommit(ctx context.Context, r *repo, hash string, t *Tree, limit int64, prune bool) (*treeReader, error) {
 	c, err := r.git.CommitObject(plumbing.NewHash(hash))
 	if err != nil {
-		return fmt.Errorf("source: reading commit %s in %s: %w", hash, r.root, err)
+		return nil, fmt.Errorf("source: reading commit %s in %s: %w", hash, r.root, err)
 	}
 	root, err := c.Tree()
 	if err != nil {
-		return fmt.Errorf("source: reading tree of commit %s in %s: %w", hash, r.root, err)
+		return nil, fmt.Errorf("source: reading tree of commit %s in %s: %w", hash, r.root, err)
 	}
-	tr := &treeReader{ctx: ctx, st: r.git.Storer, root: root, limit: limit, out: t}
-
-	e, ok := findEntry(root, docsDir)
-	switch {
-	case !ok:
-		t.Notes = append(t.Notes, NoteNoDocsAtHead)
-		return nil
-	case e.Mode != filemode.Dir:
-		t.Notes = append(t.Notes, NoteNoDocsAtHead+" ("+docsDir+" is "+describeMode(e.Mode)+")")
-		return nil
+	tr := &treeReader{ctx: ctx, st: r.git.Storer, root: root, limit: limit, prune: prune, out: t}
+	if err := tr.walk("", root, 1); err != nil {
+		return nil, fmt.Errorf("source: reading the tree at %s in %s: %w", hash, r.root, err)
 	}
-	docs, err := object.GetTree(tr.st, e.Hash)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		tr.skip(docsDir, ReasonMissingObject, 0)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("source: reading tree %s in %s: %w", docsDir, r.root, err)
-	}
-	if err := tr.walk(docsDir, docs, 1); err != nil {
-		return fmt.Errorf("source: reading %s at %s in %s: %w", docsDir, hash, r.root, err)
-	}
-	return nil
+	return tr, nil
 }
 
 func (tr *treeReader) skip(p, reason string, size int64) {
 	tr.out.Skipped = append(tr.out.Skipped, Skipped{Path: p, Reason: reason, Size: size})
 }
 
-// walk reads the tree t found at git path dir. It iterates the entries
-// itself rather than using Tree.Files, which silently drops gitlinks, or
-// object.TreeWalker, which ends the walk early on a missing subtree and
-// refuses names that are not valid UTF-8.
+func (tr *treeReader) list() []entry { return tr.entries }
+
+// walk lists the tree t found at git path dir ("" for the root). It
+// iterates the entries itself rather than using Tree.Files, which silently
+// drops gitlinks, or object.TreeWalker, which ends the walk early on a
+// missing subtree and refuses names that are not valid UTF-8.
 func (tr *treeReader) walk(dir string, t *object.Tree, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("%s: %w", dir, object.ErrMaxTreeDepth)
@@ -188,13 +218,17 @@ func (tr *treeReader) walk(dir string, t *object.Tree, depth int) error {
 		if err := tr.ctx.Err(); err != nil {
 			return err
 		}
-		p := dir + "/" + e.Name
+		p := joinPath(dir, e.Name)
 		if e.Name == "" || e.Name == "." || e.Name == ".." || strings.Contains(e.Name, "/") {
 			tr.skip(p, ReasonInvalidName, 0)
 			continue
 		}
 		switch {
 		case e.Mode == filemode.Dir:
+			if tr.prune && prunable(e.Name) {
+				tr.entries = append(tr.entries, entry{path: p, kind: entryPruned})
+				continue
+			}
 			sub, err := object.GetTree(tr.st, e.Hash)
 			if errors.Is(err, plumbing.ErrObjectNotFound) {
 				tr.skip(p, ReasonMissingObject, 0)
@@ -207,35 +241,59 @@ func (tr *treeReader) walk(dir string, t *object.Tree, depth int) error {
 				return err
 			}
 		case e.Mode == filemode.Submodule:
-			tr.skip(p, ReasonSubmodule, 0)
+			tr.entries = append(tr.entries, entry{path: p, kind: entrySubmodule})
 		case e.Mode == filemode.Symlink:
-			if err := tr.symlink(p, e.Hash); err != nil {
-				return err
-			}
+			tr.entries = append(tr.entries, entry{path: p, kind: entryLink, hash: e.Hash})
 		case e.Mode.IsFile():
-			if _, ok := ScopeOf(p); ok {
-				if err := tr.blob(p, e.Hash); err != nil {
-					return err
-				}
+			if listed(e.Name) {
+				tr.entries = append(tr.entries, entry{path: p, kind: entryFile, hash: e.Hash})
 			}
 		}
 	}
 	return nil
 }
 
+// readDecl reads a declaring file at p, a regular file, bounded.
+func (tr *treeReader) readDecl(e entry) ([]byte, bool) {
+	if e.kind != entryFile {
+		return nil, false
+	}
+	b, err := object.GetBlob(tr.st, e.hash)
+	if err != nil || b.Size > maxDeclBytes {
+		return nil, false
+	}
+	content, err := readBlob(b, maxDeclBytes)
+	return content, err == nil
+}
+
+// read reads the entry chosen by the rules into the tree, or records why
+// not.
+func (tr *treeReader) read(e entry, d decision) error {
+	switch e.kind {
+	case entrySubmodule:
+		if d.reported() {
+			tr.out.Skipped = append(tr.out.Skipped, Skipped{Path: e.path, Scope: d.skipScope(), Reason: ReasonSubmodule})
+		}
+		return nil
+	case entryLink:
+		return tr.symlink(e.path, e.hash, d)
+	}
+	return tr.blob(e.path, e.hash, d)
+}
+
 // blob reads the blob h as the document at path p, or records why not.
-func (tr *treeReader) blob(p string, h plumbing.Hash) error {
-	scope, _ := ScopeOf(p)
+func (tr *treeReader) blob(p string, h plumbing.Hash, d decision) error {
+	scope := d.scope
 	b, err := object.GetBlob(tr.st, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		tr.skip(p, ReasonMissingObject, 0)
+		tr.skipIn(p, scope, ReasonMissingObject, 0)
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("reading blob %s for %s: %w", h, p, err)
 	}
 	if b.Size > tr.limit {
-		tr.skip(p, ReasonTooLarge, b.Size)
+		tr.skipIn(p, scope, ReasonTooLarge, b.Size)
 		return nil
 	}
 	content, err := readBlob(b, tr.limit)
@@ -243,14 +301,14 @@ func (tr *treeReader) blob(p string, h plumbing.Hash) error {
 		return fmt.Errorf("reading blob %s for %s: %w", h, p, err)
 	}
 	if size, ok := lfsPointer(content); ok {
-		tr.skip(p, ReasonLFSPointer, size)
+		tr.skipIn(p, scope, ReasonLFSPointer, size)
 		return nil
 	}
 	if isBinary(content) {
-		tr.skip(p, ReasonBinary, 0)
+		tr.skipIn(p, scope, ReasonBinary, 0)
 		return nil
 	}
-	tr.out.Files = append(tr.out.Files, File{Path: p, Scope: scope, Content: content, Blob: h.String()})
+	tr.out.Files = append(tr.out.Files, File{Path: p, Scope: scope, Rule: d.rule, Content: content, Blob: h.String()})
 	return nil
 }
 
@@ -258,8 +316,8 @@ func (tr *treeReader) blob(p string, h plumbing.Hash) error {
 // A markdown-named link is read or skipped with a reason; any other link is
 // reported only when it names a directory or leaves the repository, since
 // it may name a folder holding documents the reader did not follow.
-func (tr *treeReader) symlink(p string, h plumbing.Hash) error {
-	_, markdown := ScopeOf(p)
+func (tr *treeReader) symlink(p string, h plumbing.Hash, d decision) error {
+	markdown := d.scope != ""
 	b, err := object.GetBlob(tr.st, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		if markdown {
@@ -280,8 +338,8 @@ func (tr *treeReader) symlink(p string, h plumbing.Hash) error {
 		// Any link that leaves the repository is listed: it may name a
 		// folder of documents, and ragd does not look outside the
 		// repository to find out.
-		if markdown || reason == ReasonLinkAbsolute || reason == ReasonLinkOutside {
-			tr.skip(p, reason, 0)
+		if markdown || d.reported() && (reason == ReasonLinkAbsolute || reason == ReasonLinkOutside) {
+			tr.skipIn(p, d.skipScope(), reason, 0)
 		}
 		return nil
 	}
@@ -291,18 +349,24 @@ func (tr *treeReader) symlink(p string, h plumbing.Hash) error {
 	}
 	switch {
 	case ok && e.Mode == filemode.Dir:
-		tr.skip(p, ReasonLinkToDir, 0)
+		if d.reported() {
+			tr.skipIn(p, d.skipScope(), ReasonLinkToDir, 0)
+		}
 	case !markdown:
 	case !ok:
-		tr.skip(p, ReasonLinkDangling, 0)
+		tr.skipIn(p, d.scope, ReasonLinkDangling, 0)
 	case e.Mode == filemode.Symlink:
-		tr.skip(p, ReasonLinkToLink, 0)
+		tr.skipIn(p, d.scope, ReasonLinkToLink, 0)
 	case e.Mode.IsFile():
-		return tr.blob(p, e.Hash)
+		return tr.blob(p, e.Hash, d)
 	default:
-		tr.skip(p, ReasonLinkOther, 0)
+		tr.skipIn(p, d.scope, ReasonLinkOther, 0)
 	}
 	return nil
+}
+
+func (tr *treeReader) skipIn(p, scope, reason string, size int64) {
+	tr.out.Skipped = append(tr.out.Skipped, Skipped{Path: p, Scope: scope, Reason: reason, Size: size})
 }
 
 // lookup finds the entry at git path p in the root tree. It does not
@@ -354,17 +418,6 @@ func readBlob(b *object.Blob, limit int64) ([]byte, error) {
 	}
 	defer rc.Close()
 	return io.ReadAll(io.LimitReader(rc, limit))
-}
-
-func describeMode(m filemode.FileMode) string {
-	switch m {
-	case filemode.Symlink:
-		return "a symlink, not followed"
-	case filemode.Submodule:
-		return "a submodule, not read"
-	default:
-		return "a file"
-	}
 }
 
 // lfsPointerPrefixes start a Git LFS pointer file; the spec requires the

@@ -95,19 +95,39 @@ func TestScopeOf(t *testing.T) {
 		{"docs/adr/sub/0002-x.markdown", ragd.ScopeADR},
 		{"docs/adrx.md", ragd.ScopeDocs},
 		{"docs/adr.md", ragd.ScopeDocs},
-		{"docs/ADR/0001.md", ragd.ScopeDocs}, // git paths are case-sensitive
+		{"docs/ADR/0001.md", ragd.ScopeADR}, // folder names in any case
+		{"doc/adr/0001.md", ragd.ScopeADR},
+		{"decisions/0001-x.md", ragd.ScopeADR},
+		{"src/architecture-decisions/a.md", ragd.ScopeADR},
+		{"docs/historic-adrs/a.md", ragd.ScopeADR},
+		{"rfcs/0001-x/README.md", ragd.ScopeADR},
+		{"keps/sig-x/1-kep/README.md", ragd.ScopeADR},
+		{"guide/a.rst", ragd.ScopeDocs},
+		{"docs/a.adoc", ragd.ScopeDocs},
+		{"docs/a.mdx", ragd.ScopeDocs},
+		{"pkg/README.md", ragd.ScopeDocs},
+		{"pkg/notes.md", ragd.ScopeDocs},
+		{"node_modules/x/README.md", ""},
+		{"vendor/docs/a.md", ""},
+		{"pkg/testdata/a.md", ""},
+		{"website/versioned_docs/v1/a.md", ""},
+		{"LICENSE.md", ""},
+		{"docs/license.rst", ""},
+		{"requirements.txt", ""},
+		{"pkg/notes.txt", ""},
+		{"CHANGELOG.txt", ragd.ScopeDocs},
 		{"docs/guide/deep/x.MD", ragd.ScopeDocs},
 		{"docs/x.Markdown", ragd.ScopeDocs},
 		{"docs/caf\xe9.md", ragd.ScopeDocs},
-		{"docs/x.txt", ""},
+		{"docs/x.txt", ragd.ScopeDocs},
 		{"docs/md", ""},
 		{"docs/x.md.bak", ""},
 		{"docs/", ""},
 		{"docs", ""},
-		{"README.md", ""},
-		{"Docs/a.md", ""},
-		{"notdocs/a.md", ""},
-		{"sub/docs/a.md", ""},
+		{"README.md", ragd.ScopeDocs},
+		{"Docs/a.md", ragd.ScopeDocs},
+		{"notdocs/a.md", ragd.ScopeDocs},
+		{"sub/docs/a.md", ragd.ScopeDocs},
 		{"/docs/a.md", ""},
 		{"docs//a.md", ""},
 		{"docs/./a.md", ""},
@@ -143,13 +163,19 @@ func TestReadDocsPrefixRules(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			tree := readDocs(t, r.Dir, m.opt)
 			equalMaps(t, "files", files(tree), map[string]string{
+				"README.md":                  "docs:top readme",
+				"notes.md":                   "docs:not under docs",
+				"src/docs/x.md":              "docs:docs deeper down",
+				"Docs2/x.md":                 "docs:other folder",
 				"docs/index.md":              "docs:index",
 				"docs/adrx.md":               "docs:adr-like name",
 				"docs/adr.md":                "docs:adr-like file",
 				"docs/adr/0001-sqlite.md":    "adr:decision one",
 				"docs/adr/sub/0002.markdown": "adr:nested decision",
-				"docs/ADR/0003.md":           "docs:upper case folder",
+				"docs/ADR/0003.md":           "adr:upper case folder",
 				"docs/guide/a/b/deep.MD":     "docs:deep",
+				"docs/notes.txt":             "docs:text",
+				"docs/adr/template.txt":      "adr:text",
 			})
 			if !slices.IsSortedFunc(tree.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) }) {
 				t.Error("files not sorted by path")
@@ -188,7 +214,7 @@ func TestReadDocsFollowsCommits(t *testing.T) {
 			map[string]string{"docs/b.md": "docs:b", "docs/c.md": "docs:c"}},
 		{"rename into adr", func() string { return r.Rename(t, "mv", "docs/b.md", "docs/adr/0001.md") },
 			map[string]string{"docs/adr/0001.md": "adr:b", "docs/c.md": "docs:c"}},
-		{"rename out of docs", func() string { return r.Rename(t, "mv", "docs/c.md", "c.md") },
+		{"rename out of docs", func() string { return r.Rename(t, "mv", "docs/c.md", "testdata/c.md") },
 			map[string]string{"docs/adr/0001.md": "adr:b"}},
 		{"edit", func() string { return r.Commit(t, "edit", map[string]string{"docs/adr/0001.md": "b2"}) },
 			map[string]string{"docs/adr/0001.md": "adr:b2"}},
@@ -277,7 +303,7 @@ func TestBareRepository(t *testing.T) {
 	bare := src.CloneBare(t)
 
 	tree := readDocs(t, bare.Dir, Options{})
-	equalMaps(t, "files", files(tree), map[string]string{"docs/a.md": "docs:a", "docs/adr/1.md": "adr:d"})
+	equalMaps(t, "files", files(tree), map[string]string{"docs/a.md": "docs:a", "docs/adr/1.md": "adr:d", "README.md": "docs:r"})
 	if tree.Commit != head || tree.Branch != gittest.Branch {
 		t.Errorf("commit %s branch %q; want %s %q", tree.Commit, tree.Branch, head, gittest.Branch)
 	}
@@ -364,6 +390,8 @@ func TestSymlinks(t *testing.T) {
 		head = r.CommitSymlink(t, "link "+p, p, links[p])
 	}
 	wantFiles := map[string]string{
+		"README.md":         "docs:the readme",
+		"notes/n.md":        "docs:a note",
 		"docs/a.md":         "docs:a",
 		"docs/adr/1.md":     "adr:decision",
 		"docs/readme.md":    "docs:the readme",
@@ -452,7 +480,7 @@ func TestLFSPointerSkipped(t *testing.T) {
 		equalMaps(t, m.name+" files", files(tree), map[string]string{
 			"docs/quoted.md": "docs:Pointers start with\nversion https://git-lfs.github.com/spec/v1\n",
 		})
-		if len(tree.Skipped) != 1 || tree.Skipped[0] != (Skipped{Path: "docs/big.md", Reason: ReasonLFSPointer, Size: 5000}) {
+		if len(tree.Skipped) != 1 || tree.Skipped[0] != (Skipped{Path: "docs/big.md", Scope: ragd.ScopeDocs, Reason: ReasonLFSPointer, Size: 5000}) {
 			t.Errorf("%s: skipped %+v", m.name, tree.Skipped)
 		}
 	}
@@ -471,8 +499,8 @@ func TestTooLarge(t *testing.T) {
 		tree := readDocs(t, r.Dir, small)
 		equalMaps(t, m.name+" files", files(tree), map[string]string{"docs/ten.md": "docs:" + strings.Repeat("x", 10)})
 		want := []Skipped{
-			{Path: "docs/eleven.md", Reason: ReasonTooLarge, Size: 11},
-			{Path: "docs/huge.md", Reason: ReasonTooLarge, Size: DefaultMaxFileBytes + 1},
+			{Path: "docs/eleven.md", Scope: ragd.ScopeDocs, Reason: ReasonTooLarge, Size: 11},
+			{Path: "docs/huge.md", Scope: ragd.ScopeDocs, Reason: ReasonTooLarge, Size: DefaultMaxFileBytes + 1},
 		}
 		if !slices.Equal(tree.Skipped, want) {
 			t.Errorf("%s: skipped %+v, want %+v", m.name, tree.Skipped, want)
@@ -542,23 +570,23 @@ func TestNotRepository(t *testing.T) {
 
 func TestNoDocs(t *testing.T) {
 	r := gittest.New(t)
-	r.Commit(t, "readme", map[string]string{"README.md": "r", "doc/a.md": "singular"})
+	r.Commit(t, "code", map[string]string{"main.go": "package main", "LICENSE.md": "licence", "testdata/a.md": "fixture", "requirements.txt": "x"})
 	for _, m := range modes {
 		tree := readDocs(t, r.Dir, m.opt)
-		want := NoteNoDocsAtHead
+		want := NoteNoProseAtHead
 		if m.opt.WorkTree {
-			want = NoteNoDocsWorkTree
+			want = NoteNoProseWorkTree
 		}
 		if len(tree.Files) != 0 || !slices.Equal(tree.Notes, []string{want}) {
 			t.Errorf("%s: files %v notes %q; want none and %q", m.name, tree.Files, tree.Notes, want)
 		}
-	}
-
-	r.Commit(t, "docs file", map[string]string{"docs": "a file called docs"})
-	for _, m := range modes {
-		tree := readDocs(t, r.Dir, m.opt)
-		if len(tree.Files) != 0 || len(tree.Notes) != 1 || !strings.Contains(tree.Notes[0], "is a file") {
-			t.Errorf("%s: docs as a file: files %v notes %q", m.name, tree.Files, tree.Notes)
+		// What was left out is said, so that an empty index is not silent.
+		got := map[string]int{}
+		for _, lo := range tree.LeftOut {
+			got[lo.Reason] = lo.Count
+		}
+		if want := map[string]int{ReasonLicence: 1, ReasonVendoredOrTest: 1}; !maps.Equal(got, want) {
+			t.Errorf("%s: left out %v, want %v", m.name, got, want)
 		}
 	}
 }

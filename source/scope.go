@@ -3,38 +3,7 @@ package source
 import (
 	"path"
 	"strings"
-
-	"github.com/ragd/ragd"
 )
-
-const (
-	docsDir = "docs"
-	adrDir  = "docs/adr"
-)
-
-// ScopeOf reports whether path, a git path (slash-separated, relative to the
-// repository root), names a document ReadDocs reads, and its scope: "adr"
-// under docs/adr/, "docs" anywhere else under docs/. Only markdown files
-// qualify (.md or .markdown, extension in any case). Matching is exact and
-// case-sensitive, as git paths are: docs/ADR/x.md is "docs", and so is
-// docs/adrx.md. Paths that are not in git's canonical form (leading "/",
-// "." or ".." components, empty components) are refused rather than
-// cleaned, since no tree entry can have one.
-func ScopeOf(path string) (scope string, ok bool) {
-	if !strings.HasPrefix(path, docsDir+"/") || !isMarkdown(path) || !canonical(path) {
-		return "", false
-	}
-	if strings.HasPrefix(path, adrDir+"/") {
-		return ragd.ScopeADR, true
-	}
-	return ragd.ScopeDocs, true
-}
-
-// isMarkdown reports whether name has a markdown extension, in any case.
-func isMarkdown(name string) bool {
-	ext := strings.ToLower(path.Ext(name))
-	return ext == ".md" || ext == ".markdown"
-}
 
 // canonical reports whether p is a clean relative git path.
 func canonical(p string) bool {

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,67 +15,50 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// wtReader walks docs/ on disk. Every access goes through an os.Root at the
-// top of the working tree, so no symbolic link, however placed, can make it
-// read outside the repository.
+// wtReader walks the working tree on disk. Every access goes through an
+// os.Root at the top of the working tree, so no symbolic link, however
+// placed, can make it read outside the repository.
 type wtReader struct {
-	ctx   context.Context
-	root  *os.Root
-	limit int64
-	out   *Tree
+	ctx     context.Context
+	root    *os.Root
+	limit   int64
+	prune   bool
+	out     *Tree
+	entries []entry
 }
 
-func readWorkTree(ctx context.Context, r *repo, t *Tree, limit int64) error {
+// listWorkTree lists the working tree of r; the caller closes the
+// reader's root.
+func listWorkTree(ctx context.Context, r *repo, t *Tree, limit int64, prune bool) (*wtReader, error) {
 	root, err := os.OpenRoot(r.root)
 	if err != nil {
-		return fmt.Errorf("source: opening working tree %s: %w", r.root, err)
+		return nil, fmt.Errorf("source: opening working tree %s: %w", r.root, err)
 	}
-	defer root.Close()
-	w := &wtReader{ctx: ctx, root: root, limit: limit, out: t}
+	w := &wtReader{ctx: ctx, root: root, limit: limit, prune: prune, out: t}
 
 	// Lowest precedence first, as gitignore.NewMatcher wants: info/exclude
 	// (shared by all worktrees), then the top-level .gitignore. Global and
 	// system excludes are left out so that the result does not depend on
 	// the user's configuration.
 	ps := parseIgnore(readOptional(filepath.Join(r.commonDir, "info", "exclude")), nil)
-	ps = append(ps, w.ignoreFile("")...)
-
-	fi, err := root.Lstat(docsDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		t.Notes = append(t.Notes, NoteNoDocsWorkTree)
-		return nil
-	case err != nil:
-		return fmt.Errorf("source: %s in %s: %w", docsDir, r.root, err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t.Notes = append(t.Notes, NoteNoDocsWorkTree+" ("+docsDir+" is a symlink, not followed)")
-		return nil
-	case !fi.IsDir():
-		t.Notes = append(t.Notes, NoteNoDocsWorkTree+" ("+docsDir+" is a file)")
-		return nil
-	case gitignore.NewMatcher(ps).Match([]string{docsDir}, true):
-		t.Notes = append(t.Notes, NoteNoDocsWorkTree+" ("+docsDir+" is ignored)")
-		return nil
+	if err := w.walk("", ps); err != nil {
+		root.Close()
+		return nil, fmt.Errorf("source: reading working tree %s: %w", r.root, err)
 	}
-	if err := w.walk(docsDir, ps); err != nil {
-		return fmt.Errorf("source: reading %s in working tree %s: %w", docsDir, r.root, err)
-	}
-	return nil
+	return w, nil
 }
 
-func (w *wtReader) skip(p, reason string, size int64) {
-	w.out.Skipped = append(w.out.Skipped, Skipped{Path: p, Reason: reason, Size: size})
+func (w *wtReader) skip(p, scope, reason string, size int64) {
+	w.out.Skipped = append(w.out.Skipped, Skipped{Path: p, Scope: scope, Reason: reason, Size: size})
 }
 
-// walk reads the directory at git path dir; ps are the ignore patterns in
-// force above it.
+func (w *wtReader) list() []entry { return w.entries }
+
+// walk lists the directory at git path dir ("" for the top); ps are the
+// ignore patterns in force above it.
 func (w *wtReader) walk(dir string, ps []gitignore.Pattern) error {
 	if strings.Count(dir, "/") >= maxTreeDepth {
 		return fmt.Errorf("%s: directory nesting too deep", dir)
-	}
-	if w.isRepo(dir) {
-		w.skip(dir, ReasonNestedRepo, 0)
-		return nil
 	}
 	ps = append(slices.Clip(ps), w.ignoreFile(dir)...)
 	m := gitignore.NewMatcher(ps)
@@ -87,38 +71,78 @@ func (w *wtReader) walk(dir string, ps []gitignore.Pattern) error {
 		if err := w.ctx.Err(); err != nil {
 			return err
 		}
-		p := dir + "/" + e.Name()
+		p := joinPath(dir, e.Name())
 		parts := strings.Split(p, "/")
 		switch t := e.Type(); {
 		case t.IsDir():
-			if m.Match(parts, true) {
+			if e.Name() == ".git" || m.Match(parts, true) {
+				continue
+			}
+			if w.isRepo(p) {
+				w.entries = append(w.entries, entry{path: p, kind: entryNestedRepo})
+				continue
+			}
+			if w.prune && prunable(e.Name()) {
+				w.entries = append(w.entries, entry{path: p, kind: entryPruned})
 				continue
 			}
 			if err := w.walk(p, ps); err != nil {
 				return err
 			}
 		case t&fs.ModeSymlink != 0:
-			if m.Match(parts, false) {
-				continue
-			}
-			if err := w.symlink(p); err != nil {
-				return err
+			if !m.Match(parts, false) {
+				w.entries = append(w.entries, entry{path: p, kind: entryLink})
 			}
 		default:
-			if _, ok := ScopeOf(p); !ok || m.Match(parts, false) {
+			if !listed(e.Name()) || m.Match(parts, false) {
 				continue
 			}
+			kind := entryFile
 			if !t.IsRegular() {
-				// A FIFO named like a document would block the read.
-				w.skip(p, ReasonNotRegularFile, 0)
-				continue
+				kind = entryIrregular
 			}
-			if err := w.file(p, p); err != nil {
-				return err
-			}
+			w.entries = append(w.entries, entry{path: p, kind: kind})
 		}
 	}
 	return nil
+}
+
+// readDecl reads a declaring file, bounded.
+func (w *wtReader) readDecl(e entry) ([]byte, bool) {
+	if e.kind != entryFile {
+		return nil, false
+	}
+	f, err := w.root.Open(filepath.FromSlash(e.path))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDeclBytes {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxDeclBytes))
+	return b, err == nil
+}
+
+// read reads the entry chosen by the rules into the tree, or records why
+// not.
+func (w *wtReader) read(e entry, d decision) error {
+	switch e.kind {
+	case entryNestedRepo:
+		if d.reported() {
+			w.skip(e.path, d.skipScope(), ReasonNestedRepo, 0)
+		}
+		return nil
+	case entryIrregular:
+		// A FIFO named like a document would block the read.
+		if d.scope != "" {
+			w.skip(e.path, d.scope, ReasonNotRegularFile, 0)
+		}
+		return nil
+	case entryLink:
+		return w.symlink(e.path, d)
+	}
+	return w.file(e.path, e.path, d)
 }
 
 // isRepo reports whether dir is the top of a nested repository, such as a
@@ -129,7 +153,7 @@ func (w *wtReader) isRepo(dir string) bool {
 }
 
 func (w *wtReader) readDir(dir string) ([]fs.DirEntry, error) {
-	f, err := w.root.Open(filepath.FromSlash(dir))
+	f, err := w.root.Open(filepath.FromSlash(cmp.Or(dir, ".")))
 	if err != nil {
 		return nil, err
 	}
@@ -144,8 +168,8 @@ func (w *wtReader) readDir(dir string) ([]fs.DirEntry, error) {
 
 // file reads the regular file at git path src as the document at path p
 // (they differ for a symbolic link), or records why not.
-func (w *wtReader) file(p, src string) error {
-	scope, _ := ScopeOf(p)
+func (w *wtReader) file(p, src string, d decision) error {
+	scope := d.scope
 	f, err := w.root.Open(filepath.FromSlash(src))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // removed while we walked
@@ -159,7 +183,7 @@ func (w *wtReader) file(p, src string) error {
 		return fmt.Errorf("stat %s: %w", src, err)
 	}
 	if fi.Size() > w.limit {
-		w.skip(p, ReasonTooLarge, fi.Size())
+		w.skip(p, scope, ReasonTooLarge, fi.Size())
 		return nil
 	}
 	content, err := io.ReadAll(io.LimitReader(f, w.limit+1))
@@ -168,24 +192,24 @@ func (w *wtReader) file(p, src string) error {
 	}
 	if int64(len(content)) > w.limit {
 		// It grew after Stat.
-		w.skip(p, ReasonTooLarge, int64(len(content)))
+		w.skip(p, scope, ReasonTooLarge, int64(len(content)))
 		return nil
 	}
 	if size, ok := lfsPointer(content); ok {
-		w.skip(p, ReasonLFSPointer, size)
+		w.skip(p, scope, ReasonLFSPointer, size)
 		return nil
 	}
 	if isBinary(content) {
-		w.skip(p, ReasonBinary, 0)
+		w.skip(p, scope, ReasonBinary, 0)
 		return nil
 	}
-	w.out.Files = append(w.out.Files, File{Path: p, Scope: scope, Content: content})
+	w.out.Files = append(w.out.Files, File{Path: p, Scope: scope, Rule: d.rule, Content: content})
 	return nil
 }
 
 // symlink applies the same rules as treeReader.symlink to a link on disk.
-func (w *wtReader) symlink(p string) error {
-	_, markdown := ScopeOf(p)
+func (w *wtReader) symlink(p string, d decision) error {
+	markdown := d.scope != ""
 	target, err := w.root.Readlink(filepath.FromSlash(p))
 	if err != nil {
 		return fmt.Errorf("reading symlink %s: %w", p, err)
@@ -195,8 +219,8 @@ func (w *wtReader) symlink(p string) error {
 		// Any link that leaves the repository is listed: it may name a
 		// folder of documents, and ragd does not look outside the
 		// repository to find out.
-		if markdown || reason == ReasonLinkAbsolute || reason == ReasonLinkOutside {
-			w.skip(p, reason, 0)
+		if markdown || d.reported() && (reason == ReasonLinkAbsolute || reason == ReasonLinkOutside) {
+			w.skip(p, d.skipScope(), reason, 0)
 		}
 		return nil
 	}
@@ -206,16 +230,18 @@ func (w *wtReader) symlink(p string) error {
 	}
 	switch {
 	case ok && mode.IsDir():
-		w.skip(p, ReasonLinkToDir, 0)
+		if d.reported() {
+			w.skip(p, d.skipScope(), ReasonLinkToDir, 0)
+		}
 	case !markdown:
 	case !ok:
-		w.skip(p, ReasonLinkDangling, 0)
+		w.skip(p, d.scope, ReasonLinkDangling, 0)
 	case mode&fs.ModeSymlink != 0:
-		w.skip(p, ReasonLinkToLink, 0)
+		w.skip(p, d.scope, ReasonLinkToLink, 0)
 	case mode.IsRegular():
-		return w.file(p, tp)
+		return w.file(p, tp, d)
 	default:
-		w.skip(p, ReasonLinkOther, 0)
+		w.skip(p, d.scope, ReasonLinkOther, 0)
 	}
 	return nil
 }
