@@ -16,6 +16,8 @@ type Project struct {
 	// LexicalLanguage is the language the lexical index is analysed with:
 	// the setting, or the one detected at the first index; "" until then.
 	LexicalLanguage string
+	// Layout is where the project's docs are, as its user says.
+	Layout Layout
 }
 
 // LanguageInForce is the language the project's lexical index is, or at its

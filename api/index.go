@@ -93,8 +93,14 @@ type ScopeReport struct {
 	// Replaced are inputs indexed with their invalid UTF-8 or NUL bytes
 	// replaced by U+FFFD: indexed, but not as written.
 	Replaced []Input `json:"replaced"`
-	// Notes are remarks about the whole read, e.g. "no docs/ folder at HEAD".
+	// Notes are remarks about the whole read, e.g. "no prose files at HEAD".
 	Notes []string `json:"notes"`
+	// Found groups the documents read by the rule that chose them (docs,
+	// adr).
+	Found []Found `json:"found,omitempty"`
+	// Rules is the version of the rules that find documents the scope was
+	// read with: a scope read by older rules is stale.
+	Rules int `json:"rules,omitempty"`
 
 	Durations Durations `json:"durations"`
 	Summary   string    `json:"summary"`
@@ -209,6 +215,9 @@ type Coverage struct {
 	// chunks of every scope (its queue and rate are the daemon's, across
 	// projects); absent without an embedding provider.
 	Backfill *BackfillProgress `json:"backfill,omitempty"`
+	// Layout is what the rules found where, and what they left out; nil
+	// when the repository cannot be read.
+	Layout *Layout `json:"layout,omitempty"`
 }
 
 // Head is a repository's HEAD.
@@ -224,16 +233,17 @@ type Head struct {
 // ScopeCoverage is one scope's coverage.
 type ScopeCoverage struct {
 	Scope string `json:"scope"`
-	// Unit is what Total and Indexed count: "files" (markdown files under
-	// docs/ at HEAD) or "sessions" (sessions with indexed messages).
+	// Unit is what Total and Indexed count: "files" (the prose files the
+	// rules choose, at HEAD) or "sessions" (sessions with indexed
+	// messages).
 	Unit string `json:"unit"`
 	// Total sources and how many of them have chunks.
 	Total   int `json:"total"`
 	Indexed int `json:"indexed"`
 	// Unindexed lists the first sources without chunks.
 	Unindexed []string `json:"unindexed"`
-	// Skipped counts markdown files the reader leaves out (Git LFS
-	// pointers, files too large…); they are in Total, never in Indexed.
+	// Skipped counts chosen files the reader leaves out (Git LFS pointers,
+	// files too large…); they are in Total, never in Indexed.
 	Skipped int `json:"skipped,omitempty"`
 	// Messages and MessagesIndexed count session messages (chat.message,
 	// agent.response) and those with chunks.
@@ -252,4 +262,62 @@ type ScopeCoverage struct {
 	// says how.
 	Stale       bool   `json:"stale"`
 	StaleReason string `json:"staleReason,omitempty"`
+}
+
+// Found is a group of documents read into one scope by one rule.
+type Found struct {
+	Scope string `json:"scope"`
+	// Rule says it as a person reads it: "doc/adr/ (from .adr-dir)",
+	// "docs/ (docs folder)", "root file", "package README".
+	Rule string `json:"rule"`
+	// Kind, Dir and From are the rule's parts (source.Rule).
+	Kind  string `json:"kind"`
+	Dir   string `json:"dir,omitempty"`
+	From  string `json:"from,omitempty"`
+	Files int    `json:"files"`
+}
+
+// LeftOut counts the prose files the rules left out for one reason; a
+// folder not entered at all (node_modules, testdata) counts as one, its
+// example ending in "/".
+type LeftOut struct {
+	Reason   string   `json:"reason"`
+	Count    int      `json:"count"`
+	Examples []string `json:"examples"`
+}
+
+// Declared is a folder the project declares in a file of its own.
+type Declared struct {
+	File  string `json:"file"`
+	Dir   string `json:"dir"`
+	Scope string `json:"scope"`
+	// Missing is set for a folder that holds no prose (a stale
+	// declaration): it is not used.
+	Missing bool `json:"missing,omitempty"`
+}
+
+// Layout is what the rules found in a project's repository, and what they
+// left out: so that an empty index is never silent.
+type Layout struct {
+	// Settings are the project's own (ragd.Layout), as set.
+	Settings LayoutSettings `json:"settings"`
+	Found    []Found        `json:"found"`
+	LeftOut  []LeftOut      `json:"leftOut"`
+	Declared []Declared     `json:"declared"`
+	// Uncommitted names prose files in the working tree that are not in
+	// the commit read (at most 20), when HEAD is read: what
+	// `[index] work_tree = true` would add.
+	Uncommitted []string `json:"uncommitted,omitempty"`
+	// UncommittedCount is how many there are in all.
+	UncommittedCount int `json:"uncommittedCount,omitempty"`
+}
+
+// LayoutSettings is ragd.Layout on the wire: where a project's docs are,
+// as its user says.
+type LayoutSettings struct {
+	Include          []string `json:"include,omitempty"`
+	Exclude          []string `json:"exclude,omitempty"`
+	ADRDirs          []string `json:"adrDirs,omitempty"`
+	NoPackageReadmes bool     `json:"noPackageReadmes,omitempty"`
+	NoRootFiles      bool     `json:"noRootFiles,omitempty"`
 }

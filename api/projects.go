@@ -17,6 +17,11 @@ type ProjectInfo struct {
 	// LanguageSetting is the language set for the project; "" means
 	// automatic: detected from the text at its first index.
 	LanguageSetting string `json:"languageSetting"`
+	// Settings are the project's own rules for where its docs are.
+	Settings LayoutSettings `json:"settings"`
+	// Layout is what the rules find in the repository now: in the answers
+	// of add and of a change of settings, absent elsewhere.
+	Layout *Layout `json:"layout,omitempty"`
 }
 
 // AddProjectRequest registers a git repository.
@@ -26,6 +31,9 @@ type AddProjectRequest struct {
 	AutoReindex bool   `json:"autoReindex,omitempty"`
 	// Language sets the language of the lexical index; default automatic.
 	Language string `json:"language,omitempty"`
+	// Settings are where the project's docs are, where the rules would not
+	// find them (or find too much); default none.
+	Settings *LayoutSettings `json:"settings,omitempty"`
 }
 
 // PatchProjectRequest changes a project's settings; absent fields stay.
@@ -35,4 +43,7 @@ type PatchProjectRequest struct {
 	// A change rebuilds the project's lexical index from its chunks, with
 	// no re-embedding; it is refused (409) during a reindex.
 	Language *string `json:"language,omitempty"`
+	// Settings replace the project's rules for where its docs are, whole;
+	// the next reindex reads by them.
+	Settings *LayoutSettings `json:"settings,omitempty"`
 }

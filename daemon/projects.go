@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/lexical"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
@@ -22,7 +24,16 @@ func (d *Daemon) projectInfo(p ragd.Project) api.ProjectInfo {
 		stale = []string{}
 	}
 	return api.ProjectInfo{ID: p.Name, Path: p.Path, AutoReindex: p.AutoReindex, CreatedAt: p.CreatedAt, Stale: stale,
-		Language: p.LanguageInForce(), LanguageSetting: p.Language}
+		Language: p.LanguageInForce(), LanguageSetting: p.Language, Settings: index.Settings(p.Layout)}
+}
+
+// withLayout adds to info what the rules find in p's repository now. A
+// repository that cannot be read is no error here: the reindex says why.
+func (d *Daemon) withLayout(ctx context.Context, info api.ProjectInfo, p ragd.Project) api.ProjectInfo {
+	if l, err := d.indexer.Layout(ctx, p); err == nil {
+		info.Layout = l
+	}
+	return info
 }
 
 // project resolves the {project} path value: a name, or a URL-escaped path.
@@ -77,6 +88,12 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 			return badRequest("language: %v", err)
 		}
 	}
+	var layout ragd.Layout
+	if req.Settings != nil {
+		if layout, err = index.ParseSettings(*req.Settings); err != nil {
+			return badRequest("settings: %v", err)
+		}
+	}
 	name := req.Name
 	if name != "" && !store.ValidProjectName(name) {
 		return badRequest("name %q: use 1 to 64 of a-z, 0-9, '-', '_', '.', starting with a letter or digit", name)
@@ -117,8 +134,14 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 		}
 		p = ch.Project
 	}
+	if !layout.IsZero() {
+		if err := d.store.SetLayout(r.Context(), p.ID, layout); err != nil {
+			return fmt.Errorf("project %s registered, settings not set: %w", p.Name, err)
+		}
+		p.Layout = layout
+	}
 	d.watcher.add(p)
-	writeJSON(w, http.StatusCreated, d.projectInfo(p))
+	writeJSON(w, http.StatusCreated, d.withLayout(r.Context(), d.projectInfo(p), p))
 	return nil
 }
 
@@ -166,8 +189,14 @@ func (d *Daemon) handlePatchProject(w http.ResponseWriter, r *http.Request) erro
 	if err := d.decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	if req.AutoReindex == nil && req.Language == nil {
-		return badRequest("nothing to change: give autoReindex or language")
+	if req.AutoReindex == nil && req.Language == nil && req.Settings == nil {
+		return badRequest("nothing to change: give autoReindex, language or settings")
+	}
+	var layout ragd.Layout
+	if req.Settings != nil {
+		if layout, err = index.ParseSettings(*req.Settings); err != nil {
+			return badRequest("settings: %v", err)
+		}
 	}
 	if req.Language != nil {
 		// First: it is the change that can be refused (mid-reindex).
@@ -184,7 +213,15 @@ func (d *Daemon) handlePatchProject(w http.ResponseWriter, r *http.Request) erro
 		p.AutoReindex = *req.AutoReindex
 		d.watcher.add(p)
 	}
-	writeJSON(w, http.StatusOK, d.projectInfo(p))
+	info := d.projectInfo(p)
+	if req.Settings != nil {
+		if err := d.store.SetLayout(r.Context(), p.ID, layout); err != nil {
+			return err
+		}
+		p.Layout = layout
+		info = d.withLayout(r.Context(), d.projectInfo(p), p)
+	}
+	writeJSON(w, http.StatusOK, info)
 	return nil
 }
 

@@ -23,7 +23,7 @@ func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*api.Coverage,
 	cov := &api.Coverage{Project: p.Name, Notes: []string{}, Language: p.LanguageInForce(), LanguageSetting: p.Language}
 	_, cov.Running = ix.Running(p.ID)
 
-	tree, err := source.ReadDocs(ctx, p.Path, ix.Source)
+	tree, err := source.ReadDocs(ctx, p.Path, ix.sourceOptions(p))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
@@ -33,6 +33,7 @@ func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*api.Coverage,
 	} else {
 		cov.Head = &api.Head{Commit: tree.Commit, Branch: tree.Branch, Detached: tree.Detached, WorkTree: tree.WorkTree}
 		cov.Notes = append(cov.Notes, tree.Notes...)
+		cov.Layout = ix.layout(ctx, p, tree)
 	}
 	for _, scope := range []string{ragd.ScopeDocs, ragd.ScopeADR} {
 		sc, err := ix.docCoverage(ctx, p, scope, tree)
@@ -97,7 +98,7 @@ func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string
 		}
 	}
 	for _, s := range tree.Skipped {
-		if got, ok := source.ScopeOf(s.Path); ok && got == scope {
+		if s.Scope == scope {
 			sc.Total++
 			sc.Skipped++
 		}
@@ -108,6 +109,8 @@ func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string
 		// Nothing to index and nothing indexed: not stale.
 	case run == nil:
 		sc.Stale, sc.StaleReason = true, "never indexed"
+	case lastRules(run) < RulesVersion:
+		sc.Stale, sc.StaleReason = true, "indexed by older rules for finding documents: reindex to read what they now find"
 	case run.Commit != tree.Commit:
 		sc.Stale = true
 		sc.StaleReason = fmt.Sprintf("HEAD moved from %s to %s since the last index", short(run.Commit), short(tree.Commit))
@@ -120,6 +123,16 @@ func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string
 		}
 	}
 	return sc, nil
+}
+
+// lastRules is the RulesVersion a run read its documents with: 1 for runs
+// from before the version was recorded.
+func lastRules(run *ragd.Run) int {
+	var last api.ScopeReport
+	if json.Unmarshal(run.Report, &last) != nil || last.Rules == 0 {
+		return 1
+	}
+	return last.Rules
 }
 
 func short(commit string) string {

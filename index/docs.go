@@ -1,11 +1,13 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,17 +32,42 @@ func replacedReason(runs int) string {
 	return fmt.Sprintf("%d run(s) of invalid UTF-8 or NUL bytes replaced by U+FFFD", runs)
 }
 
-// adrPrefix is where scope adr starts; any other path under docs/ is docs.
-const adrPrefix = "docs/adr/"
+// RulesVersion is the version of the rules that find a project's
+// documents (package source): a scope indexed by an older version is
+// stale, since the same commit may now give other files. Version 1 read
+// markdown under docs/ only; version 2 reads where the project keeps its
+// prose (docs/adr/0010-where-docs-are.md).
+const RulesVersion = 2
 
-// scopeOfPath attributes a path the git reader reported to a scope, by the
-// same prefix rule as source.ScopeOf, for paths that are not markdown files
-// too (a submodule, a linked directory).
-func scopeOfPath(p string) string {
-	if strings.HasPrefix(p, adrPrefix) {
-		return ragd.ScopeADR
+// sourceOptions are the reader's options for project p: the daemon's, with
+// the project's own settings.
+func (ix *Indexer) sourceOptions(p ragd.Project) source.Options {
+	opt := ix.Source
+	opt.Layout = p.Layout
+	return opt
+}
+
+// found groups the files of scope in tree by the rule that chose them, the
+// largest group first.
+func found(tree *source.Tree, scope string) []api.Found {
+	idx := map[source.Rule]int{}
+	var out []api.Found
+	for _, f := range tree.Files {
+		if f.Scope != scope {
+			continue
+		}
+		i, ok := idx[f.Rule]
+		if !ok {
+			i = len(out)
+			idx[f.Rule] = i
+			out = append(out, api.Found{Scope: scope, Rule: f.Rule.String(), Kind: f.Rule.Kind, Dir: f.Rule.Dir, From: f.Rule.From})
+		}
+		out[i].Files++
 	}
-	return ragd.ScopeDocs
+	slices.SortStableFunc(out, func(a, b api.Found) int {
+		return cmp.Or(cmp.Compare(b.Files, a.Files), strings.Compare(a.Rule, b.Rule))
+	})
+	return out
 }
 
 // digest identifies the documents of a scope in tree: the SHA-256 of their
@@ -62,7 +89,7 @@ func (r *reindex) readTree(ctx context.Context, scope string) (*source.Tree, err
 		r.treeRead = true
 		r.progress(api.Progress{Phase: api.PhaseRead, Scope: scope})
 		start := time.Now()
-		r.tree, r.treeErr = source.ReadDocs(ctx, r.p.Path, r.ix.Source)
+		r.tree, r.treeErr = source.ReadDocs(ctx, r.p.Path, r.ix.sourceOptions(r.p))
 		r.readTime = time.Since(start)
 	}
 	if r.treeErr != nil {
@@ -84,8 +111,9 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.Ch
 		sr.Digest = digest(tree, sr.Scope)
 	}
 	sr.Notes = append(sr.Notes, tree.Notes...)
+	sr.Found, sr.Rules = found(tree, sr.Scope), RulesVersion
 	for _, s := range tree.Skipped {
-		if scopeOfPath(s.Path) == sr.Scope {
+		if cmp.Or(s.Scope, ragd.ScopeDocs) == sr.Scope {
 			sr.Skipped = append(sr.Skipped, api.Input{Path: s.Path, Reason: s.Reason, Size: s.Size})
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -42,16 +43,43 @@ func (s *Store) AddProject(ctx context.Context, name, path string) (ragd.Project
 	return p, nil
 }
 
-const projectColumns = "id, name, path, auto_reindex, created_at, language, lexical_language"
+const projectColumns = "id, name, path, auto_reindex, created_at, language, lexical_language, layout"
 
 func scanProject(r scanner) (ragd.Project, error) {
 	var p ragd.Project
-	var created string
-	if err := r.Scan(&p.ID, &p.Name, &p.Path, &p.AutoReindex, &created, &p.Language, &p.LexicalLanguage); err != nil {
+	var created, layout string
+	if err := r.Scan(&p.ID, &p.Name, &p.Path, &p.AutoReindex, &created, &p.Language, &p.LexicalLanguage, &layout); err != nil {
 		return p, err
 	}
 	p.CreatedAt = parseTime(created)
+	if layout != "" {
+		if err := json.Unmarshal([]byte(layout), &p.Layout); err != nil {
+			return p, fmt.Errorf("project %s: layout settings: %w", p.Name, err)
+		}
+	}
 	return p, nil
+}
+
+// SetLayout replaces a project's settings for where its docs are; the
+// next reindex reads by them.
+func (s *Store) SetLayout(ctx context.Context, projectID int64, l ragd.Layout) error {
+	defer s.projects.forget()
+	var text string
+	if !l.IsZero() {
+		b, err := json.Marshal(l)
+		if err != nil {
+			return fmt.Errorf("set layout of project %d: %w", projectID, err)
+		}
+		text = string(b)
+	}
+	r, err := s.db.ExecContext(ctx, "UPDATE projects SET layout = ? WHERE id = ?", text, projectID)
+	if err != nil {
+		return fmt.Errorf("set layout of project %d: %w", projectID, err)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return fmt.Errorf("set layout of project %d: %w", projectID, ragd.ErrNotFound)
+	}
+	return nil
 }
 
 // Projects lists the registered projects by name.

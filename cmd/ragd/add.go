@@ -15,9 +15,12 @@ var addCommand = command{
 	usage: `Usage: ragd add [PATH] [flags]
 
 Register the git repository at PATH (default: the current directory) with
-the daemon. Nothing is indexed yet: ragd reindex indexes its docs and ADRs
-from the commit at HEAD. With --auto-reindex the daemon reindexes the
-project by itself when HEAD moves.
+the daemon, and say what ragd will read of it: which docs and ADRs, found
+where and by which rule, and what it leaves out. Nothing is indexed yet:
+ragd reindex indexes them from the commit at HEAD. With --auto-reindex the
+daemon reindexes the project by itself when HEAD moves. The settings flags
+(--adr-dir, --include, --exclude, ...) are those of ragd layout, which
+changes them later.
 `,
 	examples: `  ragd add                                    # the repository here
   ragd add ~/src/billing --name billing       # choose its short id
@@ -31,6 +34,7 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 	name := fs.String("name", "", "short id (default: from the folder name)")
 	auto := fs.Bool("auto-reindex", false, "reindex by itself when HEAD moves")
 	lang := fs.String("language", "", "language of the keyword index: english, russian, portuguese, spanish, german, french or simple (default: detected at the first index)")
+	lf := addLayoutFlags(fs)
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -53,7 +57,12 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := c.AddProject(ctx, api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto, Language: *lang})
+	req := api.AddProjectRequest{Path: abs, Name: *name, AutoReindex: *auto, Language: *lang}
+	if lf.set() {
+		s := lf.settings(api.LayoutSettings{})
+		req.Settings = &s
+	}
+	p, err := c.AddProject(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -61,5 +70,6 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 		return e.printJSON(p)
 	}
 	fmt.Fprintf(e.stdout, "added project %s (%s); index it with: ragd reindex --project %s\n", p.ID, p.Path, p.ID)
+	printLayout(e.stdout, p.Layout, "")
 	return nil
 }

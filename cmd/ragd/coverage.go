@@ -66,6 +66,7 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 	for _, n := range cov.Notes {
 		fmt.Fprintf(e.stdout, "  note: %s\n", n)
 	}
+	printLayout(e.stdout, cov.Layout, "  ")
 	if cov.Backfill != nil && cov.Backfill.Pending > 0 {
 		fmt.Fprintf(e.stdout, "  vectors: %s\n", backfillText(cov.Backfill))
 	}

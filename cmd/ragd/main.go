@@ -58,6 +58,7 @@ var commands = []command{
 	searchCommand,
 	coverageCommand,
 	languageCommand,
+	layoutCommand,
 	feedbackCommand,
 	sessionsCommand,
 	measureCommand,

@@ -1,0 +1,75 @@
+package index
+
+import (
+	"context"
+
+	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/source"
+)
+
+// maxUncommitted bounds api.Layout.Uncommitted: enough to recognise.
+const maxUncommitted = 20
+
+// Layout reads project p's repository as the next reindex will and says
+// what the rules find where, and what they leave out. The error is the
+// reader's (not a repository, nothing committed).
+func (ix *Indexer) Layout(ctx context.Context, p ragd.Project) (*api.Layout, error) {
+	tree, err := source.ReadDocs(ctx, p.Path, ix.sourceOptions(p))
+	if err != nil {
+		return nil, err
+	}
+	return ix.layout(ctx, p, tree), nil
+}
+
+// layout builds api.Layout from tree. Reading HEAD, it also lists the
+// working tree, for the prose files it has that HEAD has not: a newcomer's
+// uncommitted docs are named, with the setting that would read them.
+func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree) *api.Layout {
+	l := &api.Layout{Settings: Settings(p.Layout), Found: []api.Found{}, LeftOut: []api.LeftOut{}, Declared: []api.Declared{}}
+	for _, scope := range []string{ragd.ScopeADR, ragd.ScopeDocs} {
+		l.Found = append(l.Found, found(tree, scope)...)
+	}
+	for _, lo := range tree.LeftOut {
+		l.LeftOut = append(l.LeftOut, api.LeftOut{Reason: lo.Reason, Count: lo.Count, Examples: lo.Examples})
+	}
+	for _, d := range tree.Declared {
+		l.Declared = append(l.Declared, api.Declared{File: d.File, Dir: d.Dir, Scope: d.Scope, Missing: d.Missing})
+	}
+	if tree.WorkTree {
+		return l
+	}
+	opt := ix.sourceOptions(p)
+	opt.WorkTree = true
+	wt, err := source.ReadDocs(ctx, p.Path, opt)
+	if err != nil {
+		return l // a bare repository, or the disk moved: nothing to name
+	}
+	at := make(map[string]bool, len(tree.Files))
+	for _, f := range tree.Files {
+		at[f.Path] = true
+	}
+	for _, f := range wt.Files {
+		if !at[f.Path] {
+			l.UncommittedCount++
+			if len(l.Uncommitted) < maxUncommitted {
+				l.Uncommitted = append(l.Uncommitted, f.Path)
+			}
+		}
+	}
+	return l
+}
+
+// Settings turns a project's layout settings into their wire form.
+func Settings(l ragd.Layout) api.LayoutSettings {
+	return api.LayoutSettings{Include: l.Include, Exclude: l.Exclude, ADRDirs: l.ADRDirs,
+		NoPackageReadmes: l.NoPackageReadmes, NoRootFiles: l.NoRootFiles}
+}
+
+// ParseSettings checks layout settings from the wire and turns them into a
+// ragd.Layout; the error names the field at fault.
+func ParseSettings(s api.LayoutSettings) (ragd.Layout, error) {
+	l := ragd.Layout{Include: s.Include, Exclude: s.Exclude, ADRDirs: s.ADRDirs,
+		NoPackageReadmes: s.NoPackageReadmes, NoRootFiles: s.NoRootFiles}
+	return l, source.ValidateLayout(l)
+}
