@@ -45,7 +45,7 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 	if cov.Head == nil || cov.Head.Commit != head || cov.Head.Branch != gittest.Branch || cov.Running {
 		t.Fatalf("head: %+v", cov.Head)
 	}
-	if d := by["docs"]; d.Unit != "files" || d.Total != 5 || d.Skipped != 1 || d.Indexed != 0 || !d.Stale || d.StaleReason != "never indexed" || d.LastIndexed != nil {
+	if d := by["docs"]; d.Unit != "files" || d.Total != 4 || d.Skipped != 1 || d.Indexed != 0 || !d.Stale || d.StaleReason != "never indexed" || d.LastIndexed != nil {
 		t.Errorf("docs before: %+v", d)
 	}
 	if se := by["session"]; se.Unit != "sessions" || se.Total != 0 || se.Stale {
@@ -54,13 +54,13 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 
 	reindex(t, ix, p)
 	_, by = coverage(t, ix, p)
-	for scope, want := range map[string]int{"docs": 4, "adr": 2} {
+	for scope, want := range map[string]int{"docs": 3, "adr": 3} {
 		sc := by[scope]
 		if sc.Indexed != want || sc.Stale || sc.LastCommit != head || sc.LastIndexed == nil || sc.LexicalOnly != 0 || sc.Chunks == 0 {
 			t.Errorf("%s after reindex: %+v", scope, sc)
 		}
 	}
-	if d := by["docs"]; d.Total != 5 || !slices.Equal(d.Unindexed, []string{}) {
+	if d := by["docs"]; d.Total != 4 || !slices.Equal(d.Unindexed, []string{}) {
 		t.Errorf("docs: total %d (the LFS pointer counts, unindexed), unindexed %v", d.Total, d.Unindexed)
 	}
 
@@ -88,7 +88,7 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 	if !d.Stale || !strings.Contains(d.StaleReason, "HEAD moved from "+head[:12]+" to "+moved[:12]) || !d.LastIndexed.Equal(lastIndexed) {
 		t.Errorf("docs after a commit: %+v", d)
 	}
-	if d.Total != 6 || d.Indexed != 4 || !slices.Equal(d.Unindexed, []string{"docs/new.md"}) {
+	if d.Total != 5 || d.Indexed != 3 || !slices.Equal(d.Unindexed, []string{"docs/new.md"}) {
 		t.Errorf("docs counts after a commit: %+v", d)
 	}
 	if !by["adr"].Stale {
@@ -104,7 +104,7 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 	rep := reindex(t, down, p)
 	_, by = coverage(t, down, p)
 	d = by["docs"]
-	if d.Stale || d.Indexed != 5 || d.LexicalOnly == 0 || d.LexicalOnly != scopeReport(t, rep, "docs").LexicalOnly {
+	if d.Stale || d.Indexed != 4 || d.LexicalOnly == 0 || d.LexicalOnly != scopeReport(t, rep, "docs").LexicalOnly {
 		t.Errorf("docs after a degraded reindex: %+v", d)
 	}
 	if se := by["session"]; se.Stale || se.Indexed != 3 || se.MessagesIndexed != 4 || se.LexicalOnly != se.Chunks {

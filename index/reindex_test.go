@@ -19,17 +19,17 @@ import (
 	"github.com/ragd/ragd/store"
 )
 
-// corpus is a small repository's documents, with the docs/adr/ prefix rules
-// on display.
+// corpus is a small repository's documents, with the folder rules on
+// display.
 var corpus = map[string]string{
-	"README.md":                 doc("Readme, not under docs", 1),
+	"testdata/README.md":        doc("Readme of test data, not read", 1),
 	"docs/intro.md":             doc("Intro", 2),
 	"docs/guide/setup.markdown": doc("Setup", 3),
 	"docs/adr/0001-sqlite.md":   doc("Use SQLite", 2),
 	"docs/adr/sub/0002-vec.MD":  doc("Use sqlite-vec", 1),
-	"docs/ADR/upper.md":         doc("Upper-case ADR folder is docs", 1),
+	"docs/ADR/upper.md":         doc("Upper-case ADR folder is adr too", 1),
 	"docs/adrx.md":              doc("Not the adr folder", 1),
-	"docs/notes.txt":            "not markdown",
+	"notes.txt":                 "plain text outside doc folders: data, not read",
 }
 
 func TestReindex_DocsAndADRFromHead(t *testing.T) {
@@ -46,10 +46,10 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs, adr := chunks(t, s, p, ragd.ScopeDocs), chunks(t, s, p, ragd.ScopeADR)
-	if got, want := sources(docs), []string{"docs/ADR/upper.md", "docs/adrx.md", "docs/guide/setup.markdown", "docs/intro.md"}; !slices.Equal(got, want) {
+	if got, want := sources(docs), []string{"docs/adrx.md", "docs/guide/setup.markdown", "docs/intro.md"}; !slices.Equal(got, want) {
 		t.Errorf("docs sources %v, want %v", got, want)
 	}
-	if got, want := sources(adr), []string{"docs/adr/0001-sqlite.md", "docs/adr/sub/0002-vec.MD"}; !slices.Equal(got, want) {
+	if got, want := sources(adr), []string{"docs/ADR/upper.md", "docs/adr/0001-sqlite.md", "docs/adr/sub/0002-vec.MD"}; !slices.Equal(got, want) {
 		t.Errorf("adr sources %v, want %v", got, want)
 	}
 	sections := 0
@@ -64,7 +64,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 	if sections == 0 {
 		t.Error("no chunk carries its section's heading path")
 	}
-	if c := docs[0]; c.Title != "Upper-case ADR folder is docs" {
+	if c := docs[0]; c.Title != "Not the adr folder" {
 		t.Errorf("first docs chunk: title %q", c.Title)
 	}
 
@@ -72,7 +72,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 		t.Fatalf("report: %+v", rep)
 	}
 	for _, sr := range rep.Scopes {
-		want := map[string]int{"docs": 4, "adr": 2}[sr.Scope]
+		want := map[string]int{"docs": 3, "adr": 3}[sr.Scope]
 		all := map[string][]ragd.Chunk{"docs": docs, "adr": adr}[sr.Scope]
 		if sr.Status != api.StatusOK || sr.Files != want || sr.Commit != head || sr.Branch != gittest.Branch || sr.WorkTree {
 			t.Errorf("%s report: %+v", sr.Scope, sr)
@@ -380,7 +380,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 	notRepo := t.TempDir()
 	empty := gittest.New(t)
 	noDocs := gittest.New(t)
-	noDocs.Commit(t, "readme", map[string]string{"README.md": "# hi\n"})
+	noDocs.Commit(t, "code", map[string]string{"main.go": "package main\n", "LICENSE.md": "# MIT\n"})
 
 	for _, tc := range []struct {
 		name    string
@@ -428,7 +428,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 				t.Errorf("%s: %+v", sr.Scope, sr)
 			}
 		}
-		if !rep.Complete || !strings.Contains(rep.Summary, "no docs/ folder at HEAD") {
+		if !rep.Complete || !strings.Contains(rep.Summary, source.NoteNoProseAtHead) {
 			t.Errorf("report: %s", rep.Summary)
 		}
 	})

@@ -7,7 +7,9 @@
 #      tier (the official TypeScript SDK spawns `ragd mcp`)
 #   3. bounded fuzzing of every parser (FUZZTIME each, default 60000x:
 #      executions, not seconds; see below)
-#   4. the real-server tier (build tag testkit) against the test kit's real
+#   4. the real-repositories tier (build tag repos): what ragd finds of the
+#      docs of 22 real repositories (../shared/bench/repos)
+#   5. the real-server tier (build tag testkit) against the test kit's real
 #      Ollama with glove-100d, then against the use-lite server
 # Called by `make test`, which sets the cgo flags and build tags.
 set -euo pipefail
@@ -43,6 +45,7 @@ uselite_env=$("$KIT/use-lite" up)
 step "vet and gofmt"
 go vet -tags "$TAGS" ./...
 go vet -tags "$TAGS,testkit" ./...
+go vet -tags "$TAGS,repos" ./index/
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 [ -z "$unformatted" ] || { echo "gofmt needed: $unformatted" >&2; exit 1; }
 
@@ -69,6 +72,14 @@ grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do
 		go test -tags "$TAGS" -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" -fuzzminimizetime=3s "$dir"
 	done
 done
+
+# The real-repositories tier (build tag repos): the docs of 22 real
+# repositories from ../shared/bench/repos, laid out as git repositories,
+# registered with no settings and reindexed; what is indexed is held to the
+# targets of reach (docs/adr/0010). Without the race detector: it is a
+# measure of the rules, and reads about 6,000 files.
+step "real-repositories tier: what ragd finds of 22 real repositories"
+go test -count=1 -tags "$TAGS,repos" -run '^TestReach' -v ./index/
 
 # The packages that have a real-server tier (files with the testkit tag).
 kitpkgs=$(grep -rl --include='*_test.go' '^//go:build testkit' . | xargs -n1 dirname | sort -u)
