@@ -199,9 +199,10 @@ func CorpusFile(f, sections int, version string) string {
 	return b.String()
 }
 
-// Docs is a small project: a guide, an ADR, and a file outside docs/.
+// Docs is a small project: a guide, an ADR, and a licence file, which is
+// not read.
 var Docs = map[string]string{
-	"README.md": "# Not indexed\n\nOnly files under docs/ are.\n",
+	"LICENSE.md": "# Not indexed\n\nLicence files are left out.\n",
 	"docs/guide.md": "# Guide\n\n## Install\n\nRun the daemon with ragd serve; it listens on a Unix socket " +
 		"readable by its owner only.\n\n## Search\n\nHybrid search fuses the vector and the lexical signal " +
 		"with weights 0.6 and 0.4 and drops hits below the threshold.\n",
