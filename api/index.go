@@ -310,6 +310,9 @@ type Layout struct {
 	Uncommitted []string `json:"uncommitted,omitempty"`
 	// UncommittedCount is how many there are in all.
 	UncommittedCount int `json:"uncommittedCount,omitempty"`
+	// Notes are the reader's remarks: stale declarations, a configured ADR
+	// folder that holds no prose, no prose at all.
+	Notes []string `json:"notes"`
 }
 
 // LayoutSettings is ragd.Layout on the wire: where a project's docs are,

@@ -26,7 +26,8 @@ func (ix *Indexer) Layout(ctx context.Context, p ragd.Project) (*api.Layout, err
 // working tree, for the prose files it has that HEAD has not: a newcomer's
 // uncommitted docs are named, with the setting that would read them.
 func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree) *api.Layout {
-	l := &api.Layout{Settings: Settings(p.Layout), Found: []api.Found{}, LeftOut: []api.LeftOut{}, Declared: []api.Declared{}}
+	l := &api.Layout{Settings: Settings(p.Layout), Found: []api.Found{}, LeftOut: []api.LeftOut{}, Declared: []api.Declared{},
+		Notes: append([]string{}, tree.Notes...)}
 	for _, scope := range []string{ragd.ScopeADR, ragd.ScopeDocs} {
 		l.Found = append(l.Found, found(tree, scope)...)
 	}

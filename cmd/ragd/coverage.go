@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ragd/ragd/api"
@@ -64,7 +65,9 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 			sc.Scope, sc.Indexed, sc.Total, sc.Unit, sc.Chunks, sc.LexicalOnly, last, stale)
 	}
 	for _, n := range cov.Notes {
-		fmt.Fprintf(e.stdout, "  note: %s\n", n)
+		if cov.Layout == nil || !slices.Contains(cov.Layout.Notes, n) {
+			fmt.Fprintf(e.stdout, "  note: %s\n", n)
+		}
 	}
 	printLayout(e.stdout, cov.Layout, "  ")
 	if cov.Backfill != nil && cov.Backfill.Pending > 0 {

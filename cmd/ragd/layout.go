@@ -168,7 +168,7 @@ func printLayout(w io.Writer, l *api.Layout, indent string) {
 			restFiles += f.Files
 			continue
 		}
-		fmt.Fprintf(w, "%s  %s %s\n", indent, foundCount(f), foundWhere(f))
+		fmt.Fprintf(w, "%s  %s\n", indent, strings.TrimSpace(foundCount(f)+" "+foundWhere(f)))
 	}
 	if rest > 0 {
 		fmt.Fprintf(w, "%s  … and %s in %s more places (ragd layout --json lists them)\n", indent, count(restFiles, "file", "files"), itoa(rest))
@@ -179,10 +179,8 @@ func printLayout(w io.Writer, l *api.Layout, indent string) {
 			fmt.Fprintf(w, "%s  %d %s (%s)\n", indent, lo.Count, lo.Reason, strings.Join(lo.Examples, ", "))
 		}
 	}
-	for _, d := range l.Declared {
-		if d.Missing {
-			fmt.Fprintf(w, "%snote: %s names %s, which holds no prose files: not used\n", indent, d.File, folder(d.Dir))
-		}
+	for _, n := range l.Notes {
+		fmt.Fprintf(w, "%snote: %s\n", indent, n)
 	}
 	if l.UncommittedCount > 0 {
 		more := ""
