@@ -130,4 +130,3 @@ func share(n, of int) float64 {
 	}
 	return float64(n) / float64(of)
 }
-
