@@ -235,3 +235,37 @@ func TestMigration6_TablesAnOlderOpenCreated(t *testing.T) {
 		t.Errorf("the queue index after the migration: %v", err)
 	}
 }
+
+// TestMigration7_ProjectLayout: a version 6 database's projects come out of
+// migration 7 with no settings, and keep their chunks and ids; settings
+// set afterwards are read back.
+func TestMigration7_ProjectLayout(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ragd.db")
+	old := openAtVersion(t, path, 6, 4)
+	if _, err := old.db.ExecContext(ctx, `INSERT INTO projects (id, name, path, created_at) VALUES (1, 'p', '/repos/p', '2026-11-30T00:00:00Z')`); err != nil {
+		t.Fatal(err)
+	}
+	old.db.Close()
+	s := mustOpenAt(t, path, 4)
+	p, err := s.Project(ctx, "p")
+	if err != nil || !p.Layout.IsZero() {
+		t.Fatalf("project after the migration: %+v, %v", p, err)
+	}
+	want := ragd.Layout{ADRDirs: []string{"doc/adr"}, Exclude: []string{"docs/archive/**"}, NoPackageReadmes: true}
+	if err := s.SetLayout(ctx, p.ID, want); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = s.Project(ctx, "p"); err != nil || !p.Layout.Equal(want) {
+		t.Errorf("layout read back: %+v, %v; want %+v", p.Layout, err, want)
+	}
+	if err := s.SetLayout(ctx, p.ID, ragd.Layout{}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = s.Project(ctx, "p"); err != nil || !p.Layout.IsZero() {
+		t.Errorf("layout after a reset: %+v, %v", p.Layout, err)
+	}
+	if err := s.SetLayout(ctx, 99, want); !errors.Is(err, ragd.ErrNotFound) {
+		t.Errorf("layout of no project: %v", err)
+	}
+}
