@@ -93,7 +93,7 @@ func ProseExtensions() []string {
 
 // adrFolders name folders of decision records; a folder whose name has the
 // token adr or adrs ("historic-adrs") is one too.
-var adrFolders = names("adr", "adrs", ".adr", ".adrs", "decisions", "decision-records", "decision-record",
+var adrFolders = names("adr", "adrs", ".adr", ".adrs", "madr", "decisions", "decision-records", "decision-record",
 	"decision-log", "architecture-decisions", "architecture-decision-records", "architecture-decision-record",
 	"architectural-decisions", "architectural-decision-records")
 
