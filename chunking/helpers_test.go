@@ -191,7 +191,7 @@ func checkMarkdownSections(t testing.TB, src []byte, opt Options, doc Document, 
 	t.Helper()
 	san, _, _ := sanitize(src)
 	body := bodyStart(san)
-	secs, _, err := parse(san, body)
+	secs, _, err := markdownSections(san, body)
 	if err != nil {
 		t.Fatal(err)
 	}
