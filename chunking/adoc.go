@@ -18,8 +18,9 @@ import (
 // Content contract): attribute entries (":name: value", with their
 // continuation lines), preprocessor directives (include::, ifdef::,
 // ifndef::, ifeval::, endif::), block macros (image::, video::, audio::,
-// toc::), line comments ("//") and comment blocks ("////"), and block
-// attribute and anchor lines ("[source,java]", "[[id]]", "[#id]").
+// toc::), line comments ("//") and comment blocks ("////"), block
+// attribute and anchor lines ("[source,java]", "[[id]]", "[#id]"), and
+// list continuations ("+" alone on its line).
 // Delimited blocks (listing "----", literal "....", passthrough "++++",
 // fenced "```", example "====", sidebar "****", quote "____", open "--",
 // tables "|===") are text; a title inside one is no section. An
@@ -109,7 +110,22 @@ func adocSections(san []byte) ([]byte, []section, string) {
 			inPara = false
 			continue
 		}
+		if string(l) == "+" {
+			// A list continuation: it attaches the next block to the
+			// list item, and is markup.
+			b.blank(ln.start, ln.end)
+			inPara = false
+			continue
+		}
 		if inPara {
+			// Block attributes right over a delimited block end the
+			// paragraph before them.
+			if l[0] == '[' && l[len(l)-1] == ']' && i+1 < len(ls) {
+				if _, ok := adocDelimiter(san[ls[i+1].start:ls[i+1].end]); ok {
+					b.blank(ln.start, ln.end)
+					inPara = false
+				}
+			}
 			continue
 		}
 		if level, txt, ok := adocTitle(l); ok && len(blocks) == 0 {

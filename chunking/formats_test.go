@@ -305,6 +305,13 @@ func TestRST(t *testing.T) {
 			},
 		},
 		{
+			name:  "explicit markup nested in a directive body",
+			file:  "x.rst",
+			src:   "Title\n=====\n\n.. data:: session\n\n    A proxy.\n\n    .. code-block:: python\n\n        session[\"x\"] = 1\n\n    .. This comment is hidden.\n",
+			title: "Title",
+			want:  []markupChunk{{[]string{}, "Title\n=====\n\n.. data:: session\n\n    A proxy.\n\n    .. code-block:: python\n\n        session[\"x\"] = 1", []string{".. data::", ".. code-block:: python"}}},
+		},
+		{
 			name:  "a short underline: four or more is a title, fewer is not",
 			file:  "x.rst",
 			src:   "A long title\n====\n\ntext\n\nAnother long one\n--\n\nmore\n",
@@ -391,6 +398,13 @@ func TestAsciiDoc(t *testing.T) {
 				{[]string{}, "= T\r\n\r\nintro", nil},
 				{[]string{"S"}, "== S\r\n\r\n// c\r\nbody", []string{"// c"}},
 			},
+		},
+		{
+			name:  "list continuations and block attributes right after a paragraph line",
+			file:  "x.adoc",
+			src:   "= T\n\nGroovy::\n+\n[source,groovy]\n----\nx = 1\n----\n\nHere is one:\n[source,xml]\n----\n<a/>\n----\n",
+			title: "T",
+			want:  []markupChunk{{[]string{}, "= T\n\nGroovy::\n+\n[source,groovy]\n----\nx = 1\n----\n\nHere is one:\n[source,xml]\n----\n<a/>\n----", []string{"\n+\n", "[source,groovy]", "[source,xml]"}}},
 		},
 		{
 			name:  "antora nav file is text",

@@ -249,3 +249,76 @@ func checkMarkdownSections(t testing.TB, src []byte, opt Options, doc Document, 
 		t.Fatalf("Markdown returned %d chunks, sections hold %d", len(doc.Chunks), k)
 	}
 }
+
+// formatSections returns the text File cuts for format (sanitised, its
+// markup blanked) and its sections, as File finds them.
+func formatSections(t testing.TB, src []byte, format string) ([]byte, []section) {
+	t.Helper()
+	san, _, _ := sanitize(src)
+	switch format {
+	case FormatMarkdown, FormatMDX:
+		body := bodyStart(san)
+		text := san
+		if format == FormatMDX {
+			text = blankMDX(san, body)
+		}
+		secs, _, err := markdownSections(text, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text, secs
+	case FormatRST:
+		text, secs, _ := rstSections(san)
+		return text, secs
+	case FormatAsciiDoc:
+		text, secs, _ := adocSections(san)
+		return text, secs
+	}
+	start := skipBOM(san)
+	return san, []section{{start: start, body: start, end: len(san), path: []string{}}}
+}
+
+// checkFormatSections checks the sections of src in format: in order,
+// disjoint, none only a heading unless nothing with text comes before it
+// (see fold), each cut as checkSection wants, and together exactly the
+// chunks of doc.
+func checkFormatSections(t testing.TB, src []byte, format string, opt Options, doc Document) {
+	t.Helper()
+	text, secs := formatSections(t, src, format)
+	if len(text) != len(sanitized(src)) {
+		t.Fatalf("blanked text is %d bytes, sanitised source %d", len(text), len(sanitized(src)))
+	}
+	k := 0
+	for i, s := range secs {
+		if s.start > s.body || s.body > s.end || s.end > len(text) || (i > 0 && s.start < secs[i-1].end) {
+			t.Fatalf("section %d [%d,%d,%d) out of order (before: %+v)", i, s.start, s.body, s.end, secs[max(0, i-1)])
+		}
+		if s.headingOnly(text) && i > 0 && !isBlank(text[secs[0].start:secs[i-1].end]) {
+			t.Fatalf("section %d %q is only a heading after text", i, text[s.start:s.end])
+		}
+		if s.path == nil {
+			t.Fatalf("section %d: nil path", i)
+		}
+		spans := cutSpans(string(text), s.start, s.end, opt)
+		checkSection(t, string(text), s.start, s.end, spans, opt, false)
+		for _, sp := range spans {
+			if k >= len(doc.Chunks) {
+				t.Fatalf("File returned %d chunks, sections hold more", len(doc.Chunks))
+			}
+			c := doc.Chunks[k]
+			if c.Content != string(text[sp.start:sp.end]) || !slices.Equal(c.HeadingPath, s.path) {
+				t.Fatalf("chunk %d: %q %q, section gives %q %q", k, c.HeadingPath, c.Content, s.path, text[sp.start:sp.end])
+			}
+			k++
+		}
+	}
+	if k != len(doc.Chunks) {
+		t.Fatalf("File returned %d chunks, sections hold %d", len(doc.Chunks), k)
+	}
+}
+
+// sanitized is sanitize's text.
+func sanitized(src []byte) []byte {
+	san, _, _ := sanitize(src)
+	return san
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // RST chunks a reStructuredText document (Sphinx). Section titles are
@@ -171,12 +172,14 @@ const rstAdornChars = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 // runeWidth counts the runes of b, the columns of a title for the
 // adornment-length rule (East Asian wide characters count as one: a
 // shorter underline only costs the title).
-func runeWidth(b []byte) int { return len(bytes.Runes(b)) }
+func runeWidth(b []byte) int { return utf8.RuneCount(b) }
 
 // rstExplicit handles the explicit markup block starting at line i,
-// indented ind: it blanks what is not prose and returns the line after
-// the block (the lines indented more than its start, and blank lines
-// between them).
+// indented ind (the block is the lines indented more than its start, and
+// blank lines between them): it blanks what is not prose, and returns the
+// line to go on from: after the block when all of it was blanked, else
+// after its marker and option lines, so that explicit markup nested in
+// the body (a code-block in a note) is read too.
 func rstExplicit(b *blanker, san []byte, ls []line, i, ind int) int {
 	end := i + 1
 	for k := i + 1; k < len(ls); k++ {
@@ -203,7 +206,7 @@ func rstExplicit(b *blanker, san []byte, ls []line, i, ind int) int {
 		// A footnote or citation: its text is prose, its label is not.
 		if k := bytes.IndexByte(body, ']'); k > 0 {
 			b.blank(ls[i].start+mark, ls[i].end-len(body)+k+1)
-			return end
+			return i + 1
 		}
 		whole()
 		return end
@@ -224,14 +227,15 @@ func rstExplicit(b *blanker, san []byte, ls []line, i, ind int) int {
 	}
 	b.blank(ls[i].start+mark, markEnd)
 	// Option lines: a field list right under the directive line.
-	for k := i + 1; k < end; k++ {
+	k := i + 1
+	for ; k < end; k++ {
 		t := bytes.TrimLeft(san[ls[k].start:ls[k].end], " \t")
 		if len(t) < 2 || t[0] != ':' || bytes.IndexByte(t[1:], ':') < 0 {
 			break
 		}
 		b.blank(ls[k].start, ls[k].end)
 	}
-	return end
+	return k
 }
 
 // directiveName returns the name of the directive that body (the text
