@@ -154,90 +154,153 @@ func closesFence(line, marker []byte) bool {
 }
 
 // blankInline blanks the JSX tags, expressions and HTML comments of the
-// paragraph src[a:z], leaving code spans alone. Braces are matched in one
-// pass with a stack, so that an expression that is never closed costs no
-// rescan: the outermost matched pairs are blanked, those inside an
-// unmatched "{" included.
+// paragraph src[a:z], leaving code spans alone.
 func blankInline(b *blanker, src []byte, a, z int) {
-	type open struct {
-		pos  int
-		kids [][2]int // matched pairs directly inside, while this is open
-	}
-	var stack []open
-	commentEnd := -1 // memo: where the next "-->" is, or len(src) if none
+	p := paragraph{src: src, a: a, z: z, eol: -1, commentEnd: -1}
+	p.matchBraces()
 	for i := a; i < z; {
-		switch c := src[i]; c {
+		switch src[i] {
 		case '\\':
 			i += 2
 		case '`':
-			i = codeSpanEnd(src, i, z)
+			i = p.codeSpanEnd(i)
 		case '<':
 			if bytes.HasPrefix(src[i:z], []byte("<!--")) {
-				if commentEnd < i {
-					commentEnd = len(src)
+				if p.commentEnd < i {
+					p.commentEnd = z
 					if k := bytes.Index(src[i+4:z], []byte("-->")); k >= 0 {
-						commentEnd = i + 4 + k
+						p.commentEnd = i + 4 + k
 					}
 				}
-				if commentEnd < z {
-					b.blank(i, commentEnd+3)
-					i = commentEnd + 3
+				if p.commentEnd < z {
+					b.blank(i, p.commentEnd+3)
+					i = p.commentEnd + 3
 					continue
 				}
 			}
-			if j := jsxTagEnd(src, i, min(z, i+maxTagBytes)); j > 0 {
+			if j := p.tagEnd(i, min(z, i+maxTagBytes)); j > 0 {
 				b.blank(i, j)
 				i = j
 				continue
 			}
 			i++
 		case '{':
-			stack = append(stack, open{pos: i})
-			i++
-		case '}':
-			if n := len(stack); n > 0 {
-				pair := [2]int{stack[n-1].pos, i + 1}
-				stack = stack[:n-1]
-				if n == 1 {
-					b.blank(pair[0], pair[1])
-				} else {
-					stack[n-2].kids = append(stack[n-2].kids, pair)
-				}
+			// An expression: an outermost matched pair, also inside a
+			// "{" that is never closed.
+			if j := p.closeOf(i); j > 0 {
+				b.blank(i, j)
+				i = j
+				continue
 			}
 			i++
 		default:
 			i++
 		}
 	}
-	// The opens left are unmatched: what was matched inside them is
-	// outermost after all.
-	for _, o := range stack {
-		for _, p := range o.kids {
-			b.blank(p[0], p[1])
+}
+
+// paragraph is one paragraph of an MDX text being scanned, with what the
+// scan learns once so that no position is scanned again and again: the
+// matching brace of each "{", where the current line and the next HTML
+// comment end.
+type paragraph struct {
+	src  []byte
+	a, z int
+	// closes[i-a] is the end (past the "}") of the pair the "{" at i
+	// opens, 0 if it is not closed in the paragraph; nil when the
+	// paragraph has no brace.
+	closes     []int32
+	eol        int // end of the line holding the last code span start
+	commentEnd int // where the next "-->" is, z if none
+}
+
+// matchBraces pairs the paragraph's braces with a stack, in one pass,
+// skipping escapes, code spans and, inside braces, JavaScript strings
+// closed on their line (a quote without a closing one is text, and the
+// last of its kind on the line, so no position is scanned twice).
+func (p *paragraph) matchBraces() {
+	if bytes.IndexByte(p.src[p.a:p.z], '{') < 0 {
+		return
+	}
+	p.closes = make([]int32, p.z-p.a)
+	var stack []int
+	for i := p.a; i < p.z; {
+		switch p.src[i] {
+		case '\\':
+			i += 2
+			continue
+		case '`':
+			i = p.codeSpanEnd(i)
+			continue
+		case '"', '\'':
+			if len(stack) > 0 {
+				if k := p.stringEnd(i); k > 0 {
+					i = k
+					continue
+				}
+			}
+		case '{':
+			stack = append(stack, i)
+		case '}':
+			if n := len(stack); n > 0 {
+				p.closes[stack[n-1]-p.a] = int32(i + 1 - p.a)
+				stack = stack[:n-1]
+			}
+		}
+		i++
+	}
+	p.eol = -1
+}
+
+// stringEnd returns the end of the string whose quote is at src[i], closed
+// on the same line, or 0.
+func (p *paragraph) stringEnd(i int) int {
+	q := p.src[i]
+	for k := i + 1; k < p.z; k++ {
+		switch p.src[k] {
+		case '\\':
+			k++
+		case q:
+			return k + 1
+		case '\n':
+			return 0
 		}
 	}
+	return 0
+}
+
+// closeOf returns the end of the brace pair opened at i, or 0.
+func (p *paragraph) closeOf(i int) int {
+	if p.closes == nil || p.closes[i-p.a] == 0 {
+		return 0
+	}
+	return p.a + int(p.closes[i-p.a])
 }
 
 // codeSpanEnd returns the end of the code span whose backtick run starts at
-// src[i], closed by a run of the same length before z on the same line, or
-// the end of the run when it is not closed there.
-func codeSpanEnd(src []byte, i, z int) int {
+// src[i], closed by a run of the same length on the same line within
+// maxTagBytes, or the end of the run when it is not closed there.
+func (p *paragraph) codeSpanEnd(i int) int {
+	src := p.src
 	j := i
-	for j < z && src[j] == '`' {
+	for j < p.z && src[j] == '`' {
 		j++
 	}
 	n := j - i
-	eol := z
-	if k := bytes.IndexByte(src[j:z], '\n'); k >= 0 {
-		eol = j + k
+	if p.eol < j {
+		p.eol = p.z
+		if k := bytes.IndexByte(src[j:p.z], '\n'); k >= 0 {
+			p.eol = j + k
+		}
 	}
-	for k := j; k < eol; {
+	end := min(p.eol, j+maxTagBytes)
+	for k := j; k < end; {
 		if src[k] != '`' {
 			k++
 			continue
 		}
 		m := k
-		for m < eol && src[m] == '`' {
+		for m < end && src[m] == '`' {
 			m++
 		}
 		if m-k == n {
@@ -248,11 +311,12 @@ func codeSpanEnd(src []byte, i, z int) int {
 	return j
 }
 
-// jsxTagEnd returns the end of the JSX tag starting with the "<" at src[i]
+// tagEnd returns the end of the JSX tag starting with the "<" at src[i]
 // and ending before lim, or -1 if there is none: "<Name attr="v" x={e}
 // {...spread}>", "</Name>", "<Name />", "<>" and "</>". A "<" followed by a
 // blank, a digit or an autolink's "scheme://" is text.
-func jsxTagEnd(src []byte, i, lim int) int {
+func (p *paragraph) tagEnd(i, lim int) int {
+	src := p.src
 	j := i + 1
 	if j < lim && src[j] == '/' {
 		j++
@@ -278,7 +342,7 @@ func jsxTagEnd(src []byte, i, lim int) int {
 			}
 			return -1
 		case c == '{':
-			if j = braceEnd(src, j, lim); j < 0 {
+			if j = p.closeOf(j); j <= 0 || j > lim {
 				return -1
 			}
 		case isASCIILetter(c) || c == '_' || c == '$' || c == ':':
@@ -305,7 +369,7 @@ func jsxTagEnd(src []byte, i, lim int) int {
 				}
 				j = k + 1 + e + 1
 			case '{':
-				if j = braceEnd(src, k, lim); j < 0 {
+				if j = p.closeOf(k); j <= 0 || j > lim {
 					return -1
 				}
 			default:
@@ -313,29 +377,6 @@ func jsxTagEnd(src []byte, i, lim int) int {
 			}
 		default:
 			return -1
-		}
-	}
-	return -1
-}
-
-// braceEnd returns the end of the balanced {...} starting at src[i], before
-// lim, skipping JavaScript strings, or -1.
-func braceEnd(src []byte, i, lim int) int {
-	depth := 0
-	for j := i; j < lim; j++ {
-		switch c := src[j]; c {
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth == 0 {
-				return j + 1
-			}
-		case '"', '\'', '`':
-			for j++; j < lim && src[j] != c; j++ {
-				if src[j] == '\\' {
-					j++
-				}
-			}
 		}
 	}
 	return -1

@@ -181,44 +181,46 @@ func runeWidth(b []byte) int { return utf8.RuneCount(b) }
 // after its marker and option lines, so that explicit markup nested in
 // the body (a code-block in a note) is read too.
 func rstExplicit(b *blanker, san []byte, ls []line, i, ind int) int {
-	end := i + 1
-	for k := i + 1; k < len(ls); k++ {
-		in, nonBlank := indentOf(san[ls[k].start:ls[k].end])
-		if !nonBlank {
-			continue
-		}
-		if in <= ind {
-			break
-		}
-		end = k + 1
-	}
 	first := san[ls[i].start:ls[i].end]
 	mark := len(first) - len(bytes.TrimLeft(first, " \t")) // where ".." is
 	rest := first[mark+2:]
 	body := bytes.TrimLeft(rest, " \t")
-	whole := func() { b.blank(ls[i].start, ls[end-1].end) }
+	// whole blanks the block and returns the line after it. Only blocks
+	// blanked whole are measured, and skipped: each line is measured
+	// once, however deep directives nest.
+	whole := func() int {
+		end := i + 1
+		for k := i + 1; k < len(ls); k++ {
+			in, nonBlank := indentOf(san[ls[k].start:ls[k].end])
+			if !nonBlank {
+				continue
+			}
+			if in <= ind {
+				break
+			}
+			end = k + 1
+		}
+		b.blank(ls[i].start, ls[end-1].end)
+		return end
+	}
 	switch {
 	case len(body) == 0, body[0] == '_', body[0] == '|':
 		// A comment, a hyperlink target, a substitution definition.
-		whole()
-		return end
+		return whole()
 	case body[0] == '[':
 		// A footnote or citation: its text is prose, its label is not.
 		if k := bytes.IndexByte(body, ']'); k > 0 {
 			b.blank(ls[i].start+mark, ls[i].end-len(body)+k+1)
 			return i + 1
 		}
-		whole()
-		return end
+		return whole()
 	}
 	name, ok := directiveName(body)
 	if !ok {
-		whole() // a comment
-		return end
+		return whole() // a comment
 	}
 	if rstHidden[name] || strings.HasPrefix(name, "auto") || strings.HasPrefix(name, "py:auto") {
-		whole()
-		return end
+		return whole()
 	}
 	// The marker, through "::", and for code its language.
 	markEnd := ls[i].end - len(body) + len(name) + 2
@@ -228,9 +230,10 @@ func rstExplicit(b *blanker, san []byte, ls []line, i, ind int) int {
 	b.blank(ls[i].start+mark, markEnd)
 	// Option lines: a field list right under the directive line.
 	k := i + 1
-	for ; k < end; k++ {
-		t := bytes.TrimLeft(san[ls[k].start:ls[k].end], " \t")
-		if len(t) < 2 || t[0] != ':' || bytes.IndexByte(t[1:], ':') < 0 {
+	for ; k < len(ls); k++ {
+		l := san[ls[k].start:ls[k].end]
+		t := bytes.TrimLeft(l, " \t")
+		if in, _ := indentOf(l); in <= ind || len(t) < 2 || t[0] != ':' || bytes.IndexByte(t[1:], ':') < 0 {
 			break
 		}
 		b.blank(ls[k].start, ls[k].end)
