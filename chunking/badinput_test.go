@@ -103,7 +103,7 @@ func TestTamedHeadings(t *testing.T) {
 		{"definitions past the run limit", strings.Repeat("[a]: /a\n", 2*maxRefRun) + "\n# [a]\n", []string{""}, "a"},
 		{"deep indentation keeps an html block open", "<div>\n" + strings.Repeat(" ", 3*maxIndent) + "text\n# in the block\n\n# Top\n", []string{""}, "Top"},
 		{"a deep list ends at a heading", string(nestedList(300)) + "# Top\n## After\nx\n", []string{"", "After"}, "Top"},
-		{"heading text that looks like a list", "# 1. *Scope*\n## - `dash`\n", []string{"", "- dash"}, "1. Scope"},
+		{"heading text that looks like a list", "# 1. *Scope*\nintro\n## - `dash`\nx\n", []string{"", "- dash"}, "1. Scope"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := Markdown([]byte(tt.src), "t.md", DefaultOptions())

@@ -37,7 +37,7 @@ func loadCorpora(b *testing.B) ([]corpusFile, int64) {
 		total int64
 	)
 	for _, p := range paths {
-		fs, err := readTarGz(p)
+		fs, err := readTarGz(p, func(name string) bool { return strings.HasSuffix(name, ".md") })
 		if err != nil {
 			b.Fatalf("corpora: %v", err)
 		}
@@ -52,7 +52,8 @@ func loadCorpora(b *testing.B) ([]corpusFile, int64) {
 	return files, total
 }
 
-func readTarGz(path string) ([]corpusFile, error) {
+// readTarGz reads the regular files of a .tar.gz whose names keep accepts.
+func readTarGz(path string, keep func(name string) bool) ([]corpusFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func readTarGz(path string) ([]corpusFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		if h.Typeflag != tar.TypeReg || !strings.HasSuffix(h.Name, ".md") {
+		if h.Typeflag != tar.TypeReg || !keep(h.Name) {
 			continue
 		}
 		var buf bytes.Buffer

@@ -16,21 +16,25 @@ type Chunk struct {
 	// without the document's title heading (its first level-1 heading with
 	// non-empty text, whose text is Title): the path names the section
 	// under the title, ["Decision", "Weights"] rather than ["My ADR",
-	// "Decision", "Weights"]. Later level-1 headings stay in it. For
-	// markdown it is never nil: text before the first heading, and text
-	// under the title before its first subheading, have an empty path. Nil
-	// for Text. Chunks of one section share the slice; do not modify it.
+	// "Decision", "Weights"]. Later level-1 headings stay in it. For a
+	// document (File, in every format) it is never nil: text before the
+	// first heading, text under the title before its first subheading, and
+	// all of a plain text file have an empty path. Nil for Text. Chunks of
+	// one section share the slice; do not modify it.
 	HeadingPath []string
-	// Title is the document's title (see Markdown); empty for Text.
+	// Title is the document's title (see Markdown, and each format's
+	// function); empty for Text.
 	Title string
 	// Content is the chunk's text: valid UTF-8, without leading or trailing
 	// whitespace.
 	Content string
 	// Start and End are the byte offsets of Content in the source that was
 	// passed in. For valid UTF-8 input without NUL bytes, Content ==
-	// src[Start:End]. Otherwise Content is the sanitised text and
-	// src[Start:End] is the source span it came from: each U+FFFD that
-	// replaced a run of bad bytes stands for that whole run.
+	// src[Start:End], except that MDX, RST and AsciiDoc blank their markup:
+	// there Content has the span's length and its bytes, some (never a
+	// line ending) turned into spaces. Otherwise Content is the sanitised
+	// text and src[Start:End] is the source span it came from: each U+FFFD
+	// that replaced a run of bad bytes stands for that whole run.
 	Start, End int
 	// Hash is the hex SHA-256 of Content, the chunk's identity across
 	// reindexes.

@@ -1,5 +1,7 @@
-// Package chunking cuts markdown documents and session messages into
-// overlapping chunks for hybrid (vector + FTS5) search.
+// Package chunking cuts documentation files (markdown, MDX,
+// reStructuredText, AsciiDoc, plain text) and session messages into
+// overlapping chunks for hybrid (vector + FTS5) search. File picks the
+// format by the file name's extension (FormatOf); Text cuts a message.
 //
 // # Sizes
 //
@@ -44,12 +46,21 @@
 // "---" line at the very top, closed by a "---" or "..." line), then is
 // parsed with goldmark (CommonMark, block structure only) to find the
 // headings, so that a "#" in a fenced or indented code block or an HTML
-// block is not one, and setext headings ("===", "---" underlines) are. Each heading at the top level of
-// the document opens a section that runs from the heading's line to the
-// next heading's line; text before the first heading is a section with an
-// empty heading path. Whitespace-only sections, and lone headings without
-// text, produce no chunk. A section is cut as above, independently of its
-// neighbours: chunks never overlap across sections.
+// block is not one, and setext headings ("===", "---" underlines) are.
+// Each heading at the top level of the document opens a section that runs
+// from the heading's line to the next heading's line; text before the
+// first heading is a section with an empty heading path. Whitespace-only
+// sections, and lone headings without text ("##"), produce no chunk. A
+// section is cut as above, independently of its neighbours: chunks never
+// overlap across sections.
+//
+// A heading with nothing under it ("# Milk" directly followed by "##
+// Policy") is no section of its own: it joins the section after it, which
+// then starts at its line and keeps its own path, so that a chunk of a few
+// heading words never outranks the sections that say something about them;
+// those words are still in the content, the Title or the paths. Headings
+// with nothing after them at the end of a document join the section before
+// them. This holds in every format.
 //
 // The document's Title is the plain text of its first level-1 heading with
 // non-empty text, else the file name without its extension. A chunk's
@@ -69,17 +80,30 @@
 // HTML tags dropped, whitespace collapsed; reference links resolve against
 // the document's definitions.
 //
+// # Other formats
+//
+// MDX, reStructuredText and AsciiDoc have their own heading rules (see
+// MDX, RST and AsciiDoc) and the same contract otherwise: a title, heading
+// paths without the title heading, sections cut independently. What is
+// markup rather than prose (MDX imports and JSX, rst directives that only
+// point elsewhere, AsciiDoc attribute entries and includes, comments) is
+// blanked to spaces in a copy of the text of the same length, so a chunk's
+// Content is src[Start:End] with some bytes, never line endings, turned
+// into spaces. PlainText (.txt and unknown extensions) is one section with
+// an empty path, titled by the file name.
+//
 // # Offsets and bad input
 //
 // Invalid UTF-8 and NUL bytes are replaced before anything else: each
 // maximal run of them becomes one U+FFFD, and Document.Replaced counts the
 // runs. Chunk.Content is always valid UTF-8. Chunk.Start and Chunk.End are
 // byte offsets into the source as passed in: for valid input
-// Content == src[Start:End]; otherwise src[Start:End] is the source span
-// that Content was made from, each U+FFFD in Content standing for one run of
-// bad bytes.
+// Content == src[Start:End] (but for the blanked markup of the formats
+// above); otherwise src[Start:End] is the source span that Content was made
+// from, each U+FFFD in Content standing for one run of bad bytes.
 //
 // Memory and time are linear in the input, including on constructs that
-// make goldmark quadratic (see tame.go), and nothing panics: a panic in
-// the parser is returned as an error.
+// make goldmark quadratic (see tame.go) and on markup that is opened and
+// never closed, and nothing panics: a panic in the parser is returned as
+// an error.
 package chunking

@@ -17,6 +17,40 @@ type span struct{ start, end int }
 // with the source and monotonic.
 func checkChunks(t testing.TB, src []byte, opt Options, doc Document) {
 	t.Helper()
+	checkChunksWith(t, src, opt, doc, func(content, span string) bool { return content == span })
+}
+
+// checkMarkup is checkChunks for the formats that blank their markup (MDX,
+// RST, AsciiDoc): Content is the source span with some bytes turned into
+// spaces, line endings kept.
+func checkMarkup(t testing.TB, src []byte, opt Options, doc Document) {
+	t.Helper()
+	checkChunksWith(t, src, opt, doc, sameButBlanked)
+	for i, c := range doc.Chunks {
+		if c.HeadingPath == nil {
+			t.Fatalf("chunk %d: nil heading path", i)
+		}
+	}
+}
+
+// sameButBlanked reports whether content is span with some bytes, none a
+// line ending, turned into spaces.
+func sameButBlanked(content, span string) bool {
+	if len(content) != len(span) {
+		return false
+	}
+	for i := range len(content) {
+		if c := content[i]; c != span[i] && (c != ' ' || span[i] == '\n' || span[i] == '\r') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkChunksWith is checkChunks, with same telling whether a chunk's
+// Content fits the (sanitised) source span it names.
+func checkChunksWith(t testing.TB, src []byte, opt Options, doc Document, same func(content, span string) bool) {
+	t.Helper()
 	maxRunes := opt.Target + opt.Window
 	isClean := clean(src)
 	for i, c := range doc.Chunks {
@@ -51,10 +85,10 @@ func checkChunks(t testing.TB, src []byte, opt Options, doc Document) {
 			t.Fatalf("chunk %d: bad offsets [%d,%d) of %d", i, c.Start, c.End, len(src))
 		}
 		if isClean {
-			if got := string(src[c.Start:c.End]); got != c.Content {
+			if got := string(src[c.Start:c.End]); !same(c.Content, got) {
 				t.Fatalf("chunk %d: src[%d:%d] = %q, content %q", i, c.Start, c.End, got, c.Content)
 			}
-		} else if got, _, _ := sanitize(src[c.Start:c.End]); string(got) != c.Content {
+		} else if got, _, _ := sanitize(src[c.Start:c.End]); !same(c.Content, string(got)) {
 			t.Fatalf("chunk %d: sanitised src[%d:%d] = %q, content %q", i, c.Start, c.End, got, c.Content)
 		}
 		if i > 0 {
@@ -191,7 +225,7 @@ func checkMarkdownSections(t testing.TB, src []byte, opt Options, doc Document, 
 	t.Helper()
 	san, _, _ := sanitize(src)
 	body := bodyStart(san)
-	secs, _, err := parse(san, body)
+	secs, _, err := markdownSections(san, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,4 +248,77 @@ func checkMarkdownSections(t testing.TB, src []byte, opt Options, doc Document, 
 	if k != len(doc.Chunks) {
 		t.Fatalf("Markdown returned %d chunks, sections hold %d", len(doc.Chunks), k)
 	}
+}
+
+// formatSections returns the text File cuts for format (sanitised, its
+// markup blanked) and its sections, as File finds them.
+func formatSections(t testing.TB, src []byte, format string) ([]byte, []section) {
+	t.Helper()
+	san, _, _ := sanitize(src)
+	switch format {
+	case FormatMarkdown, FormatMDX:
+		body := bodyStart(san)
+		text := san
+		if format == FormatMDX {
+			text = blankMDX(san, body)
+		}
+		secs, _, err := markdownSections(text, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text, secs
+	case FormatRST:
+		text, secs, _ := rstSections(san)
+		return text, secs
+	case FormatAsciiDoc:
+		text, secs, _ := adocSections(san)
+		return text, secs
+	}
+	start := skipBOM(san)
+	return san, []section{{start: start, body: start, end: len(san), path: []string{}}}
+}
+
+// checkFormatSections checks the sections of src in format: in order,
+// disjoint, none only a heading unless nothing with text comes before it
+// (see fold), each cut as checkSection wants, and together exactly the
+// chunks of doc.
+func checkFormatSections(t testing.TB, src []byte, format string, opt Options, doc Document) {
+	t.Helper()
+	text, secs := formatSections(t, src, format)
+	if len(text) != len(sanitized(src)) {
+		t.Fatalf("blanked text is %d bytes, sanitised source %d", len(text), len(sanitized(src)))
+	}
+	k := 0
+	for i, s := range secs {
+		if s.start > s.body || s.body > s.end || s.end > len(text) || (i > 0 && s.start < secs[i-1].end) {
+			t.Fatalf("section %d [%d,%d,%d) out of order (before: %+v)", i, s.start, s.body, s.end, secs[max(0, i-1)])
+		}
+		if s.headingOnly(text) && i > 0 && !isBlank(text[secs[0].start:secs[i-1].end]) {
+			t.Fatalf("section %d %q is only a heading after text", i, text[s.start:s.end])
+		}
+		if s.path == nil {
+			t.Fatalf("section %d: nil path", i)
+		}
+		spans := cutSpans(string(text), s.start, s.end, opt)
+		checkSection(t, string(text), s.start, s.end, spans, opt, false)
+		for _, sp := range spans {
+			if k >= len(doc.Chunks) {
+				t.Fatalf("File returned %d chunks, sections hold more", len(doc.Chunks))
+			}
+			c := doc.Chunks[k]
+			if c.Content != string(text[sp.start:sp.end]) || !slices.Equal(c.HeadingPath, s.path) {
+				t.Fatalf("chunk %d: %q %q, section gives %q %q", k, c.HeadingPath, c.Content, s.path, text[sp.start:sp.end])
+			}
+			k++
+		}
+	}
+	if k != len(doc.Chunks) {
+		t.Fatalf("File returned %d chunks, sections hold %d", len(doc.Chunks), k)
+	}
+}
+
+// sanitized is sanitize's text.
+func sanitized(src []byte) []byte {
+	san, _, _ := sanitize(src)
+	return san
 }

@@ -35,12 +35,6 @@ var inlineParser = parser.NewParser(
 // goldmark's link parser is quadratic in it.
 const maxHeadingBytes = 1024
 
-// section is a span of the sanitised text and its heading path.
-type section struct {
-	start, end int
-	path       []string
-}
-
 // Markdown splits a markdown document into sections at its headings and cuts
 // each section into chunks. name is the file's path; its base name without
 // extension is the title when the document has no level-1 heading.
@@ -53,21 +47,25 @@ func Markdown(src []byte, name string, opt Options) (Document, error) {
 		return Document{}, fmt.Errorf("chunking %s: %w", name, err)
 	}
 	san, fixes, replaced := sanitize(src)
-	body := bodyStart(san)
-	secs, title, err := parse(san, body)
+	secs, title, err := markdownSections(san, bodyStart(san))
 	if err != nil {
 		return Document{}, fmt.Errorf("chunking %s: %w", name, err)
 	}
 	if title == "" {
 		title = fileTitle(name)
 	}
-	b := &builder{text: string(san), fixes: fixes, title: title}
-	c := newCutter(opt)
-	for _, s := range secs {
-		b.path = s.path
-		c.cut(b.text, s.start, s.end, b.emit)
+	return assemble(san, fixes, replaced, title, secs, opt), nil
+}
+
+// markdownSections returns the sections of the markdown in text from body
+// on, heading-only ones folded into what follows, and the title heading's
+// text.
+func markdownSections(text []byte, body int) ([]section, string, error) {
+	secs, title, err := parse(text, body)
+	if err != nil {
+		return nil, "", err
 	}
-	return Document{Title: title, Chunks: b.out, Replaced: replaced}, nil
+	return fold(text, secs), title, nil
 }
 
 // parse parses src from body on and returns its sections and title.
@@ -102,7 +100,7 @@ func sections(src []byte, body int, md []byte, root ast.Node, pc parser.Context)
 		// stack holds the enclosing headings, outermost first.
 		stack []heading
 	)
-	start := body
+	start, hbody := body, body
 	path := []string{}
 	// bare is where the body of the current section starts when its heading
 	// has no text (a lone "##"), else -1: such a heading with nothing under
@@ -110,7 +108,7 @@ func sections(src []byte, body int, md []byte, root ast.Node, pc parser.Context)
 	bare := -1
 	add := func(end int) {
 		if bare < 0 || !isBlank(src[bare:end]) {
-			secs = append(secs, section{start: start, end: end, path: path})
+			secs = append(secs, section{start: start, body: hbody, end: end, path: path})
 		}
 	}
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
@@ -152,10 +150,25 @@ func sections(src []byte, body int, md []byte, root ast.Node, pc parser.Context)
 				path = append(path, e.text)
 			}
 		}
-		start = lineStart
+		start, hbody = lineStart, body+headingEnd(md, h, lineStart-body)
 	}
 	add(len(src))
 	return secs, title
+}
+
+// headingEnd returns where the lines of heading h, whose line starts at
+// lineStart in md, end: after the line of an ATX heading, after the
+// underline of a setext one.
+func headingEnd(md []byte, h *ast.Heading, lineStart int) int {
+	_, next := nextLine(md, lineStart)
+	lines := h.Lines()
+	if lines.Len() == 0 || bytes.HasPrefix(bytes.TrimLeft(md[lineStart:next], " \t"), []byte("#")) {
+		return next
+	}
+	// Setext: the underline is the line after the last text line.
+	_, under := nextLine(md, lines.At(lines.Len()-1).Start)
+	_, next = nextLine(md, under)
+	return next
 }
 
 // isBlank reports whether b holds only whitespace.

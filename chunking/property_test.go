@@ -35,6 +35,32 @@ var headingWords = [][2]string{
 type genSection struct {
 	start int
 	path  []string
+	body  bool // a block follows the heading before the next one
+}
+
+// foldGen folds the generator's heading-only sections the way the package
+// documents (see fold): into the next section with a body, which starts at
+// the first heading of the run, or, at the end, into the section before.
+func foldGen(secs []genSection) []genSection {
+	var out []genSection
+	run := -1 // index in secs of the first of a heading-only run
+	for i, s := range secs {
+		if i > 0 && !s.body {
+			if run < 0 {
+				run = i
+			}
+			continue
+		}
+		if run >= 0 {
+			s.start, run = secs[run].start, -1
+		}
+		out = append(out, s)
+	}
+	if run >= 0 && len(out) == 1 && !out[0].body {
+		// Nothing with text before the run: it is its own section.
+		out = append(out, secs[run])
+	}
+	return out
 }
 
 type genDoc struct {
@@ -111,30 +137,38 @@ func genMarkdown(r *rand.Rand) genDoc {
 			}
 			d.sections = append(d.sections, genSection{start: start, path: path})
 		case k < 8: // paragraph, lines of a few words
+			d.sections[len(d.sections)-1].body = true
 			var lines []string
 			for range 1 + r.Intn(12) {
 				lines = append(lines, words(1+r.Intn(30)))
 			}
 			sb.WriteString(strings.Join(lines, nl) + nl + nl)
 		case k == 8:
+			d.sections[len(d.sections)-1].body = true
 			sb.WriteString("```go" + nl + "# not a heading" + nl + "func f() {}" + nl + nl + "## nor this" + nl + "```" + nl + nl)
 		case k == 9:
+			d.sections[len(d.sections)-1].body = true
 			sb.WriteString("    # indented code, not a heading" + nl + "    " + words(5) + nl + nl)
 		case k == 10:
+			d.sections[len(d.sections)-1].body = true
 			sb.WriteString("<div>" + nl + "# html, not a heading" + nl + "</div>" + nl + nl)
 		case k == 11:
+			d.sections[len(d.sections)-1].body = true
 			sb.WriteString("| a | b |" + nl + "|---|---|" + nl)
 			for range r.Intn(20) {
 				sb.WriteString("| " + words(3) + " | " + words(4) + " |" + nl)
 			}
 			sb.WriteString(nl)
 		case k == 12:
+			d.sections[len(d.sections)-1].body = true
 			sb.WriteString("- # a list item, not a section" + nl + "- " + words(8) + nl + nl)
 		default:
+			d.sections[len(d.sections)-1].body = true
 			sb.WriteString("> # a quote, not a section" + nl + "> " + words(10) + nl + nl)
 		}
 	}
 	d.src = []byte(sb.String())
+	d.sections = foldGen(d.sections)
 	if d.title == "" {
 		d.title = "gen"
 	}
