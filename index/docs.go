@@ -213,7 +213,7 @@ func (r *reindex) chunkAll(ctx context.Context, files []*source.File) (results [
 					return
 				}
 				if f := files[i]; utf8.ValidString(f.Path) {
-					results[i].doc, results[i].err = chunking.Markdown(f.Content, f.Path, r.opt)
+					results[i].doc, results[i].err = chunking.File(f.Content, f.Path, r.opt)
 				}
 				close(results[i].ready)
 			}
