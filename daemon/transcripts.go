@@ -457,6 +457,11 @@ func (d *Daemon) handleTranscriptImport(w http.ResponseWriter, r *http.Request) 
 		}
 		opt.into = &p
 	}
+	// An import reads for minutes: the write timeout bounds writing the
+	// answer (or each line of the stream), not the work before it.
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{})
+	defer d.writeSoon(rc) // an error answer is written after the return
 	// The import stops when the client goes away or the daemon stops; what
 	// was stored stays (it is idempotent), and the checkpoints say where.
 	ctx, cancel := context.WithCancel(r.Context())
@@ -474,7 +479,6 @@ func (d *Daemon) handleTranscriptImport(w http.ResponseWriter, r *http.Request) 
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	send := func(ev api.TranscriptImportEvent) {
