@@ -80,11 +80,14 @@ func (d *Daemon) importTranscripts(ctx context.Context, opt transcriptOptions, p
 	if rep.Paths == nil {
 		rep.Paths = []string{}
 	}
-	files, err := transcript.Discover(opt.format, rep.Paths)
+	found, err := transcript.DiscoverAll(opt.format, rep.Paths)
 	if err != nil {
 		return rep, err
 	}
+	files := found.Files
 	rep.Files = len(files)
+	rep.UnreadableCount = len(found.Unreadable)
+	rep.Unreadable = found.Unreadable[:min(len(found.Unreadable), maxListed)]
 	ir := &importRun{d: d, opt: opt, rep: rep, projects: projects,
 		forgotten: map[int64]map[string]bool{}, perProject: map[int64]*projectCount{}, unregistered: map[string]bool{}}
 	for _, p := range projects {
