@@ -95,3 +95,31 @@ func write(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// Issue 27 item 24: Aider's history in a repository is not followed when
+// it is a symbolic link (someone who may write to the repository could
+// point it at another of the owner's files); the same link given as a
+// path is its giver's, and is listed.
+func TestDiscoverAll_AiderHistoryLinkNotFollowed(t *testing.T) {
+	repo, private := t.TempDir(), t.TempDir()
+	secret := filepath.Join(private, "notes.md")
+	write(t, secret, "# aider chat started at 2026-01-02 03:04:05\n#### secret\n")
+	link := filepath.Join(repo, transcript.AiderHistoryFile)
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	d, err := transcript.DiscoverAll(transcript.Aider, []string{repo})
+	if err != nil || len(d.Files) != 0 {
+		t.Errorf("aider discovery in a repository whose history is a link: %v, %v; want nothing", d.Files, err)
+	}
+	d, err = transcript.DiscoverAll(transcript.Aider, []string{link})
+	if err != nil || !slices.Equal(d.Files, []string{link}) {
+		t.Errorf("aider discovery of the link given as a path: %v, %v; want it", d.Files, err)
+	}
+	// A regular history is found as before.
+	other := t.TempDir()
+	write(t, filepath.Join(other, transcript.AiderHistoryFile), "# aider chat started at 2026-01-02 03:04:05\n")
+	if d, err := transcript.DiscoverAll(transcript.Aider, []string{other}); err != nil || len(d.Files) != 1 {
+		t.Errorf("aider discovery of a regular history: %v, %v", d.Files, err)
+	}
+}

@@ -136,7 +136,7 @@ func DiscoverAll(f Format, paths []string) (Discovery, error) {
 		}
 		if f == Aider {
 			h := filepath.Join(p, AiderHistoryFile)
-			if hi, err := os.Stat(h); err == nil && hi.Mode().IsRegular() {
+			if hi, err := os.Lstat(h); err == nil && hi.Mode().IsRegular() {
 				out = append(out, h)
 			}
 			continue
