@@ -44,6 +44,9 @@ const (
 	CodeTooLarge             = "too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeShuttingDown         = "shutting_down"
+	// CodeClientGone: the client went away before its answer was ready
+	// (status 499); no one reads it but a log or a proxy.
+	CodeClientGone = "client_gone"
 	// CodeTimeout: the request body did not come within the read timeout.
 	CodeTimeout  = "timeout"
 	CodeInternal = "internal"

@@ -55,9 +55,14 @@ type TranscriptReport struct {
 	// Files counts the transcripts found; Unchanged those with nothing new
 	// since the last import (not read); Resumed those read from where the
 	// last import stopped.
-	Files     int `json:"files"`
-	Unchanged int `json:"unchanged"`
-	Resumed   int `json:"resumed"`
+	Files int `json:"files"`
+	// Unreadable lists the first folders (and paths) that could not be
+	// read, each as its error; UnreadableCount counts them all. They were
+	// skipped: the rest was imported.
+	Unreadable      []string `json:"unreadable,omitempty"`
+	UnreadableCount int      `json:"unreadableCount,omitempty"`
+	Unchanged       int      `json:"unchanged"`
+	Resumed         int      `json:"resumed"`
 	// Lines, Records and Sessions count what was read.
 	Lines    int `json:"lines"`
 	Records  int `json:"records"`

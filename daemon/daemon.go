@@ -125,7 +125,11 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	if d.ln, err = listen(paths.Socket); err != nil {
 		return nil, err
 	}
-	d.limiter = newLimitListener(d.ln, d.limits.MaxConns)
+	idleWhenFull := d.limits.IdleWhenFull
+	if idleWhenFull <= 0 {
+		idleWhenFull = defaultIdleWhenFull
+	}
+	d.limiter = newLimitListener(d.ln, d.limits.MaxConns, idleWhenFull)
 
 	space := embedding.SpaceOf(cfg.Embedding.Model, cfg.Embedding.Dims)
 	vectors, err := store.ParseVectorMode(cfg.Search.Vectors)
@@ -182,6 +186,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		ReadTimeout:       d.limits.Read,
 		WriteTimeout:      d.limits.Write,
 		IdleTimeout:       d.limits.Idle,
+		ConnState:         d.limiter.connState,
 		BaseContext:       func(net.Listener) context.Context { return d.ctx },
 		ErrorLog:          slog.NewLogLogger(d.logger.Handler(), slog.LevelWarn),
 	}

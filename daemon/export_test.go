@@ -1,5 +1,7 @@
 package daemon
 
+import "context"
+
 // SetRefreshHook makes the watcher call fn after each refresh of a
 // project's stale scopes (after a change notice, a reindex, an
 // auto-reindex): tests wait on it instead of sleeping.
@@ -22,3 +24,11 @@ func SetServeLimits(l ServeLimits) (restore func()) {
 
 // PeakConns returns the most connections the daemon served at once.
 func (d *Daemon) PeakConns() int { return int(d.limiter.peak.Load()) }
+
+// SetStartupHook makes daemons opened from now on call fn (with the
+// daemon's context) before computing their projects' stale scopes at
+// start-up, and returns a function that removes it.
+func SetStartupHook(fn func(ctx context.Context)) (restore func()) {
+	startupHook = fn
+	return func() { startupHook = nil }
+}

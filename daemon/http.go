@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,15 +48,34 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
+// statusClientGone is the status (nginx's "client closed request") of a
+// request whose client went away before its answer: not the daemon's
+// failure, so neither a 500 nor an ERROR line.
+const statusClientGone = 499
+
 // writeError answers err: its own status for an httpError, 500 otherwise.
-// 500s are logged here, once, with the request; handlers never log.
+// 500s are logged here, once, with the request; handlers never log. Work
+// cancelled because its client went away is answered 499 (for whoever
+// still reads) and logged at Debug.
 func (d *Daemon) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if clientGone(r, err) && d.ctx.Err() == nil {
+		d.logger.Debug("client went away", slog.Group("request", "method", r.Method, "path", r.URL.Path), "err", err)
+		writeJSON(w, statusClientGone, api.ErrorBody{Error: api.ErrorDetail{Code: api.CodeClientGone,
+			Message: "the client went away before the answer: " + err.Error()}})
+		return
+	}
 	he := d.asHTTPError(err)
 	if he.status >= 500 {
 		d.logger.Error("request failed", slog.Group("request", "method", r.Method, "path", r.URL.Path),
 			slog.Group("response", "status", he.status), "err", err)
 	}
 	writeJSON(w, he.status, api.ErrorBody{Error: he.detail()})
+}
+
+// clientGone reports whether err is the cancellation of r's context by
+// its client going away.
+func clientGone(r *http.Request, err error) bool {
+	return r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
 // detail is the error shape of he.

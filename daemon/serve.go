@@ -28,6 +28,9 @@ type limits struct {
 	Write time.Duration
 	// Idle bounds a kept-alive connection between requests.
 	Idle time.Duration
+	// IdleWhenFull is Idle while a client waits for a slot. Optional:
+	// defaultIdleWhenFull.
+	IdleWhenFull time.Duration
 	// MaxConns bounds the connections served at once.
 	MaxConns int
 }
@@ -39,10 +42,17 @@ var defaultLimits = limits{
 	Read:       30 * time.Second,
 	Write:      2 * time.Minute,
 	Idle:       2 * time.Minute,
+	// A client that waits for a slot waits at most this for an idle one,
+	// and a connection idle this long will rarely be used again at once.
+	IdleWhenFull: defaultIdleWhenFull,
 	// Far below the usual 1024 open files, with room for the database, the
 	// watcher and the provider's connections.
 	MaxConns: 256,
 }
+
+// defaultIdleWhenFull is the idle time of kept-alive connections while a
+// client waits for a slot: a second, far below Idle.
+const defaultIdleWhenFull = time.Second
 
 // liftReadDeadline removes the read deadline of a request whose body is
 // read (or absent): once passed, it would cancel the request's context
@@ -82,8 +92,11 @@ func (ir *idleReader) Read(p []byte) (int, error) {
 
 func (ir *idleReader) Close() error { return ir.r.Close() }
 
-// limitListener accepts at most max connections at once; Accept waits for
-// one to close.
+// limitListener serves at most max connections at once. A client that
+// comes when every slot is taken waits for one; meanwhile the idle time of
+// kept-alive connections (between two requests) is shortened to
+// idleWhenFull: 256 idle keep-alives would otherwise hold every slot for
+// the whole idle timeout (a search waited 88 s).
 type limitListener struct {
 	net.Listener
 	slots     chan struct{}
@@ -91,27 +104,119 @@ type limitListener struct {
 	closeOnce sync.Once
 	open      atomic.Int64
 	peak      atomic.Int64
+	// idleWhenFull is the idle time of a kept-alive connection while a
+	// client waits for a slot.
+	idleWhenFull time.Duration
+
+	mu sync.Mutex
+	// idle are the connections between two requests, with when they
+	// went idle.
+	idle map[net.Conn]time.Time
+	// waiting is set while a client waits for a slot; wentIdle then
+	// tells it that a connection went idle.
+	waiting  bool
+	wentIdle chan struct{}
 }
 
-func newLimitListener(ln net.Listener, max int) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, max), done: make(chan struct{})}
+func newLimitListener(ln net.Listener, max int, idleWhenFull time.Duration) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, max), done: make(chan struct{}),
+		idleWhenFull: idleWhenFull, idle: map[net.Conn]time.Time{}, wentIdle: make(chan struct{}, 1)}
 }
 
+// Accept accepts the next client, then waits for a slot for it.
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.slots
 		return nil, err
+	}
+	select {
+	case l.slots <- struct{}{}:
+	default:
+		if err := l.awaitSlot(); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	n := l.open.Add(1)
 	for p := l.peak.Load(); n > p && !l.peak.CompareAndSwap(p, n); p = l.peak.Load() {
 	}
 	return &limitedConn{Conn: c, l: l}, nil
+}
+
+// awaitSlot takes a slot for a client that found none, closing the
+// connections idle for idleWhenFull meanwhile.
+func (l *limitListener) awaitSlot() error {
+	l.mu.Lock()
+	l.waiting = true
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.waiting = false
+		l.mu.Unlock()
+	}()
+	for {
+		next := l.closeIdle(time.Now())
+		var timer *time.Timer
+		var expired <-chan time.Time
+		if next > 0 {
+			timer = time.NewTimer(next)
+			expired = timer.C
+		}
+		select {
+		case l.slots <- struct{}{}:
+			if timer != nil {
+				timer.Stop()
+			}
+			return nil
+		case <-l.done:
+			return net.ErrClosed
+		case <-expired:
+		case <-l.wentIdle:
+			if timer != nil {
+				timer.Stop()
+			}
+		}
+	}
+}
+
+// closeIdle closes the connections idle for idleWhenFull at now, and
+// returns how long until the next one will be (0: none is idle).
+func (l *limitListener) closeIdle(now time.Time) time.Duration {
+	l.mu.Lock()
+	var expired []net.Conn
+	var next time.Duration
+	for c, since := range l.idle {
+		left := l.idleWhenFull - now.Sub(since)
+		if left <= 0 {
+			expired = append(expired, c)
+			delete(l.idle, c)
+		} else if next == 0 || left < next {
+			next = left
+		}
+	}
+	l.mu.Unlock()
+	for _, c := range expired {
+		c.Close()
+	}
+	return next
+}
+
+// connState is the server's ConnState hook: it keeps the set of idle
+// connections, and tells a waiting client when one goes idle.
+func (l *limitListener) connState(c net.Conn, st http.ConnState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if st != http.StateIdle {
+		delete(l.idle, c)
+		return
+	}
+	l.idle[c] = time.Now()
+	if l.waiting {
+		select {
+		case l.wentIdle <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (l *limitListener) Close() error {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ragd/ragd"
@@ -79,11 +80,14 @@ func (d *Daemon) importTranscripts(ctx context.Context, opt transcriptOptions, p
 	if rep.Paths == nil {
 		rep.Paths = []string{}
 	}
-	files, err := transcript.Discover(opt.format, rep.Paths)
+	found, err := transcript.DiscoverAll(opt.format, rep.Paths)
 	if err != nil {
 		return rep, err
 	}
+	files := found.Files
 	rep.Files = len(files)
+	rep.UnreadableCount = len(found.Unreadable)
+	rep.Unreadable = found.Unreadable[:min(len(found.Unreadable), maxListed)]
 	ir := &importRun{d: d, opt: opt, rep: rep, projects: projects,
 		forgotten: map[int64]map[string]bool{}, perProject: map[int64]*projectCount{}, unregistered: map[string]bool{}}
 	for _, p := range projects {
@@ -99,10 +103,7 @@ func (d *Daemon) importTranscripts(ctx context.Context, opt transcriptOptions, p
 		if err := ctx.Err(); err != nil {
 			return rep, fmt.Errorf("import %s transcripts: %w", opt.format, err)
 		}
-		d.transcripts.Lock()
-		err := ir.file(ctx, path)
-		d.transcripts.Unlock()
-		if err != nil {
+		if err := ir.file(ctx, path); err != nil {
 			return rep, err
 		}
 		if progress != nil && (time.Since(last) >= progressEvery || i == len(files)-1) {
@@ -195,17 +196,68 @@ func (ir *importRun) resumePoint(saved []store.TranscriptFile) (*store.Transcrip
 	return nil, nil
 }
 
-// file imports one transcript file.
-func (ir *importRun) file(ctx context.Context, path string) error {
-	info, err := os.Stat(path)
+// skippedNotRegular is the Skipped reason of a listed path that is not a
+// regular file (a FIFO, a device): never read, since a FIFO blocks its
+// reader and a device may never end.
+const skippedNotRegular = "not a regular file"
+
+// openTranscript opens a transcript file without blocking, whatever it is
+// now (a FIFO blocks in open(2) until a writer comes; O_NONBLOCK does
+// not), and returns it with its metadata when it is a regular file. A file
+// that is no longer there, or not regular, gives a nil file and no error.
+func openTranscript(path string) (*os.File, os.FileInfo, error) {
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		// Deleted since it was listed: what was imported of it stays.
-		ir.rep.Files--
-		return nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("transcript %s: %w", path, err)
+		return nil, nil, fmt.Errorf("transcript %s: %w", path, err)
 	}
+	info, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, nil, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		fh.Close()
+		return nil, info, nil
+	}
+	return fh, info, nil
+}
+
+// ctxReader reads r until ctx ends: a file that grows as fast as it is
+// read, or a huge one, stops with its client.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (cr ctxReader) Read(p []byte) (int, error) {
+	if err := cr.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return cr.r.Read(p)
+}
+
+// file imports one transcript file. It is opened before the daemon-wide
+// transcripts lock is taken, without blocking, and read only if it is a
+// regular file.
+func (ir *importRun) file(ctx context.Context, path string) error {
+	fh, info, err := openTranscript(path)
+	if err != nil {
+		return err
+	}
+	if fh == nil {
+		ir.rep.Files--
+		if info != nil {
+			ir.rep.Skipped[skippedNotRegular]++
+		}
+		// Else deleted since it was listed: what was imported of it stays.
+		return nil
+	}
+	defer fh.Close()
+	ir.d.transcripts.Lock()
+	defer ir.d.transcripts.Unlock()
 	saved, err := ir.d.store.TranscriptFiles(ctx, path)
 	if err != nil {
 		return err
@@ -228,11 +280,6 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		cp = nil
 	}
 
-	fh, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("transcript %s: %w", path, err)
-	}
-	defer fh.Close()
 	if cp != nil {
 		if _, err := fh.Seek(cp.Offset, io.SeekStart); err != nil {
 			return fmt.Errorf("transcript %s: seek to %d: %w", path, cp.Offset, err)
@@ -252,7 +299,7 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		}
 		return ir.append(ctx, p, evs)
 	}
-	st, err := transcript.Read(ir.opt.format, fh, path, transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp},
+	st, err := transcript.Read(ir.opt.format, ctxReader{ctx, fh}, path, transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp},
 		func(s *transcript.Session, e ragd.Event) error {
 			p, ok := ir.target(s)
 			if !ok {
@@ -316,6 +363,21 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		ir.opt.memory[path] = row
 	}
 	return nil
+}
+
+// fileKind names the type of a file that is not regular, for an error.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
 }
 
 func orEmpty(s *transcript.Session) *transcript.Session {
@@ -445,6 +507,11 @@ func (d *Daemon) handleTranscriptImport(w http.ResponseWriter, r *http.Request) 
 		if !filepath.IsAbs(p) {
 			return badRequest("path %q: must be absolute (the daemon does not know your working directory)", p)
 		}
+		// Stat follows a symlink the user gave: theirs to give. A FIFO
+		// would block the import, a device never end.
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
+			return badRequest("path %q: not a regular file or a folder (%s): give transcript files or the folders that hold them", p, fileKind(fi.Mode()))
+		}
 		opt.paths = append(opt.paths, filepath.Clean(p))
 	}
 	if req.Project != "" {
@@ -457,6 +524,11 @@ func (d *Daemon) handleTranscriptImport(w http.ResponseWriter, r *http.Request) 
 		}
 		opt.into = &p
 	}
+	// An import reads for minutes: the write timeout bounds writing the
+	// answer (or each line of the stream), not the work before it.
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{})
+	defer d.writeSoon(rc) // an error answer is written after the return
 	// The import stops when the client goes away or the daemon stops; what
 	// was stored stays (it is idempotent), and the checkpoints say where.
 	ctx, cancel := context.WithCancel(r.Context())
@@ -474,7 +546,6 @@ func (d *Daemon) handleTranscriptImport(w http.ResponseWriter, r *http.Request) 
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	send := func(ev api.TranscriptImportEvent) {

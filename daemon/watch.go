@@ -54,32 +54,75 @@ func newWatcher(d *Daemon) (*watcher, error) {
 		fw.Close()
 		return nil, err
 	}
+	// The projects are known at once; their folders are watched and their
+	// stale scopes computed in the background: the statistics of a large
+	// session log take long, and the daemon answers meanwhile (a search's
+	// notice of stale scopes comes once they are known).
+	var todo []ragd.Project
 	for _, p := range ps {
-		w.add(p)
+		if w.track(p) {
+			todo = append(todo, p)
+		}
 	}
-	d.wg.Add(1)
+	d.wg.Add(2)
 	go func() {
 		defer d.wg.Done()
 		w.loop()
 	}()
+	go func() {
+		defer d.wg.Done()
+		if startupHook != nil {
+			startupHook(d.ctx)
+		}
+		for _, p := range todo {
+			if !w.tracked(p.ID) || d.ctx.Err() != nil {
+				continue // removed since, or the daemon stops
+			}
+			w.watch(p)
+		}
+	}()
 	return w, nil
 }
 
-// add starts watching a project (again, after a settings change).
+// startupHook, when set (tests), runs before the start-up refresh of
+// every project.
+var startupHook func(ctx context.Context)
+
+// add starts watching a project (again, after a settings change), and
+// computes its stale scopes before it returns.
 func (w *watcher) add(p ragd.Project) {
+	if w.track(p) {
+		w.watch(p)
+	}
+}
+
+// track records p as watched, and reports whether it is new (its folders
+// are to be watched).
+func (w *watcher) track(p ragd.Project) bool {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.closed {
-		w.mu.Unlock()
-		return
+		return false
 	}
 	if old, ok := w.projects[p.ID]; ok {
 		old.p = p
-		w.mu.Unlock()
-		return
+		return false
 	}
 	w.projects[p.ID] = &watched{p: p}
-	w.mu.Unlock()
+	return true
+}
 
+// tracked reports whether project id is watched.
+func (w *watcher) tracked(id int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.projects[id]
+	return ok && !w.closed
+}
+
+// watch watches the folders of a tracked project that move its HEAD, and
+// computes its stale scopes.
+func (w *watcher) watch(p ragd.Project) {
 	head, err := source.Head(w.d.ctx, p.Path)
 	if err != nil && head.GitDir == "" {
 		w.d.logger.Warn("cannot watch project", "project", p.Name, "path", p.Path, "err", err)

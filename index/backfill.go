@@ -128,6 +128,17 @@ func (b *Backfill) Step(ctx context.Context) (filled int, more bool, err error) 
 		return 0, true, err
 	}
 	b.record(filled, time.Since(t0), nil)
+	if res.Failed > 0 {
+		// A batch the provider partly failed: what it left stays first in
+		// the queue, and the step counts as failed, so that Run asks again
+		// after Retry instead of waiting for the next Wake, which may
+		// never come.
+		err := fmt.Errorf("backfill: no vector for %d of %d chunks: %s", res.Failed, len(pending), res.Reason)
+		b.mu.Lock()
+		b.lastErr = err.Error()
+		b.mu.Unlock()
+		return filled, true, err
+	}
 	// A blank text never gets a vector: it stays in the queue, so a short
 	// batch (fewer than asked) means the queue is done.
 	return filled, len(pending) == b.Batch, nil

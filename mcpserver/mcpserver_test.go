@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 		c := client.New(socket)
 		srv, err := mcpserver.New(mcpserver.Options{Client: c, Dir: os.Getenv(serveDirEnv), Version: "test"})
 		if err == nil {
-			err = srv.Run(context.Background(), &mcp.StdioTransport{})
+			err = srv.Run(context.Background(), &mcpserver.LineTransport{Reader: os.Stdin, Writer: os.Stdout})
 		}
 		if err != nil {
 			os.Stderr.WriteString("mcp child: " + err.Error() + "\n")

@@ -107,14 +107,22 @@ func (s *Store) SessionStats(ctx context.Context, projectID int64, types []strin
 	if err != nil {
 		return st, fmt.Errorf("indexed sessions of project %d: %w", projectID, err)
 	}
-	err = tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE indexed),
-		count(*) FILTER (WHERE NOT indexed AND created_at > `+sinceParam+`)
-		FROM (SELECT e.created_at, EXISTS (SELECT 1 FROM chunks c WHERE c.project_id = ?1 AND c.scope = 'session'
-			AND c.session_id = e.session_id AND c.event_id = e.id) AS indexed
-		FROM session_events e WHERE e.project_id = ?1 AND e.type IN `+in+`)`,
+	err = tx.QueryRowContext(ctx, indexedMessagesQuery(in, sinceParam),
 		args(formatTime(since))...).Scan(&st.MessagesIndexed, &st.UnindexedSince)
 	if err != nil {
 		return st, fmt.Errorf("indexed messages of project %d: %w", projectID, err)
 	}
 	return st, nil
+}
+
+// indexedMessagesQuery counts the messages with a chunk, and those without
+// one stored after since: in is the types' list, sinceParam since's
+// parameter. Each message's question is one seek of chunks_session_event
+// (migration 7), not a read of its session's chunks.
+func indexedMessagesQuery(in, sinceParam string) string {
+	return `SELECT count(*) FILTER (WHERE indexed),
+		count(*) FILTER (WHERE NOT indexed AND created_at > ` + sinceParam + `)
+		FROM (SELECT e.created_at, EXISTS (SELECT 1 FROM chunks c WHERE c.project_id = ?1 AND c.scope = 'session'
+			AND c.session_id = e.session_id AND c.event_id = e.id) AS indexed
+		FROM session_events e WHERE e.project_id = ?1 AND e.type IN ` + in + `)`
 }

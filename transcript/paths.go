@@ -93,10 +93,32 @@ func IsTranscript(f Format, path string) bool {
 // repository, whose history is at its top: Aider's folders are not walked,
 // since a repository's tree can be large and holds one history. A path
 // that does not exist is skipped: a tool not installed has no
-// transcripts.
+// transcripts. Folders it cannot read are skipped: DiscoverAll says which.
 func Discover(f Format, paths []string) ([]string, error) {
+	d, err := DiscoverAll(f, paths)
+	return d.Files, err
+}
+
+// Discovery is what DiscoverAll found.
+type Discovery struct {
+	// Files are the transcripts, sorted.
+	Files []string
+	// Unreadable are the paths and folders that could not be read, each
+	// as its error ("open /proc/1/fdinfo: permission denied"), in walk
+	// order: they were skipped.
+	Unreadable []string
+}
+
+// DiscoverAll is Discover, saying which folders it skipped as unreadable:
+// a walk from / meets folders of other users, and they are no reason to
+// list nothing. Symbolic links are not followed in a walk, nor is an
+// Aider history that is one: in a repository others may write to, a link
+// to another of the owner's files would import it. A path given is
+// followed, link or not: it is its giver's to give.
+func DiscoverAll(f Format, paths []string) (Discovery, error) {
+	var d Discovery
 	if _, err := ParseFormat(string(f)); err != nil {
-		return nil, err
+		return d, err
 	}
 	var out []string
 	for _, p := range paths {
@@ -105,7 +127,8 @@ func Discover(f Format, paths []string) ([]string, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("transcript: discover %s: %w", p, err)
+			d.Unreadable = append(d.Unreadable, err.Error())
+			continue
 		}
 		if !info.IsDir() {
 			out = append(out, p)
@@ -113,26 +136,32 @@ func Discover(f Format, paths []string) ([]string, error) {
 		}
 		if f == Aider {
 			h := filepath.Join(p, AiderHistoryFile)
-			if hi, err := os.Stat(h); err == nil && hi.Mode().IsRegular() {
+			if hi, err := os.Lstat(h); err == nil && hi.Mode().IsRegular() {
 				out = append(out, h)
 			}
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(p, func(path string, de fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				// A folder that cannot be read (WalkDir then skips it) or
+				// an entry gone since its folder was read.
+				if !errors.Is(err, fs.ErrNotExist) {
+					d.Unreadable = append(d.Unreadable, err.Error())
+				}
+				return nil
 			}
-			if d.Type().IsRegular() && IsTranscript(f, path) {
+			if de.Type().IsRegular() && IsTranscript(f, path) {
 				out = append(out, path)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("transcript: discover %s: %w", p, err)
+			return d, fmt.Errorf("transcript: discover %s: %w", p, err)
 		}
 	}
 	slices.Sort(out)
-	return slices.Compact(out), nil
+	d.Files = slices.Compact(out)
+	return d, nil
 }
 
 // MatchProject returns the root, among roots (the registered projects'

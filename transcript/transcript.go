@@ -130,8 +130,17 @@ const (
 	// MaxDocumentBytes is the largest Gemini session document read.
 	MaxDocumentBytes = 256 << 20
 	// MaxMechanismText is the most text a mechanism event keeps (tool
-	// output can be whole files); conversation text is never shortened.
+	// output can be whole files).
 	MaxMechanismText = 4 << 10
+	// MaxMessageText is the most text one message keeps: a message longer
+	// than a book is a pasted file or log, and chunked whole it cost
+	// gigabytes (one 197 MB Gemini message: 3 GB of memory, 240k chunks).
+	// The rest is cut, the text ends saying how much, and Stats.Skipped
+	// counts the messages cut.
+	MaxMessageText = 1 << 20
+	// messageCutMargin is kept beyond MaxMessageText until the text is
+	// redacted, so that a secret across the cut is seen whole.
+	messageCutMargin = 64 << 10
 	// MaxLineErrors is how many malformed lines Stats keeps; Stats.Malformed
 	// counts them all.
 	MaxLineErrors = 1000
@@ -403,7 +412,21 @@ func (rd *reader) emit(id, typ, actor, text string, t time.Time, title string, m
 		rd.skip("record before any session")
 		return nil
 	}
+	cut := 0
+	if ragd.Indexed(typ) && len(text) > MaxMessageText+messageCutMargin {
+		cut = len(text) - (MaxMessageText + messageCutMargin)
+		text = text[:runeStart(text, MaxMessageText+messageCutMargin)]
+	}
 	text = rd.redact(text)
+	if ragd.Indexed(typ) && len(text) > MaxMessageText {
+		at := runeStart(text, MaxMessageText)
+		cut += len(text) - at
+		text = text[:at]
+	}
+	if cut > 0 {
+		text += "\n[… cut by ragd: " + itoa(cut) + " more bytes of this message]"
+		rd.skip("message text beyond " + itoa(MaxMessageText) + " bytes (cut)")
+	}
 	if ragd.Indexed(typ) && isBlank(text) {
 		rd.skip("empty " + typ)
 		return nil
@@ -587,6 +610,15 @@ func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // shorten cuts s to at most n bytes at a rune boundary, marking the cut.
+// runeStart is the largest index at most n (n < len(s)) at which a rune
+// of s starts.
+func runeStart(s string, n int) int {
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return n
+}
+
 func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s

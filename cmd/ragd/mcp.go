@@ -53,7 +53,9 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: readCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
+	// A line a client gets wrong is answered with a JSON-RPC error, and the
+	// server reads on (the SDK's IOTransport would end the session).
+	err = srv.Run(ctx, &mcpserver.LineTransport{Reader: readCloser(e.stdin), Writer: e.stdout})
 	if ctx.Err() != nil {
 		return nil // interrupted: a normal end
 	}
@@ -68,10 +70,6 @@ func readCloser(r io.Reader) io.ReadCloser {
 	}
 	return io.NopCloser(r)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // mcpCheck is the `ragd doctor` check that `ragd mcp` can reach the daemon:
 // it runs the MCP server in memory against socket, as a client would, and

@@ -141,6 +141,12 @@ func printTranscriptReport(w io.Writer, rep *api.TranscriptReport) {
 	for _, reason := range sortedKeys(rep.Skipped) {
 		fmt.Fprintf(w, "  skipped %d: %s\n", rep.Skipped[reason], reason)
 	}
+	for _, u := range rep.Unreadable {
+		fmt.Fprintf(w, "  unreadable, skipped: %s\n", u)
+	}
+	if rep.UnreadableCount > len(rep.Unreadable) {
+		fmt.Fprintf(w, "  … %d unreadable in all\n", rep.UnreadableCount)
+	}
 	for _, le := range rep.LineErrors {
 		fmt.Fprintf(w, "  malformed %s:%d: %s\n", le.File, le.Line, le.Reason)
 	}

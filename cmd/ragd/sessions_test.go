@@ -58,3 +58,15 @@ func TestCLI_SessionsTranscripts(t *testing.T) {
 		t.Errorf("--from vim: %v", err)
 	}
 }
+
+// Issue 27 item 23: the folders an import could not read are named.
+func TestPrintTranscriptReport_Unreadable(t *testing.T) {
+	var b strings.Builder
+	printTranscriptReport(&b, &api.TranscriptReport{Format: "claude-code", Paths: []string{"/"},
+		Unreadable: []string{"open /proc/1/fdinfo: permission denied"}, UnreadableCount: 3})
+	for _, want := range []string{"unreadable, skipped: open /proc/1/fdinfo: permission denied", "… 3 unreadable in all"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report %q lacks %q", b.String(), want)
+		}
+	}
+}
