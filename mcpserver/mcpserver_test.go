@@ -277,7 +277,7 @@ func TestTools_FindOpenVote(t *testing.T) {
 
 	// Full text on request, bounded limit and scope.
 	full := ok[mcpserver.SearchOutput](t, call(t, cs, "search", map[string]any{"query": "sqlite-vec", "fullText": true, "limit": 1, "scopes": []string{"adr"}}))
-	if len(full.Hits) != 1 || full.Hits[0].Snippet != "" || !strings.HasPrefix(full.Hits[0].Text, "## Decision") {
+	if len(full.Hits) != 1 || full.Hits[0].Snippet != "" || !strings.Contains(full.Hits[0].Text, "## Decision\n\nWe keep every chunk") {
 		t.Errorf("full text search: %+v", full.Hits)
 	}
 

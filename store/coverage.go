@@ -118,7 +118,7 @@ func (s *Store) SessionStats(ctx context.Context, projectID int64, types []strin
 // indexedMessagesQuery counts the messages with a chunk, and those without
 // one stored after since: in is the types' list, sinceParam since's
 // parameter. Each message's question is one seek of chunks_session_event
-// (migration 7), not a read of its session's chunks.
+// (migration 8), not a read of its session's chunks.
 func indexedMessagesQuery(in, sinceParam string) string {
 	return `SELECT count(*) FILTER (WHERE indexed),
 		count(*) FILTER (WHERE NOT indexed AND created_at > ` + sinceParam + `)

@@ -26,7 +26,7 @@ func TestCLI_SearchScoresTellRanksApart(t *testing.T) {
 	ragd(t, "reindex", "--project", "demo", "--json")
 
 	for _, fusion := range []string{"rrf", "weighted"} {
-		args := []string{"search", "the index", "--project", "demo", "--fusion", fusion, "--limit", "20"}
+		args := []string{"search", "the index search", "--project", "demo", "--fusion", fusion, "--limit", "20"}
 		resp := decode[api.SearchResponse](t, ragd(t, append(args, "--json")...))
 		text := string(ragd(t, args...))
 		lines := hitLine.FindAllStringSubmatch(text, -1)
