@@ -112,6 +112,9 @@ type HitExplain struct {
 	// hit. A score with a null rank was filled.
 	Distance *float64 `json:"distance"`
 	BM25     *float64 `json:"bm25"`
+	// Rule is, for a file, the rule that read it into its scope at the last
+	// reindex ("doc/adr/ (from .adr-dir)", "root file"): Found's Rule.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Explain holds what both signals found before fusion.

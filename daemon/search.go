@@ -11,6 +11,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
 )
 
@@ -53,6 +54,9 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if req.Explain {
+		d.explainRules(r.Context(), p, resp.Hits)
+	}
 	if req.SessionID != "" {
 		// The table is the measurement; the session log is the narrative.
 		d.narrate(r.Context(), p, req.SessionID, "rag.search", req.Actor, map[string]any{
@@ -65,6 +69,23 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: resp, Project: p.Name, Stale: stale})
 	return nil
+}
+
+// explainRules names, in each file hit's explanation, the rule that read
+// the file into its scope. It never fails the search: without the runs'
+// reports the explanation goes without.
+func (d *Daemon) explainRules(ctx context.Context, p ragd.Project, hits []api.Hit) {
+	found, err := d.indexer.FoundRules(ctx, p)
+	if err != nil {
+		d.logger.Debug("explain: the rules of the last reindex", "project", p.Name, "err", err)
+		return
+	}
+	for i := range hits {
+		h := &hits[i]
+		if h.Explain != nil && h.Origin.Kind == ragd.OriginFile {
+			h.Explain.Rule = index.RuleOf(found[h.Scope], h.Origin.SourcePath)
+		}
+	}
 }
 
 // narrate appends a rag.* event to a session's log. It never fails the

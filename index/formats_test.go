@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/source"
 )
@@ -55,6 +57,26 @@ func TestReindex_FormatsCiteTheirSections(t *testing.T) {
 			if strings.Contains(c, "toctree") || strings.Contains(c, "include::") || strings.Contains(c, "import Tabs") || strings.Contains(c, "<TabItem") {
 				t.Errorf("%s: markup indexed as prose: %q", k, c)
 			}
+		}
+	}
+}
+
+func TestRuleOf(t *testing.T) {
+	found := []api.Found{
+		{Rule: "doc/adr/ (from .adr-dir)", Kind: source.RuleDeclared, Dir: "doc/adr", From: ".adr-dir"},
+		{Rule: "doc/ (docs folder)", Kind: source.RuleDocsFolder, Dir: "doc"},
+		{Rule: "root file", Kind: source.RuleRootFile},
+		{Rule: "package README", Kind: source.RulePackageReadme},
+	}
+	for path, want := range map[string]string{
+		"doc/adr/0001-x.md": "doc/adr/ (from .adr-dir)",
+		"doc/guide.md":      "doc/ (docs folder)",
+		"README.md":         "root file",
+		"pkg/README.md":     "package README",
+		"pkg/notes.md":      "",
+	} {
+		if got := index.RuleOf(found, path); got != want {
+			t.Errorf("RuleOf(%s) = %q, want %q", path, got, want)
 		}
 	}
 }

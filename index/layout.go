@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -73,4 +75,53 @@ func ParseSettings(s api.LayoutSettings) (ragd.Layout, error) {
 	l := ragd.Layout{Include: s.Include, Exclude: s.Exclude, ADRDirs: s.ADRDirs,
 		NoPackageReadmes: s.NoPackageReadmes, NoRootFiles: s.NoRootFiles}
 	return l, source.ValidateLayout(l)
+}
+
+// FoundRules returns, by scope, the groups of files by rule of p's last
+// successful docs and adr reindex (api.ScopeReport.Found).
+func (ix *Indexer) FoundRules(ctx context.Context, p ragd.Project) (map[string][]api.Found, error) {
+	out := map[string][]api.Found{}
+	for _, scope := range []string{ragd.ScopeDocs, ragd.ScopeADR} {
+		run, err := ix.lastOK(ctx, p, scope)
+		if err != nil || run == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var rep api.ScopeReport
+		if json.Unmarshal(run.Report, &rep) == nil {
+			out[scope] = rep.Found
+		}
+	}
+	return out, nil
+}
+
+// RuleOf names the rule among found that read the file at path: the group
+// of the deepest folder holding it, else the root file, package README or
+// other prose group its place says; "" when none does (a file indexed by
+// rules older than the groups).
+func RuleOf(found []api.Found, path string) string {
+	best, depth := "", -1
+	for _, f := range found {
+		if f.Dir != "" && strings.HasPrefix(path, f.Dir+"/") && strings.Count(f.Dir, "/") > depth {
+			best, depth = f.Rule, strings.Count(f.Dir, "/")
+		}
+	}
+	if best != "" {
+		return best
+	}
+	kind := source.RuleProse
+	switch base := path[strings.LastIndexByte(path, '/')+1:]; {
+	case !strings.Contains(path, "/"):
+		kind = source.RuleRootFile
+	case strings.HasPrefix(strings.ToLower(base), "readme."):
+		kind = source.RulePackageReadme
+	}
+	for _, f := range found {
+		if f.Kind == kind && f.Dir == "" {
+			return f.Rule
+		}
+	}
+	return ""
 }

@@ -119,6 +119,9 @@ func printHits(w io.Writer, r *api.SearchResponse) {
 		if h.Explain != nil {
 			fmt.Fprintf(w, "    explain: vector rank %s distance %s · lexical rank %s bm25 %s\n",
 				optInt(h.Explain.VectorRank), optFloat(h.Explain.Distance), optInt(h.Explain.LexicalRank), optFloat(h.Explain.BM25))
+			if h.Explain.Rule != "" {
+				fmt.Fprintf(w, "    read as %s by the rule: %s\n", h.Scope, h.Explain.Rule)
+			}
 		}
 		fmt.Fprintf(w, "    chunk %s\n", h.ChunkID)
 	}
