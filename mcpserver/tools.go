@@ -57,12 +57,43 @@ func add[In, Out any](s *mcp.Server, t tool[In, Out]) error {
 	if t.tweak != nil {
 		t.tweak(in.Properties)
 	}
+	plain(in)
 	t.def.InputSchema = in
 	mcp.AddTool(s, t.def, t.handler)
 	return nil
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// plain rewrites an inferred input schema into the subset of JSON Schema
+// that function-calling clients built on OpenAPI 3.0 schemas accept
+// (Gemini's, the MCP inspector's argument parser): one type per schema,
+// never ["null", "array"] (an argument is optional by its absence, and
+// null means nothing a client would send), no additionalProperties and no
+// uniqueItems, which those clients refuse as unknown fields. The daemon
+// still checks what the schema no longer says.
+func plain(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Type == "" {
+		var types []string
+		for _, t := range s.Types {
+			if t != "null" {
+				types = append(types, t)
+			}
+		}
+		if len(types) == 1 {
+			s.Type, s.Types = types[0], nil
+		}
+	}
+	s.AdditionalProperties = nil
+	s.UniqueItems = false
+	plain(s.Items)
+	for _, p := range s.Properties {
+		plain(p)
+	}
+}
 
 func (s *Server) addTools() error {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
@@ -81,7 +112,6 @@ func (s *Server) addTools() error {
 			tweak: func(p map[string]*jsonschema.Schema) {
 				p["query"].MinLength, p["query"].MaxLength = ptr(1), ptr(maxQuery)
 				p["scopes"].Items.Enum = scopeEnum()
-				p["scopes"].UniqueItems = true
 				p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(maxLimit))
 				p["fusion"].Enum = fusions
 			},
@@ -143,7 +173,6 @@ func (s *Server) addTools() error {
 			},
 			tweak: func(p map[string]*jsonschema.Schema) {
 				p["scopes"].Items.Enum = scopeEnum()
-				p["scopes"].UniqueItems = true
 			},
 			handler: s.reindex,
 		}),
