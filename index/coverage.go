@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 	"github.com/ragd/ragd/source"
 )
 
@@ -171,7 +172,7 @@ func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*api.Sc
 	case run == nil:
 		sc.Stale, sc.StaleReason = true, "never indexed"
 	default:
-		sc.Stale, sc.StaleReason = true, fmt.Sprintf("%s appended since the last index without chunks", plural(stats.UnindexedSince, "message"))
+		sc.Stale, sc.StaleReason = true, fmt.Sprintf("%s appended since the last index without chunks", words.Plural(stats.UnindexedSince, "message"))
 	}
 	return sc, nil
 }

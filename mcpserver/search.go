@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 )
 
 // SearchInput is the search tool's arguments.
@@ -110,7 +111,7 @@ func searchText(query string, out SearchOutput) string {
 	if out.SearchID != nil {
 		id = fmt.Sprint(*out.SearchID)
 	}
-	fmt.Fprintf(&b, "%d hits for %q in project %s (searchId %s)", len(out.Hits), query, out.Project, id)
+	fmt.Fprintf(&b, "%s for %q in project %s (searchId %s)", words.Plural(len(out.Hits), "hit"), query, out.Project, id)
 	if out.Degraded {
 		fmt.Fprintf(&b, "; keyword-only: %s", out.Reason)
 	} else if out.Reason != "" {

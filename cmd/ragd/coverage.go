@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 )
 
 var coverageCommand = command{
@@ -77,7 +78,7 @@ func backfillText(b *api.BackfillProgress) string {
 	if b.Pending == 0 {
 		return fmt.Sprintf("every chunk has one (%d filled in the background since the daemon started)", b.Filled)
 	}
-	s := fmt.Sprintf("%d chunks (all projects) wait for one, filled in the background", b.Pending)
+	s := words.Plural(int(b.Pending), "chunk") + " (all projects) still without a vector, filled in the background"
 	switch {
 	case b.LastError != "":
 		s += "; the provider gives none now (" + b.LastError + "), retrying"

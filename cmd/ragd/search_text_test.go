@@ -82,9 +82,10 @@ func TestBackfillText(t *testing.T) {
 		b    api.BackfillProgress
 		want string
 	}{
+		{api.BackfillProgress{Pending: 1}, "1 chunk (all projects) still without a vector, filled in the background"},
 		{api.BackfillProgress{Filled: 7}, "every chunk has one (7 filled in the background since the daemon started)"},
-		{api.BackfillProgress{Pending: 180, PerSecond: 2, ETASeconds: &eta}, "180 chunks (all projects) wait for one, filled in the background at 2.0/s, about 1m30s left"},
-		{api.BackfillProgress{Pending: 5, LastError: "ollama not reachable"}, "5 chunks (all projects) wait for one, filled in the background; the provider gives none now (ollama not reachable), retrying"},
+		{api.BackfillProgress{Pending: 180, PerSecond: 2, ETASeconds: &eta}, "180 chunks (all projects) still without a vector, filled in the background at 2.0/s, about 1m30s left"},
+		{api.BackfillProgress{Pending: 5, LastError: "ollama not reachable"}, "5 chunks (all projects) still without a vector, filled in the background; the provider gives none now (ollama not reachable), retrying"},
 	} {
 		if got := backfillText(&tc.b); got != tc.want {
 			t.Errorf("backfillText(%+v) = %q, want %q", tc.b, got, tc.want)
