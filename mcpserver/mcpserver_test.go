@@ -372,14 +372,27 @@ func TestTools_BadArguments(t *testing.T) {
 
 func TestTools_NoProjectHere(t *testing.T) {
 	d, _ := startDocs(t, newOllama(t))
-	cs := connect(t, d.Socket(), t.TempDir())
-	failed(t, "search outside any project", call(t, cs, "search", map[string]any{"query": "x"}), "no registered project holds", "demo (", "ragd add")
+	// Outside any repository (an MCP client started in /tmp): ragd add
+	// would refuse the folder, so it is not what the error suggests.
+	dir := t.TempDir()
+	cs := connect(t, d.Socket(), dir)
+	res := call(t, cs, "search", map[string]any{"query": "x"})
+	failed(t, "search outside any repository", res, "not inside a git repository", "demo (", "registered repository's folder")
+	if strings.Contains(text(res), "ragd add "+dir) {
+		t.Errorf("search outside any repository suggests registering it: %s", text(res))
+	}
 	st := ok[mcpserver.StatusOutput](t, call(t, cs, "status", nil))
-	if st.Project != "" || !strings.Contains(st.Problem, "no registered project") || !slices.Equal(st.Projects, []string{"demo"}) {
+	if st.Project != "" || !strings.Contains(st.Problem, "not inside a git repository") || !slices.Equal(st.Projects, []string{"demo"}) {
 		t.Errorf("status outside any project: %+v", st)
 	}
 	// Naming it works from anywhere.
 	ok[mcpserver.StatusOutput](t, call(t, cs, "status", map[string]any{"project": "demo"}))
+
+	// In a repository no project is: registering it is the way.
+	other := daemontest.Repo(t, map[string]string{"docs/a.md": "# A\n\nText.\n"})
+	cs = connect(t, d.Socket(), other.Dir)
+	failed(t, "search in an unregistered repository", call(t, cs, "search", map[string]any{"query": "x"}),
+		"no registered project holds", "demo (", "ragd add "+other.Dir)
 }
 
 func TestTools_DaemonDown(t *testing.T) {

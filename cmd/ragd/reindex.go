@@ -52,6 +52,11 @@ func cmdReindex(ctx context.Context, e *env, args []string) error {
 		}
 	})
 	bar.done()
+	if err != nil {
+		if p, perr := c.Project(ctx, id); perr == nil && folderGone(p.Path) {
+			err = fmt.Errorf("%w\n%s", err, goneHint(p.ID, p.Path))
+		}
+	}
 	return finishStream(e, rep, err, printReport)
 }
 
