@@ -12,7 +12,7 @@ import (
 
 // ReindexInput is the reindex tool's arguments.
 type ReindexInput struct {
-	Project string   `json:"project,omitempty" jsonschema:"Optional. The ragd project (its name, or a path inside its repository). Default: the registered project whose git repository holds the working directory."`
+	Project string   `json:"project,omitempty"`
 	Scopes  []string `json:"scopes,omitempty" jsonschema:"Optional. Which scopes to rebuild: docs, adr, session. Default: all."`
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -98,6 +99,11 @@ func TestTools_FunctionCallingSchemas(t *testing.T) {
 		}
 		for _, bad := range checkFunctionCalling(tool.Name, s) {
 			t.Error(bad)
+		}
+		// Every project argument is described, in the same words.
+		if p, ok := s["properties"].(map[string]any)["project"].(map[string]any); ok &&
+			!strings.HasPrefix(fmt.Sprint(p["description"]), "Optional. The ragd project (its name, or a path inside its repository).") {
+			t.Errorf("%s: project described as %q", tool.Name, p["description"])
 		}
 	}
 }

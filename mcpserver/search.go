@@ -15,7 +15,7 @@ import (
 // SearchInput is the search tool's arguments.
 type SearchInput struct {
 	Query   string   `json:"query" jsonschema:"What to look for: a question or keywords, in plain words."`
-	Project string   `json:"project,omitempty" jsonschema:"Optional. The ragd project (its name, or a path inside its repository). Default: the registered project whose git repository holds the working directory."`
+	Project string   `json:"project,omitempty"`
 	Scopes  []string `json:"scopes,omitempty" jsonschema:"Optional. Where to search: docs (documentation), adr (architecture decision records), session (past conversations). Default: all three."`
 	Limit   int      `json:"limit,omitempty" jsonschema:"Optional. How many hits, 1..20. Default: the daemon's configured limit (6 unless changed)."`
 	Fusion  string   `json:"fusion,omitempty" jsonschema:"Optional. How the semantic and keyword rankings are combined: weighted (score blend) or rrf (reciprocal rank fusion). Default: the daemon's configuration."`

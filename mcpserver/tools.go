@@ -20,7 +20,7 @@ const (
 	maxQuery = 1000
 )
 
-// projectDoc describes every tool's project argument.
+// projectDoc describes every tool's project argument, set by add.
 const projectDoc = "Optional. The ragd project (its name, or a path inside its repository). " +
 	"Default: the registered project whose git repository holds the working directory."
 
@@ -53,6 +53,9 @@ func add[In, Out any](s *mcp.Server, t tool[In, Out]) error {
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		return fmt.Errorf("mcpserver: %s input schema: %w", t.def.Name, err)
+	}
+	if p, ok := in.Properties["project"]; ok {
+		p.Description = projectDoc
 	}
 	if t.tweak != nil {
 		t.tweak(in.Properties)
