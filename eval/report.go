@@ -7,6 +7,8 @@ import (
 	"math"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ragd/ragd/search"
 )
 
 // Report is the outcome of an evaluation, as `ragd eval` prints it.
@@ -110,7 +112,7 @@ func CompareModes(results []*ModeResult, base string, metrics []string, bs Boots
 			}
 		}
 	}
-	if w := find("weighted"); w != nil {
+	if w := find(string(search.FusionWeighted)); w != nil {
 		for _, r := range results {
 			if r != w && r.Signals == SignalsBoth {
 				out = append(out, Compare(r, w, NDCG10, bs))

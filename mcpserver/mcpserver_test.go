@@ -21,6 +21,7 @@ import (
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/mcpserver"
+	"github.com/ragd/ragd/search"
 )
 
 // Environment of the child process that serves MCP on its stdio: the test
@@ -171,13 +172,13 @@ func TestTools_List(t *testing.T) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
 	prop := func(tool, name string) map[string]any { return schemas[tool][name].(map[string]any) }
-	if l := prop("search", "limit"); l["minimum"] != 1.0 || l["maximum"] != 20.0 {
+	if l := prop("search", "limit"); l["minimum"] != 1.0 || l["maximum"] != float64(search.MaxLimit) {
 		t.Errorf("search limit schema %v, want 1..20", l)
 	}
 	if s := prop("search", "scopes")["items"].(map[string]any); !sameSet(anyStrings(s["enum"]), ragd.Scopes) {
 		t.Errorf("search scopes schema %v", s)
 	}
-	if f := prop("search", "fusion"); !sameSet(anyStrings(f["enum"]), []string{"weighted", "rrf"}) {
+	if f := prop("search", "fusion"); !sameSet(anyStrings(f["enum"]), fusionNames()) {
 		t.Errorf("search fusion schema %v", f)
 	}
 	if v := prop("feedback", "verdict"); !sameSet(anyStrings(v["enum"]), []string{"useful", "irrelevant"}) {
@@ -479,4 +480,13 @@ func TestTools_ReindexRefusedWhileRunning(t *testing.T) {
 	if rep := ok[mcpserver.ReindexOutput](t, call(t, cs, "reindex", map[string]any{"scopes": []string{"adr"}})); len(rep.Scopes) != 1 || rep.Scopes[0].Scope != "adr" {
 		t.Errorf("scoped reindex: %+v", rep)
 	}
+}
+
+// fusionNames are search's fusions: the schema's enum follows them.
+func fusionNames() []string {
+	var out []string
+	for _, f := range search.Fusions {
+		out = append(out, string(f))
+	}
+	return out
 }

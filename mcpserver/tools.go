@@ -9,15 +9,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-)
-
-// Bounds of the tools' arguments, as the daemon enforces them: the schemas
-// tell a model before it asks.
-const (
-	// maxLimit is the socket's largest search limit.
-	maxLimit = 20
-	// maxQuery is the socket's longest query, in characters.
-	maxQuery = 1000
+	"github.com/ragd/ragd/search"
 )
 
 // projectDoc describes every tool's project argument, set by add.
@@ -30,8 +22,14 @@ const (
 	verdictIrrelevant = "irrelevant"
 )
 
-// Fusions of the search tool, as the socket takes them.
-var fusions = []any{"weighted", "rrf"}
+// fusionEnum lists the search tool's fusions, as the socket takes them.
+func fusionEnum() []any {
+	out := make([]any, len(search.Fusions))
+	for i, f := range search.Fusions {
+		out[i] = string(f)
+	}
+	return out
+}
 
 func scopeEnum() []any {
 	out := make([]any, len(ragd.Scopes))
@@ -113,10 +111,12 @@ func (s *Server) addTools() error {
 				Annotations: readOnly,
 			},
 			tweak: func(p map[string]*jsonschema.Schema) {
-				p["query"].MinLength, p["query"].MaxLength = ptr(1), ptr(maxQuery)
+				// The bounds the daemon enforces: the schema tells a model
+				// before it asks.
+				p["query"].MinLength, p["query"].MaxLength = ptr(1), ptr(search.MaxQueryLength)
 				p["scopes"].Items.Enum = scopeEnum()
-				p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(maxLimit))
-				p["fusion"].Enum = fusions
+				p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(search.MaxLimit))
+				p["fusion"].Enum = fusionEnum()
 			},
 			handler: s.search,
 		}),
