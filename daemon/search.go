@@ -17,11 +17,7 @@ import (
 // searchConfig turns the [search] section into the search package's
 // configuration, validated.
 func (c SearchConfig) searchConfig() (search.Config, error) {
-	sc := search.Config{
-		Fusion: search.Fusion(c.Fusion), VectorWeight: c.VectorWeight, LexicalWeight: c.LexicalWeight,
-		Threshold: c.Threshold, RRFK: c.RRFK, Candidates: c.Candidates,
-		Normalization: search.Normalization(c.Normalization), Fill: c.Fill,
-	}
+	sc := c.Config
 	if err := sc.Validate(); err != nil {
 		return sc, fmt.Errorf("config [search]: %w", err)
 	}
