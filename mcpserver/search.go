@@ -140,25 +140,19 @@ func searchText(query string, out SearchOutput) string {
 	return b.String()
 }
 
-// citation is an origin in one line: "docs/adr/0001-storage.md § Decision
-// @1a2b3c4" or "session s1 (Title) › message e3".
+// citation is an origin in one line, to quote: the origin's citation
+// (ragd.Origin.String), then the commit a section was read from, or the
+// session's title: "docs/adr/0001-storage.md § Decision @1a2b3c4",
+// "session s1 › message e3 (Title)".
 func citation(o ragd.Origin) string {
-	if o.Kind == ragd.OriginSession {
-		title := ""
-		if o.Title != "" {
-			title = fmt.Sprintf(" (%s)", o.Title)
-		}
-		return fmt.Sprintf("session %s%s › message %s", o.SessionID, title, o.EventID)
+	s := o.String()
+	switch {
+	case o.Kind == ragd.OriginSession && o.Title != "":
+		s += " (" + o.Title + ")"
+	case o.Kind != ragd.OriginSession && o.Commit != "":
+		s += " @" + shortCommit(o.Commit)
 	}
-	var b strings.Builder
-	b.WriteString(o.SourcePath)
-	if len(o.HeadingPath) > 0 {
-		b.WriteString(" § " + strings.Join(o.HeadingPath, " › "))
-	}
-	if o.Commit != "" {
-		b.WriteString(" @" + shortCommit(o.Commit))
-	}
-	return b.String()
+	return s
 }
 
 // shortCommitLen is how much of a commit hash a citation shows, as git does.

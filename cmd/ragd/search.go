@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/search"
 )
@@ -109,7 +108,7 @@ func printHits(w io.Writer, r *api.SearchResponse) {
 		fmt.Fprintf(w, "no hits: %s\n", reason)
 	}
 	for _, h := range r.Hits {
-		fmt.Fprintf(w, "[%d] %#.4g  %s  (%s)\n", h.Rank, h.Score, citation(h.Origin), signals(h)) // 4 digits tell RRF ranks apart
+		fmt.Fprintf(w, "[%d] %#.4g  %s  (%s)\n", h.Rank, h.Score, h.Origin, signals(h)) // 4 digits tell RRF ranks apart
 		if h.Origin.Title != "" {
 			fmt.Fprintf(w, "    %s\n", h.Origin.Title)
 		}
@@ -134,19 +133,6 @@ func printHits(w io.Writer, r *api.SearchResponse) {
 	if r.SearchID != nil && len(r.Hits) > 0 {
 		fmt.Fprintf(w, "vote: ragd feedback %d %s useful|irrelevant\n", *r.SearchID, r.Hits[0].ChunkID)
 	}
-}
-
-// citation renders an origin as "path § heading › heading" or "session S,
-// message E".
-func citation(o domain.Origin) string {
-	if o.Kind == domain.OriginSession {
-		return fmt.Sprintf("session %s, message %s", o.SessionID, o.EventID)
-	}
-	s := o.SourcePath
-	if len(o.HeadingPath) > 0 {
-		s += " § " + strings.Join(o.HeadingPath, " › ")
-	}
-	return s
 }
 
 func signals(h api.Hit) string {
