@@ -10,6 +10,7 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/internal/words"
+	"github.com/ragd/ragd/search"
 )
 
 // SearchInput is the search tool's arguments.
@@ -96,7 +97,7 @@ func searchOutput(resp *api.SearchResponse, in SearchInput) SearchOutput {
 		if in.Full {
 			hit.Text = h.Content
 		} else {
-			hit.Snippet = snippet(h.Content, in.Query)
+			hit.Snippet = search.Snippet(h.Content, in.Query, search.SnippetRunes)
 		}
 		out.Hits = append(out.Hits, hit)
 	}

@@ -85,11 +85,19 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if e.json {
 		return e.printJSON(resp)
 	}
-	printHits(e.stdout, resp)
+	printHits(e.stdout, resp, query)
 	return nil
 }
 
-func printHits(w io.Writer, r *api.SearchResponse) {
+// A hit's snippet in the terminal: a few lines of a wide terminal.
+const (
+	cliSnippetRunes = 320
+	cliSnippetWidth = 100
+)
+
+// printHits prints a search's answer for people; query places each hit's
+// snippet around the first of its words the hit holds.
+func printHits(w io.Writer, r *api.SearchResponse, query string) {
 	if r.Degraded {
 		fmt.Fprintf(w, "! lexical only (vector half unavailable): %s\n", r.Reason)
 	}
@@ -112,7 +120,7 @@ func printHits(w io.Writer, r *api.SearchResponse) {
 		if h.Origin.Title != "" {
 			fmt.Fprintf(w, "    %s\n", h.Origin.Title)
 		}
-		for _, line := range snippet(h.Content, 320, 100) {
+		for _, line := range wrap(search.Snippet(h.Content, query, cliSnippetRunes), cliSnippetWidth) {
 			fmt.Fprintf(w, "    │ %s\n", line)
 		}
 		if h.Explain != nil {
@@ -154,29 +162,27 @@ func optInt(v *int) string {
 	return strconv.Itoa(*v)
 }
 
-// snippet returns the first max runes of s as lines of at most width runes,
-// whitespace collapsed.
-func snippet(s string, max, width int) []string {
-	words := strings.Fields(s)
+// wrap splits s, whitespace collapsed, into lines of at most width runes
+// (a longer word is a line of its own).
+func wrap(s string, width int) []string {
 	var lines []string
 	var line strings.Builder
-	total := 0
-	for _, w := range words {
-		if total+utf8.RuneCountInString(w) > max {
-			line.WriteString(" …")
-			break
-		}
-		if line.Len() > 0 && utf8.RuneCountInString(line.String())+1+utf8.RuneCountInString(w) > width {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		wn := utf8.RuneCountInString(w)
+		if n > 0 && n+1+wn > width {
 			lines = append(lines, line.String())
 			line.Reset()
+			n = 0
 		}
-		if line.Len() > 0 {
+		if n > 0 {
 			line.WriteByte(' ')
+			n++
 		}
 		line.WriteString(w)
-		total += utf8.RuneCountInString(w) + 1
+		n += wn
 	}
-	if line.Len() > 0 {
+	if n > 0 {
 		lines = append(lines, line.String())
 	}
 	return lines

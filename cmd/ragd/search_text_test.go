@@ -68,7 +68,7 @@ func TestPrintHits_VectorCoverage(t *testing.T) {
 		{"nothing to search", api.SearchResponse{SearchResult: &api.SearchResult{VectorAvailable: true}}, false},
 	} {
 		var b strings.Builder
-		printHits(&b, &tc.resp)
+		printHits(&b, &tc.resp, "")
 		got := strings.Contains(b.String(), "50 of 200 searched chunks (25%) have a vector yet")
 		if got != tc.wantLine {
 			t.Errorf("%s: coverage line printed %v, want %v:\n%s", tc.name, got, tc.wantLine, b.String())

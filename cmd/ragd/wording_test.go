@@ -100,3 +100,14 @@ func TestCLI_JSONErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintHits_SnippetAroundQuery: the terminal shows a hit's text where
+// the query's words are, as the MCP tools do (one snippet).
+func TestPrintHits_SnippetAroundQuery(t *testing.T) {
+	content := strings.Repeat("lorem ipsum dolor ", 40) + "the zeppelin hangar logs go to the state directory"
+	var b strings.Builder
+	printHits(&b, &api.SearchResponse{SearchResult: &api.SearchResult{Hits: []api.Hit{{Rank: 1, Content: content}}}}, "zeppelin")
+	if !strings.Contains(b.String(), "zeppelin hangar") {
+		t.Errorf("snippet misses the query's word:\n%s", b.String())
+	}
+}
