@@ -100,13 +100,21 @@ func TestPrintReport_DeferredVectors(t *testing.T) {
 		return &api.ScopeReport{Scope: "docs", Status: api.StatusOK, LexicalOnly: lexicalOnly,
 			Embedding: api.EmbeddingReport{Deferred: deferred, Failed: failed}}
 	}
+	down := func(lexicalOnly int) *api.ScopeReport {
+		sc := ok(lexicalOnly, 0, lexicalOnly)
+		sc.Embedding.ProviderDown, sc.Embedding.Reason = true, "ollama not reachable"
+		return sc
+	}
 	for _, tc := range []struct {
 		name   string
 		scopes []*api.ScopeReport
 		want   string
 	}{
 		{"deferred", []*api.ScopeReport{ok(300, 300, 0), ok(0, 0, 0)}, "vectors follow in the background"},
-		{"provider down", []*api.ScopeReport{ok(300, 0, 300)}, "NOT complete"},
+		{"some vectors failed", []*api.ScopeReport{ok(300, 0, 300)}, "NOT complete"},
+		// make run without Ollama: the expected path, not a failure.
+		{"provider down", []*api.ScopeReport{down(14), ok(0, 0, 0), down(3)}, "written, searchable by keywords"},
+		{"provider down and a scope failed", []*api.ScopeReport{down(14), {Scope: "adr", Status: api.StatusFailed}}, "NOT complete"},
 		{"deferred and failed", []*api.ScopeReport{ok(300, 300, 0), ok(5, 0, 5)}, "NOT complete"},
 		{"a scope failed", []*api.ScopeReport{ok(300, 300, 0), {Scope: "adr", Status: api.StatusFailed}}, "NOT complete"},
 	} {
