@@ -209,6 +209,9 @@ type Coverage struct {
 	// chunks of every scope (its queue and rate are the daemon's, across
 	// projects); absent without an embedding provider.
 	Backfill *BackfillProgress `json:"backfill,omitempty"`
+	// Space profiles the embedding space; absent while too few chunks have
+	// a vector to measure it.
+	Space *SpaceProfile `json:"space,omitempty"`
 }
 
 // Head is a repository's HEAD.

@@ -59,7 +59,15 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if stale == nil {
 		stale = []string{}
 	}
-	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: resp, Project: p.Name, Stale: stale})
+	cfg := d.searcher.Config
+	if req.Fusion != "" {
+		cfg.Fusion = search.Fusion(req.Fusion)
+	}
+	notice := ""
+	if !resp.Degraded {
+		notice = d.firstNotice(r.Context(), cfg)
+	}
+	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: resp, Project: p.Name, Stale: stale, Notice: notice})
 	return nil
 }
 

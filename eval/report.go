@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/search"
 )
 
@@ -20,6 +21,9 @@ type Report struct {
 	// BEIR and Index are set for a BEIR folder.
 	BEIR  *BEIRReport   `json:"beir,omitempty"`
 	Index *IndexSummary `json:"index,omitempty"`
+	// SpaceProfile is how flat the index's embedding space is; absent when
+	// too few chunks have a vector to measure it.
+	SpaceProfile *api.SpaceProfile `json:"spaceProfile,omitempty"`
 	// QueryEmbedding is what embedding the queries did; VectorUnavailable
 	// counts queries searched without a vector.
 	QueryEmbedding    EmbedStats `json:"queryEmbedding"`
@@ -168,6 +172,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if !x.Complete {
 			fmt.Fprintf(w, "  ! %d chunks have no vector: %s\n", x.LexicalOnly, x.Reason)
 		}
+	}
+	if p := r.SpaceProfile; p != nil {
+		fmt.Fprintf(w, "space: random chunk pairs score cosine %.2f on average (%d pairs)\n", p.RandomCosine, p.Pairs)
 	}
 	if q := r.QueryEmbedding; q.Texts > 0 {
 		fmt.Fprintf(w, "query vectors: %d texts, %d embedded, %d from cache, %d failed (%s)\n", q.Texts, q.Embedded, q.Cached, q.Failed, sec(r.Timings.QueryEmbed))

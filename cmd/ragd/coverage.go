@@ -70,7 +70,19 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 	if cov.Backfill != nil && cov.Backfill.Pending > 0 {
 		fmt.Fprintf(e.stdout, "  vectors: %s\n", backfillText(cov.Backfill))
 	}
+	if cov.Space != nil {
+		fmt.Fprintf(e.stdout, "  space: %s\n", spaceText(cov.Space))
+	}
 	return nil
+}
+
+// spaceText says how flat the embedding space is, and what that means for
+// the weighted default.
+func spaceText(p *api.SpaceProfile) string {
+	if p.WeightedUnreliable {
+		return p.Advice
+	}
+	return fmt.Sprintf("%s: random chunk pairs score cosine %.2f on average (%d pairs): the weighted fusion in force holds", p.Space, p.RandomCosine, p.Pairs)
 }
 
 // backfillText says how far the background vector fill is.

@@ -105,6 +105,9 @@ func printHits(w io.Writer, r *api.SearchResponse, query string) {
 		fmt.Fprintf(w, "! %d of %d searched chunks (%.0f%%) have a vector yet; the rest are found by words only until the background fill reaches them\n",
 			c.Vectors, c.Chunks, 100*c.Share)
 	}
+	if r.Notice != "" {
+		fmt.Fprintf(w, "! %s\n", r.Notice)
+	}
 	if len(r.Stale) > 0 {
 		fmt.Fprintf(w, "! stale since last reindex: %s (ragd reindex)\n", strings.Join(r.Stale, ", "))
 	}
