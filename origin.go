@@ -1,6 +1,9 @@
 package ragd
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Origin kinds.
 const (
@@ -43,4 +46,17 @@ func (o Origin) MarshalJSON() ([]byte, error) {
 		Title       string   `json:"title"`
 		Commit      string   `json:"commit,omitempty"`
 	}{o.Kind, o.SourcePath, heading, o.Title, o.Commit})
+}
+
+// String is o as a citation, the one way ragd writes one: "docs/adr/0001.md
+// § Decision › Why" for a section (the path alone for the text under the
+// title), "session s1 › message e3" for a session message.
+func (o Origin) String() string {
+	if o.Kind == OriginSession {
+		return "session " + o.SessionID + " › message " + o.EventID
+	}
+	if len(o.HeadingPath) == 0 {
+		return o.SourcePath
+	}
+	return o.SourcePath + " § " + strings.Join(o.HeadingPath, " › ")
 }

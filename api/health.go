@@ -14,6 +14,9 @@ type Health struct {
 	// Backfill is the background vector fill; absent without an
 	// embedding provider.
 	Backfill *BackfillProgress `json:"backfill,omitempty"`
+	// Space profiles the embedding space; absent while too few chunks have
+	// a vector to measure it.
+	Space *SpaceProfile `json:"space,omitempty"`
 }
 
 // BackfillProgress is what the background vector fill has done and has

@@ -218,6 +218,9 @@ type Coverage struct {
 	// Layout is what the rules found where, and what they left out; nil
 	// when the repository cannot be read.
 	Layout *Layout `json:"layout,omitempty"`
+	// Space profiles the embedding space; absent while too few chunks have
+	// a vector to measure it.
+	Space *SpaceProfile `json:"space,omitempty"`
 }
 
 // Head is a repository's HEAD.

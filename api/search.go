@@ -24,6 +24,9 @@ type SearchResponse struct {
 	*SearchResult
 	Project string   `json:"project"`
 	Stale   []string `json:"stale"`
+	// Notice is said once, on the daemon's first search of a weighted
+	// fusion its embedding space makes unreliable (SpaceProfile.Advice).
+	Notice string `json:"notice,omitempty"`
 }
 
 // SearchResult is the answer of the search itself, before the daemon adds

@@ -54,16 +54,12 @@ type EmbeddingConfig struct {
 // SearchConfig: the fusion. The defaults are the seed's starting points, not
 // measurements: `ragd calibrate` finds better ones from data.
 type SearchConfig struct {
-	Fusion        string  `toml:"fusion" json:"fusion"` // see search.Fusions
-	VectorWeight  float64 `toml:"vector_weight" json:"vectorWeight"`
-	LexicalWeight float64 `toml:"lexical_weight" json:"lexicalWeight"`
-	Threshold     float64 `toml:"threshold" json:"threshold"`
-	RRFK          int     `toml:"rrf_k" json:"rrfK"`
-	Candidates    int     `toml:"candidates" json:"candidates"`
-	Normalization string  `toml:"normalization" json:"normalization"` // see search.Normalizations
-	Fill          bool    `toml:"fill" json:"fill"`
-	Limit         int     `toml:"limit" json:"limit"`
-	Vectors       string  `toml:"vectors" json:"vectors"` // see store.VectorMode
+	// Config holds the fusion keys (fusion, vector_weight, lexical_weight,
+	// threshold, rrf_k, candidates, normalization, fill), as the search
+	// package defines them.
+	search.Config
+	Limit   int    `toml:"limit" json:"limit"`
+	Vectors string `toml:"vectors" json:"vectors"` // see store.VectorMode
 	// PruneFrequentTerms leaves out of the lexical query the words in half a
 	// project's chunks or more, which bm25 weighs nothing, when a rarer word
 	// remains (search.Query.Prune): their cost goes, the ranking stays.
@@ -133,7 +129,6 @@ const (
 // reason, in the package it configures (search, embedding, chunking, source)
 // or in the const block above; this only gathers them.
 func DefaultConfig() Config {
-	sc := search.DefaultConfig()
 	return Config{
 		Daemon: DaemonConfig{MaxBodyBytes: DefaultMaxBodyBytes, LogLevel: DefaultLogLevel},
 		Embedding: EmbeddingConfig{
@@ -142,9 +137,7 @@ func DefaultConfig() Config {
 			IndexTimeout: Duration{embedding.DefaultIndexTimeout}, QueryTimeout: Duration{embedding.DefaultQueryTimeout},
 		},
 		Search: SearchConfig{
-			Fusion: string(sc.Fusion), VectorWeight: sc.VectorWeight, LexicalWeight: sc.LexicalWeight,
-			Threshold: sc.Threshold, RRFK: sc.RRFK, Candidates: sc.Candidates,
-			Normalization: string(sc.Normalization), Fill: sc.Fill, Limit: search.DefaultLimit,
+			Config: search.DefaultConfig(), Limit: search.DefaultLimit,
 			Vectors: string(store.VectorsQuantized), PruneFrequentTerms: true,
 		},
 		Chunking: ChunkingConfig{Target: chunking.TargetRunes, Overlap: chunking.OverlapRunes, Window: chunking.WindowRunes},
@@ -287,12 +280,23 @@ func configKeys() []string {
 	var keys []string
 	t := reflect.TypeOf(Config{})
 	for i := range t.NumField() {
-		st := t.Field(i).Type
-		for j := range st.NumField() {
-			keys = append(keys, t.Field(i).Tag.Get("toml")+"."+st.Field(j).Tag.Get("toml"))
+		for _, f := range sectionKeys(t.Field(i).Type) {
+			keys = append(keys, t.Field(i).Tag.Get("toml")+"."+f.Tag.Get("toml"))
 		}
 	}
 	return keys
+}
+
+// sectionKeys lists the fields of a section's struct that are keys: those
+// of an embedded struct (SearchConfig's search.Config) in its place.
+func sectionKeys(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.Anonymous && f.IsExported() {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // editDistance is the Levenshtein distance of a and b, in bytes.
@@ -333,7 +337,7 @@ var envOverrides = []struct {
 	{"RAGD_OLLAMA_HOST", "embedding.host", func(c *Config, v string) error { c.Embedding.Host = v; return nil }},
 	{"RAGD_MODEL", "embedding.model", func(c *Config, v string) error { c.Embedding.Model = v; return nil }},
 	{"RAGD_DIMS", "embedding.dims", func(c *Config, v string) (err error) { c.Embedding.Dims, err = strconv.Atoi(v); return }},
-	{"RAGD_FUSION", "search.fusion", func(c *Config, v string) error { c.Search.Fusion = v; return nil }},
+	{"RAGD_FUSION", "search.fusion", func(c *Config, v string) error { c.Search.Fusion = search.Fusion(v); return nil }},
 }
 
 func (c *Config) applyEnv(getenv func(string) string, sources Sources) error {

@@ -66,6 +66,7 @@ type Daemon struct {
 	stopBackfill context.CancelFunc
 	backfillDone chan struct{}
 	searcher     *search.Searcher
+	spaces       spaceProfiles
 	watcher      *watcher
 	follower     *follower
 

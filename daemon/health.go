@@ -27,6 +27,9 @@ func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.Backfill = &bp
+	if h.Space, err = d.spaceProfile(ctx, d.searcher.Config); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, h)
 	return nil
 }

@@ -132,6 +132,9 @@ func (d *Daemon) handleCoverage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	cov.Backfill = &bp
+	if cov.Space, err = d.spaceProfile(r.Context(), d.searcher.Config); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, cov)
 	return nil
 }

@@ -129,7 +129,7 @@ func (m *methodWriter) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 // classify maps domain errors to statuses, in one place.
 func (d *Daemon) classify(err error) *httpError {
 	switch {
-	case errors.Is(err, ragd.ErrNotFound), errors.Is(err, ragd.ErrNotFound):
+	case errors.Is(err, ragd.ErrNotFound):
 		return &httpError{http.StatusNotFound, api.CodeNotFound, err.Error(), nil}
 	case errors.Is(err, ragd.ErrInvalid):
 		return &httpError{http.StatusBadRequest, api.CodeBadRequest, err.Error(), nil}

@@ -18,11 +18,7 @@ import (
 // searchConfig turns the [search] section into the search package's
 // configuration, validated.
 func (c SearchConfig) searchConfig() (search.Config, error) {
-	sc := search.Config{
-		Fusion: search.Fusion(c.Fusion), VectorWeight: c.VectorWeight, LexicalWeight: c.LexicalWeight,
-		Threshold: c.Threshold, RRFK: c.RRFK, Candidates: c.Candidates,
-		Normalization: search.Normalization(c.Normalization), Fill: c.Fill,
-	}
+	sc := c.Config
 	if err := sc.Validate(); err != nil {
 		return sc, fmt.Errorf("config [search]: %w", err)
 	}
@@ -67,7 +63,15 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if stale == nil {
 		stale = []string{}
 	}
-	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: resp, Project: p.Name, Stale: stale})
+	cfg := d.searcher.Config
+	if req.Fusion != "" {
+		cfg.Fusion = search.Fusion(req.Fusion)
+	}
+	notice := ""
+	if !resp.Degraded {
+		notice = d.firstNotice(r.Context(), cfg)
+	}
+	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: resp, Project: p.Name, Stale: stale, Notice: notice})
 	return nil
 }
 

@@ -89,10 +89,10 @@ func Template(cfg Config, sources Sources) string {
 		section := v.Type().Field(i).Tag.Get("toml")
 		fmt.Fprintf(&b, "\n[%s]\n", section)
 		sv := v.Field(i)
-		for j := range sv.NumField() {
-			key := sv.Type().Field(j).Tag.Get("toml")
+		for _, f := range sectionKeys(sv.Type()) {
+			key := f.Tag.Get("toml")
 			full := section + "." + key
-			line, set := tomlValue(sv.Field(j))
+			line, set := tomlValue(sv.FieldByIndex(f.Index))
 			line = key + " = " + line
 			if !set {
 				line = "# " + key + " = " + unsetExamples[full]

@@ -9,13 +9,9 @@ import (
 	"strings"
 )
 
-// Ollama's defaults for OLLAMA_HOST.
-const (
-	// DefaultHost is where Ollama listens unless told otherwise.
-	DefaultHost = "http://127.0.0.1:11434"
-	// defaultOllamaPort applies when OLLAMA_HOST names no scheme and no port.
-	defaultOllamaPort = "11434"
-)
+// defaultOllamaPort is Ollama's port, for an OLLAMA_HOST that names no
+// scheme and no port.
+const defaultOllamaPort = "11434"
 
 // HostFromEnv returns OLLAMA_HOST as the Ollama CLI reads it (spaces and
 // surrounding quotes trimmed), for Config.Host. It is the only place the

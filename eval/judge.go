@@ -67,10 +67,8 @@ func (c Citation) String() string {
 		return fmt.Sprintf("session %s event %s", c.SessionID, c.EventID)
 	case c.SessionID != "":
 		return "session " + c.SessionID
-	case len(c.HeadingPath) > 0:
-		return c.SourcePath + " § " + strings.Join(c.HeadingPath, " > ")
 	}
-	return c.SourcePath
+	return ragd.Origin{Kind: ragd.OriginFile, SourcePath: c.SourcePath, HeadingPath: c.HeadingPath}.String()
 }
 
 // Unit is what judgments count: a ranking of chunks is turned into a

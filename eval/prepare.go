@@ -202,6 +202,12 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 		}
 		rep.Dataset = fmt.Sprintf("%s on project %s", ev.Set.Name, project.Name)
 	}
+	if rep.SpaceProfile, err = spaceProfile(ctx, st, space.String(), opt.Search); err != nil {
+		return nil, err
+	}
+	if p := rep.SpaceProfile; p != nil && p.WeightedUnreliable {
+		rep.Warnings = append(rep.Warnings, p.Advice)
+	}
 	rep.Counts = ev.Set.Counts()
 	rep.Warnings = append(rep.Warnings, ev.Set.Warnings...)
 	judged := ev.Set.Judged()
@@ -312,4 +318,18 @@ func (ev *Evaluation) Calibrate(grid Grid, metric string, holdout float64) (*Cal
 	rep.Timings.Replay = time.Since(start)
 	rep.Timings.Total = time.Since(ev.started)
 	return cal, nil
+}
+
+// spaceProfile measures how flat the index's embedding space is (see
+// api.SpaceProfile); nil when too few chunks have a vector.
+func spaceProfile(ctx context.Context, st *store.Store, space string, cfg search.Config) (*api.SpaceProfile, error) {
+	mean, n, err := st.RandomPairCosine(ctx, search.ProfilePairs)
+	if err != nil {
+		return nil, err
+	}
+	if n < search.MinProfilePairs {
+		return nil, nil
+	}
+	return &api.SpaceProfile{Space: space, Pairs: n, RandomCosine: mean,
+		WeightedUnreliable: cfg.WeightedUnreliable(mean), Advice: cfg.FlatSpaceAdvice(space, mean)}, nil
 }

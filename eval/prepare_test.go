@@ -2,8 +2,10 @@ package eval
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +99,40 @@ func TestPrepare_Refuses(t *testing.T) {
 		if ev != nil {
 			t.Errorf("%s: an evaluation with the error", name)
 		}
+	}
+}
+
+// TestPrepare_SpaceProfile: an evaluation measures its index's embedding
+// space and, when the weighted fusion it replays is unreliable there,
+// warns with what to do.
+func TestPrepare_SpaceProfile(t *testing.T) {
+	ctx := context.Background()
+	const dims = 32
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{"nomic-embed-text": dims}})
+	ev, err := Prepare(ctx, Options{
+		BEIR:      syntheticBEIR(t, 90, 1),
+		CacheDir:  t.TempDir(),
+		Embedding: embedding.Config{Host: srv.URL, Model: "nomic-embed-text", Dims: dims, IndexTimeout: 30 * time.Second},
+		Search:    search.DefaultConfig(),
+		Bootstrap: DefaultBootstrap(),
+		Logger:    quiet,
+		Log:       io.Discard,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	rep := ev.Report
+	p := rep.SpaceProfile
+	if p == nil || p.Pairs < search.MinProfilePairs || p.Space != rep.Space {
+		t.Fatalf("space profile %+v", p)
+	}
+	if want := search.DefaultConfig().WeightedUnreliable(p.RandomCosine); p.WeightedUnreliable != want ||
+		want != slices.Contains(rep.Warnings, p.Advice) || want != (p.Advice != "") {
+		t.Errorf("profile %+v, warnings %q", p, rep.Warnings)
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil || !strings.Contains(b.String(), "space: random chunk pairs score cosine") {
+		t.Errorf("table: %v\n%s", err, b.String())
 	}
 }

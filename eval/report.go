@@ -7,6 +7,9 @@ import (
 	"math"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/search"
 )
 
 // Report is the outcome of an evaluation, as `ragd eval` prints it.
@@ -18,6 +21,9 @@ type Report struct {
 	// BEIR and Index are set for a BEIR folder.
 	BEIR  *BEIRReport   `json:"beir,omitempty"`
 	Index *IndexSummary `json:"index,omitempty"`
+	// SpaceProfile is how flat the index's embedding space is; absent when
+	// too few chunks have a vector to measure it.
+	SpaceProfile *api.SpaceProfile `json:"spaceProfile,omitempty"`
 	// QueryEmbedding is what embedding the queries did; VectorUnavailable
 	// counts queries searched without a vector.
 	QueryEmbedding    EmbedStats `json:"queryEmbedding"`
@@ -110,7 +116,7 @@ func CompareModes(results []*ModeResult, base string, metrics []string, bs Boots
 			}
 		}
 	}
-	if w := find("weighted"); w != nil {
+	if w := find(string(search.FusionWeighted)); w != nil {
 		for _, r := range results {
 			if r != w && r.Signals == SignalsBoth {
 				out = append(out, Compare(r, w, NDCG10, bs))
@@ -166,6 +172,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if !x.Complete {
 			fmt.Fprintf(w, "  ! %d chunks have no vector: %s\n", x.LexicalOnly, x.Reason)
 		}
+	}
+	if p := r.SpaceProfile; p != nil {
+		fmt.Fprintf(w, "space: random chunk pairs score cosine %.2f on average (%d pairs)\n", p.RandomCosine, p.Pairs)
 	}
 	if q := r.QueryEmbedding; q.Texts > 0 {
 		fmt.Fprintf(w, "query vectors: %d texts, %d embedded, %d from cache, %d failed (%s)\n", q.Texts, q.Embedded, q.Cached, q.Failed, sec(r.Timings.QueryEmbed))

@@ -145,8 +145,8 @@ func StandardModes(current search.Config, depth int) []Mode {
 	weighted, rrf := current, current
 	weighted.Fusion, rrf.Fusion = search.FusionWeighted, search.FusionRRF
 	modes := []Mode{LexicalMode(depth), VectorMode(depth),
-		{Name: "weighted", Signals: SignalsBoth, Config: weighted},
-		{Name: "rrf", Signals: SignalsBoth, Config: rrf}}
+		{Name: string(search.FusionWeighted), Signals: SignalsBoth, Config: weighted},
+		{Name: string(search.FusionRRF), Signals: SignalsBoth, Config: rrf}}
 	if seed := search.DefaultConfig(); seed != weighted {
 		modes = append(modes, Mode{Name: "seed", Signals: SignalsBoth, Config: seed})
 	}

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 	"github.com/ragd/ragd/source"
 )
 
@@ -29,6 +31,10 @@ func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*api.Coverage,
 			return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
 		}
 		cov.Notes = append(cov.Notes, fmt.Sprintf("documents not readable: %v", err))
+		if _, statErr := os.Stat(p.Path); errors.Is(statErr, os.ErrNotExist) {
+			cov.Notes = append(cov.Notes, fmt.Sprintf("the project's folder %s is gone, so a reindex cannot read it: "+
+				"`ragd remove %s` forgets the project, or `ragd add NEWPATH` registers it where it moved", p.Path, p.Name))
+		}
 		tree = nil
 	} else {
 		cov.Head = &api.Head{Commit: tree.Commit, Branch: tree.Branch, Detached: tree.Detached, WorkTree: tree.WorkTree}
@@ -184,7 +190,7 @@ func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*api.Sc
 	case run == nil:
 		sc.Stale, sc.StaleReason = true, "never indexed"
 	default:
-		sc.Stale, sc.StaleReason = true, fmt.Sprintf("%s appended since the last index without chunks", plural(stats.UnindexedSince, "message"))
+		sc.Stale, sc.StaleReason = true, fmt.Sprintf("%s appended since the last index without chunks", words.Plural(stats.UnindexedSince, "message"))
 	}
 	return sc, nil
 }

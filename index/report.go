@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 )
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
@@ -29,18 +30,18 @@ func summarize(sr *api.ScopeReport) {
 		return
 	}
 	if sr.Scope == "session" {
-		fmt.Fprintf(&b, "%s, %s", plural(sr.Sessions, "session"), plural(sr.Messages, "message"))
+		fmt.Fprintf(&b, "%s, %s", words.Plural(sr.Sessions, "session"), words.Plural(sr.Messages, "message"))
 	} else {
-		b.WriteString(plural(sr.Files, "file"))
+		b.WriteString(words.Plural(sr.Files, "file"))
 		if sr.WorkTree {
 			b.WriteString(" (working tree)")
 		}
 	}
 	c := sr.Chunks
 	if sr.Unchanged {
-		fmt.Fprintf(&b, ", %s (unchanged)", plural(c.Total, "chunk"))
+		fmt.Fprintf(&b, ", %s (unchanged)", words.Plural(c.Total, "chunk"))
 	} else {
-		fmt.Fprintf(&b, ", %s (%d new, %d kept, %d deleted)", plural(c.Total, "chunk"), c.Inserted, c.Kept, c.Deleted)
+		fmt.Fprintf(&b, ", %s (%d new, %d kept, %d deleted)", words.Plural(c.Total, "chunk"), c.Inserted, c.Kept, c.Deleted)
 	}
 	if n := len(sr.Skipped); n > 0 {
 		fmt.Fprintf(&b, ", %d skipped", n)
@@ -65,13 +66,6 @@ func summarize(sr *api.ScopeReport) {
 		fmt.Fprintf(&b, ", %d lexical only: %s", sr.LexicalOnly, reason)
 	}
 	sr.Summary = b.String()
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // finish fills the report's totals from its scopes.

@@ -31,16 +31,12 @@ const importBatch = 500
 // they search lexically at once; vectors follow from the background fill.
 // A new session title is carried to the session's stored chunks.
 //
-// Every event is first checked by source's rules (Event.Validate): if one
-// fails, nothing is stored and the error wraps ErrInvalidEvent, naming the
-// event. Other errors are the store's (nothing of the call is stored).
+// The store holds every event to the event format's rules
+// (ragd.Event.Validate): if one fails, nothing is stored and the error
+// wraps ErrInvalidEvent, naming the event. Other errors are the store's
+// (nothing of the call is stored).
 func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ragd.Event) (api.AppendResult, error) {
 	res := api.AppendResult{Conflicts: []api.Conflict{}}
-	for i, e := range events {
-		if err := e.Validate(); err != nil {
-			return res, fmt.Errorf("append events to %s: event %d (id %q): %w", p.Name, i, e.ID, err)
-		}
-	}
 	if err := ix.append(ctx, p, events, &res); err != nil {
 		return res, err
 	}

@@ -73,6 +73,16 @@ func TestIsStopWord(t *testing.T) {
 		{lexical.German, []string{"und", "über", "uber", "daß"}, []string{"suche"}},
 		{lexical.French, []string{"les", "où", "été"}, []string{"recherche"}},
 		{lexical.Simple, []string{"the"}, []string{"и"}},
+		// Words of Snowball's stop lists that ragd's first lists lacked (a
+		// question is full of them), and the content words of those lists
+		// that ragd leaves out.
+		{lexical.English, []string{"did", "about", "doing", "been", "should", "after", "don't", "Didn't", "very"},
+			[]string{"decide", "authentication", "mine", "us"}},
+		{lexical.Russian, []string{"более", "всегда", "может", "нельзя", "сейчас"}, []string{"жизнь", "человек", "сказал", "два"}},
+		{lexical.Portuguese, []string{"estava", "foram", "tinha", "aquele", "houve"}, []string{"decisão"}},
+		{lexical.Spanish, []string{"estaba", "hemos", "tenía", "nosotros", "fueron"}, []string{"decisión"}},
+		{lexical.German, []string{"hatte", "würden", "aber", "dann", "welche", "gewesen"}, []string{"machen", "weg", "entscheidung"}},
+		{lexical.French, []string{"avait", "était", "sommes", "cela", "eux"}, []string{"décision"}},
 	} {
 		a := mustNew(t, tc.lang)
 		for _, w := range tc.stop {

@@ -14,7 +14,7 @@ import (
 
 // GetInput is the get tool's arguments: one citation, named one way.
 type GetInput struct {
-	Project     string   `json:"project,omitempty" jsonschema:"Optional. The ragd project (its name, or a path inside its repository). Default: the registered project whose git repository holds the working directory."`
+	Project     string   `json:"project,omitempty"`
 	ChunkID     string   `json:"chunkId,omitempty" jsonschema:"A hit's chunkId from search."`
 	File        string   `json:"file,omitempty" jsonschema:"A document's path in the repository, e.g. docs/adr/0001-storage.md (with headingPath)."`
 	HeadingPath []string `json:"headingPath,omitempty" jsonschema:"With file: the section's headings under the document title, outermost first, e.g. [\"Decision\"]; empty for the text under the title."`

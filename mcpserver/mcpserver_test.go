@@ -21,6 +21,7 @@ import (
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/mcpserver"
+	"github.com/ragd/ragd/search"
 )
 
 // Environment of the child process that serves MCP on its stdio: the test
@@ -171,13 +172,13 @@ func TestTools_List(t *testing.T) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
 	prop := func(tool, name string) map[string]any { return schemas[tool][name].(map[string]any) }
-	if l := prop("search", "limit"); l["minimum"] != 1.0 || l["maximum"] != 20.0 {
+	if l := prop("search", "limit"); l["minimum"] != 1.0 || l["maximum"] != float64(search.MaxLimit) {
 		t.Errorf("search limit schema %v, want 1..20", l)
 	}
 	if s := prop("search", "scopes")["items"].(map[string]any); !sameSet(anyStrings(s["enum"]), ragd.Scopes) {
 		t.Errorf("search scopes schema %v", s)
 	}
-	if f := prop("search", "fusion"); !sameSet(anyStrings(f["enum"]), []string{"weighted", "rrf"}) {
+	if f := prop("search", "fusion"); !sameSet(anyStrings(f["enum"]), fusionNames()) {
 		t.Errorf("search fusion schema %v", f)
 	}
 	if v := prop("feedback", "verdict"); !sameSet(anyStrings(v["enum"]), []string{"useful", "irrelevant"}) {
@@ -372,14 +373,27 @@ func TestTools_BadArguments(t *testing.T) {
 
 func TestTools_NoProjectHere(t *testing.T) {
 	d, _ := startDocs(t, newOllama(t))
-	cs := connect(t, d.Socket(), t.TempDir())
-	failed(t, "search outside any project", call(t, cs, "search", map[string]any{"query": "x"}), "no registered project holds", "demo (", "ragd add")
+	// Outside any repository (an MCP client started in /tmp): ragd add
+	// would refuse the folder, so it is not what the error suggests.
+	dir := t.TempDir()
+	cs := connect(t, d.Socket(), dir)
+	res := call(t, cs, "search", map[string]any{"query": "x"})
+	failed(t, "search outside any repository", res, "not inside a git repository", "demo (", "registered repository's folder")
+	if strings.Contains(text(res), "ragd add "+dir) {
+		t.Errorf("search outside any repository suggests registering it: %s", text(res))
+	}
 	st := ok[mcpserver.StatusOutput](t, call(t, cs, "status", nil))
-	if st.Project != "" || !strings.Contains(st.Problem, "no registered project") || !slices.Equal(st.Projects, []string{"demo"}) {
+	if st.Project != "" || !strings.Contains(st.Problem, "not inside a git repository") || !slices.Equal(st.Projects, []string{"demo"}) {
 		t.Errorf("status outside any project: %+v", st)
 	}
 	// Naming it works from anywhere.
 	ok[mcpserver.StatusOutput](t, call(t, cs, "status", map[string]any{"project": "demo"}))
+
+	// In a repository no project is: registering it is the way.
+	other := daemontest.Repo(t, map[string]string{"docs/a.md": "# A\n\nText.\n"})
+	cs = connect(t, d.Socket(), other.Dir)
+	failed(t, "search in an unregistered repository", call(t, cs, "search", map[string]any{"query": "x"}),
+		"no registered project holds", "demo (", "ragd add "+other.Dir)
 }
 
 func TestTools_DaemonDown(t *testing.T) {
@@ -466,4 +480,13 @@ func TestTools_ReindexRefusedWhileRunning(t *testing.T) {
 	if rep := ok[mcpserver.ReindexOutput](t, call(t, cs, "reindex", map[string]any{"scopes": []string{"adr"}})); len(rep.Scopes) != 1 || rep.Scopes[0].Scope != "adr" {
 		t.Errorf("scoped reindex: %+v", rep)
 	}
+}
+
+// fusionNames are search's fusions: the schema's enum follows them.
+func fusionNames() []string {
+	var out []string
+	for _, f := range search.Fusions {
+		out = append(out, string(f))
+	}
+	return out
 }

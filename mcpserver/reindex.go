@@ -12,7 +12,7 @@ import (
 
 // ReindexInput is the reindex tool's arguments.
 type ReindexInput struct {
-	Project string   `json:"project,omitempty" jsonschema:"Optional. The ragd project (its name, or a path inside its repository). Default: the registered project whose git repository holds the working directory."`
+	Project string   `json:"project,omitempty"`
 	Scopes  []string `json:"scopes,omitempty" jsonschema:"Optional. Which scopes to rebuild: docs, adr, session. Default: all."`
 }
 
@@ -65,15 +65,22 @@ func (s *Server) reindex(ctx context.Context, req *mcp.CallToolRequest, in Reind
 		for _, sc := range rep.Scopes {
 			out.Scopes = append(out.Scopes, ScopeReport{Scope: sc.Scope, Status: sc.Status, Error: sc.Error, Commit: sc.Commit,
 				Chunks: sc.Chunks.Total, Inserted: sc.Chunks.Inserted, Deleted: sc.Chunks.Deleted, LexicalOnly: sc.LexicalOnly, Summary: sc.Summary})
-			fmt.Fprintf(&b, "  %s: %s", sc.Scope, sc.Status)
-			if sc.Summary != "" {
-				fmt.Fprintf(&b, ", %s", sc.Summary)
-			}
-			if sc.Error != "" {
-				fmt.Fprintf(&b, ": %s", sc.Error)
-			}
-			b.WriteString("\n")
+			b.WriteString("  " + scopeLine(sc) + "\n")
 		}
 		return strings.TrimSuffix(b.String(), "\n"), out, nil
 	})
+}
+
+// scopeLine is a scope's line of the reindex result: its summary, which
+// names the scope and says how it went ("docs: 6 files, …", "adr: failed:
+// …"), or its status when it has none.
+func scopeLine(sc *api.ScopeReport) string {
+	if sc.Summary != "" {
+		return sc.Summary
+	}
+	line := sc.Scope + ": " + sc.Status
+	if sc.Error != "" {
+		line += ": " + sc.Error
+	}
+	return line
 }

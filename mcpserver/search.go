@@ -9,12 +9,14 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
+	"github.com/ragd/ragd/search"
 )
 
 // SearchInput is the search tool's arguments.
 type SearchInput struct {
 	Query   string   `json:"query" jsonschema:"What to look for: a question or keywords, in plain words."`
-	Project string   `json:"project,omitempty" jsonschema:"Optional. The ragd project (its name, or a path inside its repository). Default: the registered project whose git repository holds the working directory."`
+	Project string   `json:"project,omitempty"`
 	Scopes  []string `json:"scopes,omitempty" jsonschema:"Optional. Where to search: docs (documentation), adr (architecture decision records), session (past conversations). Default: all three."`
 	Limit   int      `json:"limit,omitempty" jsonschema:"Optional. How many hits, 1..20. Default: the daemon's configured limit (6 unless changed)."`
 	Fusion  string   `json:"fusion,omitempty" jsonschema:"Optional. How the semantic and keyword rankings are combined: weighted (score blend) or rrf (reciprocal rank fusion). Default: the daemon's configuration."`
@@ -95,7 +97,7 @@ func searchOutput(resp *api.SearchResponse, in SearchInput) SearchOutput {
 		if in.Full {
 			hit.Text = h.Content
 		} else {
-			hit.Snippet = snippet(h.Content, in.Query)
+			hit.Snippet = search.Snippet(h.Content, in.Query, search.SnippetRunes)
 		}
 		out.Hits = append(out.Hits, hit)
 	}
@@ -110,7 +112,7 @@ func searchText(query string, out SearchOutput) string {
 	if out.SearchID != nil {
 		id = fmt.Sprint(*out.SearchID)
 	}
-	fmt.Fprintf(&b, "%d hits for %q in project %s (searchId %s)", len(out.Hits), query, out.Project, id)
+	fmt.Fprintf(&b, "%s for %q in project %s (searchId %s)", words.Plural(len(out.Hits), "hit"), query, out.Project, id)
 	if out.Degraded {
 		fmt.Fprintf(&b, "; keyword-only: %s", out.Reason)
 	} else if out.Reason != "" {
@@ -139,25 +141,19 @@ func searchText(query string, out SearchOutput) string {
 	return b.String()
 }
 
-// citation is an origin in one line: "docs/adr/0001-storage.md § Decision
-// @1a2b3c4" or "session s1 (Title) › message e3".
+// citation is an origin in one line, to quote: the origin's citation
+// (ragd.Origin.String), then the commit a section was read from, or the
+// session's title: "docs/adr/0001-storage.md § Decision @1a2b3c4",
+// "session s1 › message e3 (Title)".
 func citation(o ragd.Origin) string {
-	if o.Kind == ragd.OriginSession {
-		title := ""
-		if o.Title != "" {
-			title = fmt.Sprintf(" (%s)", o.Title)
-		}
-		return fmt.Sprintf("session %s%s › message %s", o.SessionID, title, o.EventID)
+	s := o.String()
+	switch {
+	case o.Kind == ragd.OriginSession && o.Title != "":
+		s += " (" + o.Title + ")"
+	case o.Kind != ragd.OriginSession && o.Commit != "":
+		s += " @" + shortCommit(o.Commit)
 	}
-	var b strings.Builder
-	b.WriteString(o.SourcePath)
-	if len(o.HeadingPath) > 0 {
-		b.WriteString(" § " + strings.Join(o.HeadingPath, " › "))
-	}
-	if o.Commit != "" {
-		b.WriteString(" @" + shortCommit(o.Commit))
-	}
-	return b.String()
+	return s
 }
 
 // shortCommitLen is how much of a commit hash a citation shows, as git does.

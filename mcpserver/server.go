@@ -24,6 +24,7 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
+	"github.com/ragd/ragd/source"
 )
 
 // Name is the server's name in the MCP handshake.
@@ -168,6 +169,12 @@ func (s *Server) resolveProject(ctx context.Context, asked string) (string, erro
 	}
 	p := deepest(list, s.opts.Dir)
 	if p == "" {
+		if _, err := source.Root(s.opts.Dir); err != nil {
+			// ragd add would refuse the folder: say what would work.
+			return "", fmt.Errorf("%w: the working directory %s is not inside a git repository, so it names no project; pass project "+
+				"(registered: %s), or start the MCP client in a registered repository's folder (`ragd add PATH` registers one)",
+				ragd.ErrNotFound, s.opts.Dir, names(list))
+		}
 		return "", fmt.Errorf("%w: no registered project holds the working directory %s; pass project (registered: %s), "+
 			"or register this repository with `ragd add %s` and index it with the reindex tool", ragd.ErrNotFound, s.opts.Dir, names(list), s.opts.Dir)
 	}

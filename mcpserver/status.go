@@ -14,7 +14,7 @@ import (
 
 // StatusInput is the status tool's arguments.
 type StatusInput struct {
-	Project string `json:"project,omitempty" jsonschema:"Optional. The ragd project (its name, or a path inside its repository). Default: the registered project whose git repository holds the working directory."`
+	Project string `json:"project,omitempty"`
 }
 
 // StatusOutput is what ragd has indexed, and whether it can search.

@@ -9,18 +9,10 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/search"
 )
 
-// Bounds of the tools' arguments, as the daemon enforces them: the schemas
-// tell a model before it asks.
-const (
-	// maxLimit is the socket's largest search limit.
-	maxLimit = 20
-	// maxQuery is the socket's longest query, in characters.
-	maxQuery = 1000
-)
-
-// projectDoc describes every tool's project argument.
+// projectDoc describes every tool's project argument, set by add.
 const projectDoc = "Optional. The ragd project (its name, or a path inside its repository). " +
 	"Default: the registered project whose git repository holds the working directory."
 
@@ -30,8 +22,14 @@ const (
 	verdictIrrelevant = "irrelevant"
 )
 
-// Fusions of the search tool, as the socket takes them.
-var fusions = []any{"weighted", "rrf"}
+// fusionEnum lists the search tool's fusions, as the socket takes them.
+func fusionEnum() []any {
+	out := make([]any, len(search.Fusions))
+	for i, f := range search.Fusions {
+		out[i] = string(f)
+	}
+	return out
+}
 
 func scopeEnum() []any {
 	out := make([]any, len(ragd.Scopes))
@@ -54,15 +52,49 @@ func add[In, Out any](s *mcp.Server, t tool[In, Out]) error {
 	if err != nil {
 		return fmt.Errorf("mcpserver: %s input schema: %w", t.def.Name, err)
 	}
+	if p, ok := in.Properties["project"]; ok {
+		p.Description = projectDoc
+	}
 	if t.tweak != nil {
 		t.tweak(in.Properties)
 	}
+	plain(in)
 	t.def.InputSchema = in
 	mcp.AddTool(s, t.def, t.handler)
 	return nil
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// plain rewrites an inferred input schema into the subset of JSON Schema
+// that function-calling clients built on OpenAPI 3.0 schemas accept
+// (Gemini's, the MCP inspector's argument parser): one type per schema,
+// never ["null", "array"] (an argument is optional by its absence, and
+// null means nothing a client would send), no additionalProperties and no
+// uniqueItems, which those clients refuse as unknown fields. The daemon
+// still checks what the schema no longer says.
+func plain(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Type == "" {
+		var types []string
+		for _, t := range s.Types {
+			if t != "null" {
+				types = append(types, t)
+			}
+		}
+		if len(types) == 1 {
+			s.Type, s.Types = types[0], nil
+		}
+	}
+	s.AdditionalProperties = nil
+	s.UniqueItems = false
+	plain(s.Items)
+	for _, p := range s.Properties {
+		plain(p)
+	}
+}
 
 func (s *Server) addTools() error {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
@@ -79,11 +111,12 @@ func (s *Server) addTools() error {
 				Annotations: readOnly,
 			},
 			tweak: func(p map[string]*jsonschema.Schema) {
-				p["query"].MinLength, p["query"].MaxLength = ptr(1), ptr(maxQuery)
+				// The bounds the daemon enforces: the schema tells a model
+				// before it asks.
+				p["query"].MinLength, p["query"].MaxLength = ptr(1), ptr(search.MaxQueryLength)
 				p["scopes"].Items.Enum = scopeEnum()
-				p["scopes"].UniqueItems = true
-				p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(maxLimit))
-				p["fusion"].Enum = fusions
+				p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(search.MaxLimit))
+				p["fusion"].Enum = fusionEnum()
 			},
 			handler: s.search,
 		}),
@@ -143,7 +176,6 @@ func (s *Server) addTools() error {
 			},
 			tweak: func(p map[string]*jsonschema.Schema) {
 				p["scopes"].Items.Enum = scopeEnum()
-				p["scopes"].UniqueItems = true
 			},
 			handler: s.reindex,
 		}),

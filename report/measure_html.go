@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/search"
@@ -255,7 +256,14 @@ func precisionChart(r *api.MeasureReport) template.HTML {
 			if !seen[gp.Group] && gp.Group > 0 {
 				x := b.Start(i)
 				c.line(x, c.top, x, c.bottom, "ref")
-				c.text(x+3, c.top+10, "small", "start", setName(gp.Group)+" from here")
+				// Above the plot, clear of the error bars, and inside the
+				// chart: on the line's left when its right has no room.
+				label := setName(gp.Group) + " from here"
+				if x+3+smallTextWidth(label) <= c.w {
+					c.text(x+3, c.top-4, "small", "start", label)
+				} else {
+					c.text(x-3, c.top-4, "small", "end", label)
+				}
 			}
 			seen[gp.Group] = true
 		}
@@ -339,3 +347,7 @@ func cut(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// smallTextWidth is about how wide s is in the charts' small font (9.5
+// px): a generous average glyph width, so an estimate errs towards room.
+func smallTextWidth(s string) float64 { return 5.6 * float64(utf8.RuneCountInString(s)) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 	"github.com/ragd/ragd/search"
 )
 
@@ -55,8 +56,8 @@ func MeasureText(w io.Writer, r *api.MeasureReport) error {
 			if l.Degraded {
 				degraded = "degraded"
 			}
-			fmt.Fprintf(tw, "  %s ms\t%s\t%d hits\t%s\t%s\n", strconv.FormatFloat(l.LatencyMs, 'f', 1, 64),
-				l.At.Format(time.RFC3339), l.Hits, degraded, oneLine(l.Query))
+			fmt.Fprintf(tw, "  %s ms\t%s\t%s\t%s\t%s\n", strconv.FormatFloat(l.LatencyMs, 'f', 1, 64),
+				l.At.Format(time.RFC3339), words.Plural(l.Hits, "hit"), degraded, oneLine(l.Query))
 		}
 		tw.Flush()
 	}

@@ -98,7 +98,8 @@ caption { text-align: left; font-weight: 600; padding-bottom: 4px; }
 th, td { padding: 3px 10px 3px 0; border-bottom: 1px solid var(--grid); text-align: left; vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.user { max-width: 640px; overflow-wrap: anywhere; }
+td.user { max-width: 640px; overflow-wrap: break-word; } /* words whole: a narrow window scrolls the table */
+.scroll { overflow-x: auto; max-width: 100%; }
 td.bad { color: var(--bad); font-weight: 600; }
 svg text { fill: var(--fg); font-size: 11px; unicode-bidi: plaintext; }
 svg .tick, svg .nodata-label, svg .small { fill: var(--muted); }
@@ -145,13 +146,13 @@ svg .bar-label { font-size: 9.5px; fill: var(--muted); }
 </div>
 {{- end}}
 {{- range .Tables}}
-{{if .Rows}}<table>
+{{if .Rows}}<div class="scroll"><table>
 {{with .Caption}}<caption>{{.}}</caption>{{end}}
 <thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range .}}<td{{if or .Num .User .Bad}} class="{{if .Num}}num{{end}}{{if .User}}user{{end}}{{if .Bad}} bad{{end}}"{{end}}>{{if .User}}<bdi>{{.Text}}</bdi>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>{{else}}<p class="empty">{{with .Caption}}{{.}}: {{end}}{{.Empty}}</p>{{end}}
+</table></div>{{else}}<p class="empty">{{with .Caption}}{{.}}: {{end}}{{.Empty}}</p>{{end}}
 {{- end}}
 </section>
 {{- end}}

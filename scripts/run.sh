@@ -16,8 +16,11 @@ pid=""
 if "$ragd" projects >/dev/null 2>&1; then
 	echo "==> a ragd daemon is already running: using it" >&2
 else
-	echo "==> starting the daemon (ragd serve)" >&2
-	"$ragd" serve &
+	# The daemon's log (migrations, background-fill warnings) goes to a
+	# file, so that it does not interleave with the commands' output.
+	log=$PWD/bin/ragd-serve.log
+	echo "==> starting the daemon (ragd serve); its log: $log" >&2
+	"$ragd" serve >"$log" 2>&1 &
 	pid=$!
 	# Ctrl-C reaches the daemon too (same process group); it shuts down
 	# cleanly, and so do we.
@@ -25,7 +28,7 @@ else
 	trap 'exit 0' INT TERM
 	for _ in $(seq 1 100); do
 		"$ragd" projects >/dev/null 2>&1 && break
-		kill -0 "$pid" 2>/dev/null || { echo "the daemon exited; see its log above" >&2; exit 1; }
+		kill -0 "$pid" 2>/dev/null || { echo "the daemon exited; its log ($log):" >&2; tail -n 20 "$log" >&2; exit 1; }
 		sleep 0.1
 	done
 fi
@@ -39,6 +42,6 @@ echo "==> an example search" >&2
 echo >&2
 "$ragd" doctor || true
 if [ -n "$pid" ]; then
-	echo "==> ragd is serving; try: bin/ragd search \"your question\"   (Ctrl-C stops it)" >&2
+	echo "==> ragd is serving; try: bin/ragd search \"your question\"   (Ctrl-C stops it; its log: tail -f $log)" >&2
 	wait "$pid"
 fi

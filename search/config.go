@@ -76,29 +76,30 @@ const (
 )
 
 // Config is the fusion configuration of a search. Its zero value is not
-// valid: start from DefaultConfig.
+// valid: start from DefaultConfig. The toml names are the keys of the
+// [search] section of ragd's configuration file, which embeds Config.
 type Config struct {
-	Fusion Fusion `json:"fusion"`
+	Fusion Fusion `json:"fusion" toml:"fusion"`
 	// VectorWeight and LexicalWeight weigh the two signals in weighted
 	// fusion. RRF ignores them.
-	VectorWeight  float64 `json:"vectorWeight"`
-	LexicalWeight float64 `json:"lexicalWeight"`
+	VectorWeight  float64 `json:"vectorWeight" toml:"vector_weight"`
+	LexicalWeight float64 `json:"lexicalWeight" toml:"lexical_weight"`
 	// Threshold drops weighted-fusion hits scoring below it. RRF has no
 	// threshold: its scores live around 1/(RRFK+1) ≈ 0.016 whatever the
 	// match quality, so a cut on them would mean nothing; RRF returns the
 	// best Limit candidates.
-	Threshold float64 `json:"threshold"`
+	Threshold float64 `json:"threshold" toml:"threshold"`
 	// RRFK is the constant k of 1/(k + rank).
-	RRFK int `json:"rrfK"`
+	RRFK int `json:"rrfK" toml:"rrf_k"`
 	// Candidates is how many chunks each signal contributes before fusion;
 	// a search asking for more hits uses its limit instead (Depth).
-	Candidates    int           `json:"candidates"`
-	Normalization Normalization `json:"normalization"`
+	Candidates    int           `json:"candidates" toml:"candidates"`
+	Normalization Normalization `json:"normalization" toml:"normalization"`
 	// Fill scores every candidate on both signals (cosine from its stored
 	// vector, bm25 restricted to the candidates) instead of counting a signal
 	// that did not list the chunk as absent. In RRF, filled scores are
 	// reported but ranks remain those of the candidate lists.
-	Fill bool `json:"fill"`
+	Fill bool `json:"fill" toml:"fill"`
 }
 
 // DefaultConfig returns the seed's configuration: weighted 0.6/0.4,

@@ -32,8 +32,8 @@ func termDocs(t *testing.T, rows int64, docs map[string]int64) ragd.TermDocs {
 func TestPrune(t *testing.T) {
 	// 100 rows: "common" in 90, "half" in exactly 50 (idf log 1 = 0: at
 	// FTS5's floor), "mid" in 49 (idf 0.04: weighs), "rare" in 3,
-	// "other" in 7, "absent" in none.
-	td := termDocs(t, 100, map[string]int64{"common": 90, "half": 50, "mid": 49, "rare": 3, "other": 7, "absent": 0})
+	// "seldom" in 7, "absent" in none.
+	td := termDocs(t, 100, map[string]int64{"common": 90, "half": 50, "mid": 49, "rare": 3, "seldom": 7, "absent": 0})
 	for _, tc := range []struct {
 		name, query string
 		match       string // "" = unchanged
@@ -44,10 +44,10 @@ func TestPrune(t *testing.T) {
 		{"a lone frequent term is searched", "common", "", nil},
 		{"all frequent: every term weighs the same and stays", "common half", "", nil},
 		{"a rare word no row holds does not count as weighing", "common absent", "", nil},
-		{"order of the remaining terms kept", "rare common other", `"rare" OR "other"`, []string{"common"}},
+		{"order of the remaining terms kept", "rare common seldom", `"rare" OR "seldom"`, []string{"common"}},
 		{"exclusions unchanged, even frequent ones", "common rare -half", `("rare") NOT ("half")`, []string{"common"}},
-		{"a phrase is kept and does not count as weighing", `common "rare other"`, "", nil},
-		{"a phrase is kept beside a weighing word", `common "common half" other`, `"common half" OR "other"`, []string{"common"}},
+		{"a phrase is kept and does not count as weighing", `common "rare seldom"`, "", nil},
+		{"a phrase is kept beside a weighing word", `common "common half" seldom`, `"common half" OR "seldom"`, []string{"common"}},
 		{"stop words were gone before", "the common rare", `"rare"`, []string{"common"}},
 		{"a word written twice is one term", "common rare Common", `"rare"`, []string{"common"}},
 		{"a lone unspaced character is a prefix: kept, and not weighing", "common 中", "", nil},

@@ -40,8 +40,9 @@ import (
 func (s *Store) AppendSession(ctx context.Context, projectID int64, events []ragd.Event, chunks [][]ragd.ChunkInput) (ragd.AppendResult, error) {
 	res := ragd.AppendResult{ByType: map[string]int{}}
 	for i := range events {
-		if err := checkEvent(&events[i]); err != nil {
-			return ragd.AppendResult{}, fmt.Errorf("append events to project %d: event %d: %w", projectID, i, err)
+		if err := events[i].Validate(); err != nil {
+			// The caller names the project.
+			return ragd.AppendResult{}, fmt.Errorf("event %d (id %q): %w", i, events[i].ID, err)
 		}
 	}
 	items, err := prepareAppended(projectID, events, chunks)

@@ -41,61 +41,19 @@ func validateChunk(c *ragd.ChunkInput, scope string) error {
 //
 // Callers compute embeddings before calling: no provider call ever runs
 // inside the write transaction.
+//
+// It runs in three steps: prepare (check and encode the input, analyse its
+// text, all outside the transaction), read what exists (the scope's
+// stored chunks, and those that vanish), and apply (delete, update, insert,
+// commit).
 func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ragd.ChunkInput) (ragd.ReplaceResult, error) {
 	var res ragd.ReplaceResult
 	if !ragd.ValidScope(scope) {
 		return res, fmt.Errorf("replace scope: unknown scope %q", scope)
 	}
-	type prepared struct {
-		in      *ragd.ChunkInput
-		id      string
-		heading string
-		vec     []byte
-	}
-	items := make([]prepared, len(chunks))
-	seen := make(map[string]bool, len(chunks))
-	for i := range chunks {
-		c := &chunks[i]
-		if err := validateChunk(c, scope); err != nil {
-			return res, fmt.Errorf("replace %s: %w", scope, err)
-		}
-		id := ragd.ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
-		if seen[id] {
-			return res, fmt.Errorf("replace %s: duplicate chunk %s#%d", scope, c.Source(scope), c.Position)
-		}
-		seen[id] = true
-		heading, err := headingJSON(c.HeadingPath)
-		if err != nil {
-			return res, fmt.Errorf("replace %s: %w", scope, err)
-		}
-		var vec []byte
-		if c.Vector != nil {
-			if vec, err = s.encodeVector(c.Vector); err != nil {
-				return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
-			}
-		}
-		items[i] = prepared{in: c, id: id, heading: string(heading), vec: vec}
-	}
-
-	// Analyse the text outside the write transaction, for the language the
-	// table has, or would take now: only the chunks that need a lexical row
-	// written, as the stored ones were when read.
-	guess, _, err := s.writeLanguage(ctx, s.rdb, projectID, chunks)
+	rp, err := s.prepareReplace(ctx, projectID, scope, chunks)
 	if err != nil {
 		return res, fmt.Errorf("replace %s: %w", scope, err)
-	}
-	stored, err := lexicalStates(ctx, s.rdb, projectID, scope)
-	if err != nil {
-		return res, fmt.Errorf("replace %s: %w", scope, err)
-	}
-	docs := make([]*lexicalDoc, len(items))
-	if a, err := analyzerFor(guess); err == nil {
-		for i, it := range items {
-			if old, ok := stored[it.id]; !ok || old.title != it.in.Title || old.heading != it.heading {
-				d := analyseChunk(a, it.in.Title, it.heading, it.in.Content)
-				docs[i] = &d
-			}
-		}
 	}
 
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -103,67 +61,140 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		return res, fmt.Errorf("replace %s: begin: %w", scope, err)
 	}
 	defer tx.Rollback()
-
-	// The language, again in the transaction: the first write to a
-	// project decides it, and the table holds one language only.
-	lang, decide, err := s.writeLanguage(ctx, tx, projectID, chunks)
+	old, err := readScopeChunks(ctx, tx, projectID, scope)
 	if err != nil {
 		return res, fmt.Errorf("replace %s: %w", scope, err)
 	}
-	var analyser *lexical.Analyzer
-	if lang != "" {
-		if analyser, err = analyzerFor(lang); err != nil {
-			return res, fmt.Errorf("replace %s: project %d: %w", scope, projectID, err)
-		}
-		if lang != guess {
-			clear(docs) // analysed for another language: redo in here
-		}
-	}
-	lw, err := newLexicalWriter(ctx, tx, projectID)
+	gone, goneIDs, err := vanishedChunks(ctx, tx, projectID, scope, chunks, old, rp.seen)
 	if err != nil {
 		return res, fmt.Errorf("replace %s: %w", scope, err)
 	}
-	defer lw.Close()
-	docOf := func(i int) lexicalDoc {
-		if docs[i] == nil {
-			d := analyseChunk(analyser, items[i].in.Title, items[i].heading, items[i].in.Content)
-			docs[i] = &d
+	res, err = s.applyReplace(ctx, tx, rp, old, gone)
+	if err != nil {
+		return res, fmt.Errorf("replace %s: %w", scope, err)
+	}
+	// Votes go with their chunks. They live in the telemetry file, so this is
+	// a second transaction: should it fail (or the process die first), the
+	// orphans are dropped at the next Open.
+	if err := s.dropVotes(ctx, goneIDs); err != nil {
+		s.logger.Warn("drop votes of replaced chunks (retried at next open)", "err", err)
+	}
+	return res, nil
+}
+
+// preparedChunk is one input chunk of ReplaceScope, checked and encoded.
+type preparedChunk struct {
+	in      *ragd.ChunkInput
+	id      string
+	heading string
+	vec     []byte
+}
+
+// replacement is ReplaceScope's input made ready outside the transaction.
+type replacement struct {
+	projectID int64
+	scope     string
+	chunks    []ragd.ChunkInput
+	items     []preparedChunk
+	// seen holds the ids of items.
+	seen map[string]bool
+	// guess is the language docs were analysed for, docs[i] item i's
+	// lexical row (nil when the stored one stays, or to analyse in the
+	// transaction).
+	guess string
+	docs  []*lexicalDoc
+}
+
+// prepareReplace checks every chunk (fields, no duplicate), computes its id,
+// heading and vector encoding, and analyses the text outside the write
+// transaction, for the language the table has or would take now: only
+// the chunks that need a lexical row written, as the stored ones were
+// when read.
+func (s *Store) prepareReplace(ctx context.Context, projectID int64, scope string, chunks []ragd.ChunkInput) (*replacement, error) {
+	rp := &replacement{projectID: projectID, scope: scope, chunks: chunks,
+		items: make([]preparedChunk, len(chunks)), seen: make(map[string]bool, len(chunks))}
+	for i := range chunks {
+		c := &chunks[i]
+		if err := validateChunk(c, scope); err != nil {
+			return nil, err
 		}
-		return *docs[i]
+		id := ragd.ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
+		if rp.seen[id] {
+			return nil, fmt.Errorf("duplicate chunk %s#%d", c.Source(scope), c.Position)
+		}
+		rp.seen[id] = true
+		heading, err := headingJSON(c.HeadingPath)
+		if err != nil {
+			return nil, err
+		}
+		var vec []byte
+		if c.Vector != nil {
+			if vec, err = s.encodeVector(c.Vector); err != nil {
+				return nil, fmt.Errorf("chunk %s#%d: %w", c.Source(scope), c.Position, err)
+			}
+		}
+		rp.items[i] = preparedChunk{in: c, id: id, heading: heading, vec: vec}
 	}
 
-	type existing struct {
-		seq     int64
-		vector  bool
-		lexical lexicalState
-		event   string
+	guess, _, err := s.writeLanguage(ctx, s.rdb, projectID, chunks)
+	if err != nil {
+		return nil, err
 	}
-	old := map[string]existing{}
+	stored, err := lexicalStates(ctx, s.rdb, projectID, scope)
+	if err != nil {
+		return nil, err
+	}
+	rp.guess, rp.docs = guess, make([]*lexicalDoc, len(rp.items))
+	if a, err := analyzerFor(guess); err == nil {
+		for i, it := range rp.items {
+			if old, ok := stored[it.id]; !ok || old.title != it.in.Title || old.heading != it.heading {
+				d := analyseChunk(a, it.in.Title, it.heading, it.in.Content)
+				rp.docs[i] = &d
+			}
+		}
+	}
+	return rp, nil
+}
+
+// storedChunk is what ReplaceScope needs of a chunk the scope holds.
+type storedChunk struct {
+	seq     int64
+	vector  bool
+	lexical lexicalState
+	event   string
+}
+
+// readScopeChunks reads the chunks a project's scope holds, by id.
+func readScopeChunks(ctx context.Context, tx *sql.Tx, projectID int64, scope string) (map[string]storedChunk, error) {
+	old := map[string]storedChunk{}
 	rows, err := tx.QueryContext(ctx, "SELECT id, seq, embedding_space IS NOT NULL, title, heading_path, coalesce(event_id, '') FROM chunks WHERE project_id = ? AND scope = ?", projectID, scope)
 	if err != nil {
-		return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
+		return nil, fmt.Errorf("read old chunks: %w", err)
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var e existing
+		var e storedChunk
 		if err := rows.Scan(&id, &e.seq, &e.vector, &e.lexical.title, &e.lexical.heading, &e.event); err != nil {
-			rows.Close()
-			return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
+			return nil, fmt.Errorf("read old chunks: %w", err)
 		}
 		old[id] = e
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return res, fmt.Errorf("replace %s: read old chunks: %w", scope, err)
+		return nil, fmt.Errorf("read old chunks: %w", err)
 	}
+	return old, nil
+}
 
-	// Delete first: the vanished chunks, with their vectors and votes.
-	var gone []int64
-	var goneIDs []string
+// vanishedChunks returns the stored chunks the replacement drops, by seq
+// (ascending) and by id: those not in seen, less, in the session scope, the
+// chunks of events appended after the caller read the log.
+func vanishedChunks(ctx context.Context, tx *sql.Tx, projectID int64, scope string, chunks []ragd.ChunkInput,
+	old map[string]storedChunk, seen map[string]bool) (gone []int64, goneIDs []string, err error) {
 	var keep *appendedKeeper
 	if scope == ragd.ScopeSession {
 		if keep, err = newAppendedKeeper(ctx, tx, projectID, chunks); err != nil {
-			return res, fmt.Errorf("replace %s: %w", scope, err)
+			return nil, nil, err
 		}
 		defer keep.Close()
 	}
@@ -173,7 +204,7 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		}
 		if keep != nil {
 			if k, err := keep.keeps(ctx, e.event); err != nil {
-				return res, fmt.Errorf("replace %s: %w", scope, err)
+				return nil, nil, err
 			} else if k {
 				continue
 			}
@@ -182,67 +213,76 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		goneIDs = append(goneIDs, id)
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i] < gone[j] })
-	ops := make([]codeOp, 0, len(gone)+len(items))
+	return gone, goneIDs, nil
+}
+
+// applyReplace writes the replacement in tx and commits: the vanished
+// chunks deleted first, with their vectors and votes, then each chunk
+// updated in place (its id survives) or inserted, with its vector and
+// lexical row; the project's language recorded when this write decides it.
+func (s *Store) applyReplace(ctx context.Context, tx *sql.Tx, rp *replacement, old map[string]storedChunk, gone []int64) (ragd.ReplaceResult, error) {
+	var res ragd.ReplaceResult
+	projectID, scope := rp.projectID, rp.scope
+	// The language, again in the transaction: the first write to a
+	// project decides it, and the table holds one language only.
+	lang, decide, err := s.writeLanguage(ctx, tx, projectID, rp.chunks)
+	if err != nil {
+		return res, err
+	}
+	var analyser *lexical.Analyzer
+	if lang != "" {
+		if analyser, err = analyzerFor(lang); err != nil {
+			return res, fmt.Errorf("project %d: %w", projectID, err)
+		}
+		if lang != rp.guess {
+			clear(rp.docs) // analysed for another language: redo in here
+		}
+	}
+	docOf := func(i int) lexicalDoc {
+		if rp.docs[i] == nil {
+			it := rp.items[i]
+			d := analyseChunk(analyser, it.in.Title, it.heading, it.in.Content)
+			rp.docs[i] = &d
+		}
+		return *rp.docs[i]
+	}
+
+	ops := make([]codeOp, 0, len(gone)+len(rp.items))
 	for _, seq := range gone {
 		ops = append(ops, codeOp{seq: seq})
 	}
 	if err := deleteChunks(ctx, tx, projectID, gone); err != nil {
-		return res, fmt.Errorf("replace %s: %w", scope, err)
+		return res, err
 	}
 	res.Deleted = len(gone)
 
+	w, err := newReplaceWriter(ctx, tx, projectID)
+	if err != nil {
+		return res, err
+	}
+	defer w.Close()
 	stamp := now()
-	insert, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, project_id, scope, source_path, source_commit, session_id, event_id,
-		heading_path, title, position, start_offset, end_offset, content, content_hash, embedding_space, indexed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return res, fmt.Errorf("replace %s: prepare insert: %w", scope, err)
-	}
-	defer insert.Close()
-	update, err := tx.PrepareContext(ctx, `UPDATE chunks SET source_commit = ?, heading_path = ?, title = ?,
-		start_offset = ?, end_offset = ?, embedding_space = CASE WHEN ? THEN ? ELSE embedding_space END, indexed_at = ?
-		WHERE seq = ?`)
-	if err != nil {
-		return res, fmt.Errorf("replace %s: prepare update: %w", scope, err)
-	}
-	defer update.Close()
-	delVec, err := tx.PrepareContext(ctx, "DELETE FROM chunk_vectors WHERE chunk_seq = ?")
-	if err != nil {
-		return res, fmt.Errorf("replace %s: prepare vector delete: %w", scope, err)
-	}
-	defer delVec.Close()
-	insVec, err := tx.PrepareContext(ctx, "INSERT INTO chunk_vectors (chunk_seq, project_id, scope, embedding) VALUES (?, ?, ?, ?)")
-	if err != nil {
-		return res, fmt.Errorf("replace %s: prepare vector insert: %w", scope, err)
-	}
-	defer insVec.Close()
-	insFloats, err := tx.PrepareContext(ctx, insertFloatsSQL)
-	if err != nil {
-		return res, fmt.Errorf("replace %s: prepare floats insert: %w", scope, err)
-	}
-	defer insFloats.Close()
-
-	for n, it := range items {
+	for n, it := range rp.items {
 		c := it.in
 		var seq int64
 		if e, ok := old[it.id]; ok {
 			seq = e.seq
-			if _, err := update.ExecContext(ctx, nullable(c.SourceCommit), it.heading, c.Title, c.Start, c.End,
+			if _, err := w.update.ExecContext(ctx, nullable(c.SourceCommit), it.heading, c.Title, c.Start, c.End,
 				it.vec != nil, s.space, stamp, seq); err != nil {
-				return res, fmt.Errorf("replace %s: update chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
+				return res, fmt.Errorf("update chunk %s#%d: %w", c.Source(scope), c.Position, err)
 			}
 			if it.vec != nil && e.vector {
-				if _, err := delVec.ExecContext(ctx, seq); err != nil {
-					return res, fmt.Errorf("replace %s: replace vector of %s#%d: %w", scope, c.Source(scope), c.Position, err)
+				if _, err := w.delVec.ExecContext(ctx, seq); err != nil {
+					return res, fmt.Errorf("replace vector of %s#%d: %w", c.Source(scope), c.Position, err)
 				}
 			}
 			if e.lexical.title != c.Title || e.lexical.heading != it.heading {
 				// Same text under another title or heading: its row changes.
-				if err := lw.delete(ctx, seq); err != nil {
-					return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
+				if err := w.lexical.delete(ctx, seq); err != nil {
+					return res, fmt.Errorf("chunk %s#%d: %w", c.Source(scope), c.Position, err)
 				}
-				if err := lw.insert(ctx, seq, docOf(n)); err != nil {
-					return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
+				if err := w.lexical.insert(ctx, seq, docOf(n)); err != nil {
+					return res, fmt.Errorf("chunk %s#%d: %w", c.Source(scope), c.Position, err)
 				}
 			}
 			if e.vector || it.vec != nil {
@@ -254,17 +294,17 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 			if it.vec != nil {
 				space = s.space
 			}
-			r, err := insert.ExecContext(ctx, it.id, projectID, scope, nullable(c.SourcePath), nullable(c.SourceCommit),
+			r, err := w.insert.ExecContext(ctx, it.id, projectID, scope, nullable(c.SourcePath), nullable(c.SourceCommit),
 				nullable(c.SessionID), nullable(c.EventID), it.heading, c.Title, c.Position, c.Start, c.End,
 				c.Content, c.ContentHash, space, stamp)
 			if err != nil {
-				return res, fmt.Errorf("replace %s: insert chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
+				return res, fmt.Errorf("insert chunk %s#%d: %w", c.Source(scope), c.Position, err)
 			}
 			if seq, err = r.LastInsertId(); err != nil {
-				return res, fmt.Errorf("replace %s: insert chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
+				return res, fmt.Errorf("insert chunk %s#%d: %w", c.Source(scope), c.Position, err)
 			}
-			if err := lw.insert(ctx, seq, docOf(n)); err != nil {
-				return res, fmt.Errorf("replace %s: chunk %s#%d: %w", scope, c.Source(scope), c.Position, err)
+			if err := w.lexical.insert(ctx, seq, docOf(n)); err != nil {
+				return res, fmt.Errorf("chunk %s#%d: %w", c.Source(scope), c.Position, err)
 			}
 			if it.vec != nil {
 				res.Vectors++
@@ -272,11 +312,11 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 			res.Inserted++
 		}
 		if it.vec != nil {
-			if _, err := insVec.ExecContext(ctx, seq, projectID, scope, it.vec); err != nil {
-				return res, fmt.Errorf("replace %s: insert vector of %s#%d: %w", scope, c.Source(scope), c.Position, err)
+			if _, err := w.insVec.ExecContext(ctx, seq, projectID, scope, it.vec); err != nil {
+				return res, fmt.Errorf("insert vector of %s#%d: %w", c.Source(scope), c.Position, err)
 			}
-			if _, err := insFloats.ExecContext(ctx, seq, it.vec); err != nil {
-				return res, fmt.Errorf("replace %s: insert floats of %s#%d: %w", scope, c.Source(scope), c.Position, err)
+			if _, err := w.insFloats.ExecContext(ctx, seq, it.vec); err != nil {
+				return res, fmt.Errorf("insert floats of %s#%d: %w", c.Source(scope), c.Position, err)
 			}
 			if s.codes != nil {
 				ops = append(ops, codeOp{seq: seq, project: projectID, scope: scopeIndex(scope), code: codeOfBlob(it.vec, s.codes.words)})
@@ -284,28 +324,70 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 		}
 		if s.failAfterInsert != nil {
 			if err := s.failAfterInsert(n); err != nil {
-				return res, fmt.Errorf("replace %s: %w", scope, err)
+				return res, err
 			}
 		}
 	}
 	if decide {
 		if err := recordLanguage(ctx, tx, projectID, lang); err != nil {
-			return res, fmt.Errorf("replace %s: %w", scope, err)
+			return res, err
 		}
 	}
 	if err := s.commitVectors(tx, ops); err != nil {
-		return res, fmt.Errorf("replace %s: commit: %w", scope, err)
+		return res, fmt.Errorf("commit: %w", err)
 	}
 	if decide {
 		s.projects.forget() // the project's language in force changed
 	}
-	// Votes go with their chunks. They live in the telemetry file, so this is
-	// a second transaction: should it fail (or the process die first), the
-	// orphans are dropped at the next Open.
-	if err := s.dropVotes(ctx, goneIDs); err != nil {
-		s.logger.Warn("drop votes of replaced chunks (retried at next open)", "err", err)
-	}
 	return res, nil
+}
+
+// replaceWriter holds the statements ReplaceScope writes a scope with.
+type replaceWriter struct {
+	insert, update, delVec, insVec, insFloats *sql.Stmt
+	lexical                                   *lexicalWriter
+}
+
+func newReplaceWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*replaceWriter, error) {
+	w := &replaceWriter{}
+	var err error
+	for _, st := range []struct {
+		dst  **sql.Stmt
+		what string
+		sql  string
+	}{
+		{&w.insert, "insert", `INSERT INTO chunks (id, project_id, scope, source_path, source_commit, session_id, event_id,
+		heading_path, title, position, start_offset, end_offset, content, content_hash, embedding_space, indexed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.update, "update", `UPDATE chunks SET source_commit = ?, heading_path = ?, title = ?,
+		start_offset = ?, end_offset = ?, embedding_space = CASE WHEN ? THEN ? ELSE embedding_space END, indexed_at = ?
+		WHERE seq = ?`},
+		{&w.delVec, "vector delete", "DELETE FROM chunk_vectors WHERE chunk_seq = ?"},
+		{&w.insVec, "vector insert", "INSERT INTO chunk_vectors (chunk_seq, project_id, scope, embedding) VALUES (?, ?, ?, ?)"},
+		{&w.insFloats, "floats insert", insertFloatsSQL},
+	} {
+		if *st.dst, err = tx.PrepareContext(ctx, st.sql); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("prepare %s: %w", st.what, err)
+		}
+	}
+	if w.lexical, err = newLexicalWriter(ctx, tx, projectID); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Close closes the statements prepared.
+func (w *replaceWriter) Close() {
+	for _, st := range []*sql.Stmt{w.insert, w.update, w.delVec, w.insVec, w.insFloats} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	if w.lexical != nil {
+		w.lexical.Close()
+	}
 }
 
 // deleteChunks removes a project's chunks by seq with their vectors and

@@ -24,8 +24,9 @@ import (
 //
 // It writes no chunk: AppendSession stores events with their chunks.
 //
-// The error is for invalid input (a missing id, session, type or actor, or a
-// zero time: nothing is stored) and for database failures.
+// The error is for invalid input (an event breaking the event format's
+// rules, ragd.Event.Validate: it wraps ragd.ErrInvalidEvent and nothing is
+// stored) and for database failures.
 func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd.Event) (ragd.AppendResult, error) {
 	return s.AppendSession(ctx, projectID, events, nil)
 }
@@ -116,24 +117,6 @@ func (w *eventWriter) write(ctx context.Context, e *ragd.Event, res *ragd.Append
 	res.Appended++
 	res.ByType[e.Type]++
 	return true, titled, nil
-}
-
-func checkEvent(e *ragd.Event) error {
-	switch {
-	case e.ID == "":
-		return errors.New("missing id")
-	case e.SessionID == "":
-		return fmt.Errorf("event %q: missing session id", e.ID)
-	case e.Type == "":
-		return fmt.Errorf("event %q: missing type", e.ID)
-	case e.Actor == "":
-		return fmt.Errorf("event %q: missing actor", e.ID)
-	case e.Time.IsZero():
-		return fmt.Errorf("event %q: missing time", e.ID)
-	case e.Payload != nil && !json.Valid(e.Payload):
-		return fmt.Errorf("event %q: payload is not valid JSON", e.ID)
-	}
-	return nil
 }
 
 // eventDiff names the fields in which a and b differ, by the rules of

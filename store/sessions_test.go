@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,9 +119,19 @@ func TestAppendEvents_BadInputStoresNothing(t *testing.T) {
 		"no session": ev("e9", "", "chat.message", "x", 0),
 		"no time":    {ID: "e9", SessionID: "s1", Type: "x", Actor: "a"},
 		"payload":    {ID: "e9", SessionID: "s1", Type: "x", Actor: "a", Time: t0, Payload: []byte("{")},
+		// The store holds events to the event format's one rule set
+		// (ragd.Event.Validate), not to a weaker copy of it.
+		"blank actor":       {ID: "e9", SessionID: "s1", Type: "x", Actor: " ", Time: t0},
+		"message, no text":  ev("e9", "s1", "chat.message", "", 0),
+		"bad UTF-8 in text": ev("e9", "s1", "chat.message", "a\xffb", 0),
+		"bad UTF-8 in id":   ev("e\xff", "s1", "chat.message", "x", 0),
 	} {
-		if _, err := s.AppendEvents(ctx, p.ID, []ragd.Event{ev("ok", "s1", "chat.message", "x", 0), bad}); err == nil {
-			t.Errorf("%s: no error", name)
+		_, err := s.AppendEvents(ctx, p.ID, []ragd.Event{ev("ok", "s1", "chat.message", "x", 0), bad})
+		if !errors.Is(err, ragd.ErrInvalidEvent) || !strings.Contains(err.Error(), "event 1") {
+			t.Errorf("%s: %v, want an invalid event naming event 1", name, err)
+		}
+		if want := bad.Problem(); want == "" || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want the event rule's %q", name, err, want)
 		}
 	}
 	if _, err := s.Event(ctx, p.ID, "ok"); !errors.Is(err, ragd.ErrNotFound) {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/source"
 )
 
 var addCommand = command{
@@ -52,6 +54,10 @@ func cmdAdd(ctx context.Context, e *env, args []string) error {
 	}
 	if _, err := os.Stat(abs); err != nil {
 		return fmt.Errorf("add %s: %w", path, err)
+	}
+	if _, err := source.Root(abs); errors.Is(err, source.ErrNotRepository) {
+		return fmt.Errorf("add %s: %s is not inside a git repository: ragd indexes what a repository commits under docs/. "+
+			"Give the folder of a repository (ragd add ~/src/project), or make this one: git init, then commit its docs", path, abs)
 	}
 	c, err := e.client()
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ragd/ragd/internal/words"
 )
 
 // command is one subcommand, defined in a file of its own.
@@ -26,9 +28,9 @@ func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "-
 // flags returns the command's flag set with the common flags bound to e.
 func (e *env) flags() *flag.FlagSet {
 	fs := flag.NewFlagSet("ragd "+e.cmd.name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	// parse prints the usage: on standard output when asked for, on
-	// standard error after a mistake.
+	// standard error after a mistake, which main prints once, after it.
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.BoolVar(&e.json, "json", false, "machine output (JSON)")
 	fs.StringVar(&e.socket, "socket", "", "daemon socket (default: from the configuration)")
@@ -56,8 +58,10 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 				e.printUsage(e.stdout, fs)
 				return nil, errHelped
 			}
-			e.printUsage(e.stderr, fs)
-			return nil, err
+			if !e.json {
+				e.printUsage(e.stderr, fs)
+			}
+			return nil, usageError{err.Error() + nearFlag(fs, err)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -76,6 +80,21 @@ func (e *env) printUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "%s\n\nFlags:\n", strings.TrimRight(e.cmd.usage, "\n"))
 	fs.SetOutput(w)
 	fs.PrintDefaults()
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(io.Discard)
 	fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(e.cmd.examples, "\n"))
+}
+
+// nearFlag is the " (did you mean --X?)" of an unknown flag's error when
+// fs has a flag that name is a typo of.
+func nearFlag(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if near := words.Nearest(strings.TrimLeft(name, "-"), names, maxCommandTypo); near != "" {
+		return fmt.Sprintf(" (did you mean --%s?)", near)
+	}
+	return ""
 }

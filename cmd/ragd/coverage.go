@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 )
 
 var coverageCommand = command{
@@ -73,7 +74,19 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 	if cov.Backfill != nil && cov.Backfill.Pending > 0 {
 		fmt.Fprintf(e.stdout, "  vectors: %s\n", backfillText(cov.Backfill))
 	}
+	if cov.Space != nil {
+		fmt.Fprintf(e.stdout, "  space: %s\n", spaceText(cov.Space))
+	}
 	return nil
+}
+
+// spaceText says how flat the embedding space is, and what that means for
+// the weighted default.
+func spaceText(p *api.SpaceProfile) string {
+	if p.WeightedUnreliable {
+		return p.Advice
+	}
+	return fmt.Sprintf("%s: random chunk pairs score cosine %.2f on average (%d pairs): the weighted fusion in force holds", p.Space, p.RandomCosine, p.Pairs)
 }
 
 // backfillText says how far the background vector fill is.
@@ -81,7 +94,7 @@ func backfillText(b *api.BackfillProgress) string {
 	if b.Pending == 0 {
 		return fmt.Sprintf("every chunk has one (%d filled in the background since the daemon started)", b.Filled)
 	}
-	s := fmt.Sprintf("%d chunks (all projects) wait for one, filled in the background", b.Pending)
+	s := words.Plural(int(b.Pending), "chunk") + " (all projects) still without a vector, filled in the background"
 	switch {
 	case b.LastError != "":
 		s += "; the provider gives none now (" + b.LastError + "), retrying"

@@ -85,7 +85,20 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	if h.Backfill != nil {
 		add(check{Name: "vectors", OK: true, Detail: backfillText(h.Backfill)})
 	}
+	if h.Space != nil {
+		add(spaceCheck(h.Space))
+	}
 	return e.report(checks)
+}
+
+// spaceCheck says how flat the embedding space is; a flat one is no
+// failure (search answers), but the weighted default misranks in it.
+func spaceCheck(p *api.SpaceProfile) check {
+	c := check{Name: "space", OK: true, Detail: spaceText(p)}
+	if p.WeightedUnreliable {
+		c.Fix = "run `ragd calibrate`, or set fusion = \"rrf\" in [search] (`ragd config` says where the file is)"
+	}
+	return c
 }
 
 func providerCheck(h api.EmbeddingHealth) check {

@@ -17,28 +17,72 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/client"
+	"github.com/ragd/ragd/internal/words"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	switch {
-	case err == nil:
-	case errors.Is(err, errSilent):
-		os.Exit(1)
-	default:
-		fmt.Fprintln(os.Stderr, "ragd:", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+	if err == nil {
+		return
 	}
+	if !errors.Is(err, errSilent) {
+		fmt.Fprintln(os.Stderr, "ragd:", err)
+	}
+	os.Exit(exitCode(err))
+}
+
+// Exit codes: a mistake in the command line is told from a failure.
+const (
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+func exitCode(err error) int {
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitFailed
 }
 
 // errSilent exits non-zero after the command already said why.
 var errSilent = errors.New("failed")
+
+// Codes of the JSON errors of the command line's own mistakes and
+// failures; the daemon's errors keep the daemon's code (api.Code…).
+const (
+	codeUsage  = "usage"
+	codeFailed = "failed"
+)
+
+// printedError is an error already printed as JSON: main exits as err
+// says without printing it again.
+type printedError struct{ err error }
+
+func (e printedError) Error() string   { return e.err.Error() }
+func (e printedError) Unwrap() []error { return []error{e.err, errSilent} }
+
+// printJSONError prints err in the JSON error shape of the socket's
+// answers ({"error": {"code", "message"}}) on standard output, where --json
+// output goes, and returns it as printed.
+func (e *env) printJSONError(err error) error {
+	detail := api.ErrorDetail{Code: codeFailed, Message: err.Error()}
+	var ce *client.Error
+	var ue usageError
+	switch {
+	case errors.As(err, &ce) && ce.Code != "":
+		detail.Code = ce.Code
+	case errors.As(err, &ue):
+		detail.Code = codeUsage
+	}
+	e.printJSON(api.ErrorBody{Error: detail}) // the exit code says it too
+	return printedError{err}
+}
 
 // usageError is a mistake in the command line.
 type usageError struct{ msg string }
@@ -84,16 +128,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c := lookup(name)
 	if c == nil {
+		names := make([]string, len(commands))
+		for i, c := range commands {
+			names[i] = c.name
+		}
+		if near := words.Nearest(name, names, maxCommandTypo); near != "" {
+			return usagef("unknown command %q (did you mean %q?)", name, near)
+		}
 		return usagef("unknown command %q", name)
 	}
 	e.cmd = c
 	err := c.run(ctx, e, rest)
 	e.warnStaleConfig(ctx)
-	if !errors.Is(err, errHelped) {
-		return err
+	switch {
+	case errors.Is(err, errHelped):
+		return nil
+	case err != nil && e.json && !errors.Is(err, errSilent):
+		return e.printJSONError(err)
 	}
-	return nil
+	return err
 }
+
+// maxCommandTypo is the most edits between a mistyped command and the one
+// suggested.
+const maxCommandTypo = 2
 
 func lookup(name string) *command {
 	for i := range commands {

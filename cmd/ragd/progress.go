@@ -24,7 +24,17 @@ type progress struct {
 	drawing bool
 	// failedSaid is the phase/scope whose failures a plain line told.
 	failedSaid string
+	// tick is the last tenth of the phase a plain line told.
+	tick int
 }
+
+// minTickTotal is the smallest phase whose plain progress ticks: a phase
+// of fewer items is over before a reader looks (make run's 75 chunks); a
+// corpus's 8,208 embeddings take minutes.
+const minTickTotal = 500
+
+// ticks is how many plain lines a long phase gets: one a tenth.
+const ticks = 10
 
 func newProgress(w io.Writer, tty bool) *progress { return &progress{w: w, tty: tty} }
 
@@ -33,7 +43,14 @@ func (p *progress) update(pr api.Progress) {
 	if !p.tty {
 		if key != p.last && pr.Phase != api.PhaseDone {
 			fmt.Fprintf(p.w, "%s: %s (%d)\n", pr.Scope, pr.Phase, pr.Total)
-			p.last = key
+			p.last, p.tick = key, 0
+		}
+		// A long phase ticks, so that a log shows it moving.
+		if pr.Total >= minTickTotal && pr.Phase != api.PhaseDone {
+			if t := ticks * (pr.Done + pr.Failed) / pr.Total; t > p.tick && t < ticks {
+				fmt.Fprintf(p.w, "%s: %s %d/%d (%d%%)\n", pr.Scope, pr.Phase, pr.Done+pr.Failed, pr.Total, 100*t/ticks)
+				p.tick = t
+			}
 		}
 		// A phase that ends with failures says so: its start line could not.
 		if pr.Failed > 0 && pr.Done+pr.Failed >= pr.Total && key != p.failedSaid {

@@ -38,3 +38,30 @@ func TestProgress_SaysFailures(t *testing.T) {
 		}
 	}
 }
+
+// A long phase ticks in plain lines (a log of eval --beir embedding a
+// corpus for minutes shows it moving), about one line a tenth; a short one
+// does not.
+func TestProgress_PlainTicks(t *testing.T) {
+	run := func(total, step int) string {
+		var b bytes.Buffer
+		p := newProgress(&b, false)
+		for done := 0; done <= total; done += step {
+			p.update(api.Progress{Phase: api.PhaseEmbed, Scope: "docs", Done: done, Total: total})
+		}
+		p.update(api.Progress{Phase: api.PhaseWrite, Scope: "docs", Total: total})
+		return b.String()
+	}
+	out := run(8208, 64)
+	for _, want := range []string{"docs: embed (8208)\n", "docs: embed 832/8208 (10%)\n", "docs: embed 7424/8208 (90%)\n", "docs: write (8208)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plain progress lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "\n"); n != 2+9 {
+		t.Errorf("%d lines, want the two phases and nine ticks:\n%s", n, out)
+	}
+	if out := run(75, 5); strings.Count(out, "\n") != 2 {
+		t.Errorf("a short phase ticks:\n%s", out)
+	}
+}

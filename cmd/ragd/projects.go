@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -54,7 +56,15 @@ func cmdProjects(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", p.ID, p.Path, p.AutoReindex, languageLabel(p.Language, p.LanguageSetting), stale)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, p := range list.Projects {
+		if folderGone(p.Path) {
+			fmt.Fprintln(e.stdout, goneHint(p.ID, p.Path))
+		}
+	}
+	return nil
 }
 
 // languageLabel says which language a project's keyword index uses and
@@ -67,4 +77,17 @@ func languageLabel(inForce, setting string) string {
 		return inForce + " (detected)"
 	}
 	return inForce
+}
+
+// folderGone reports whether a project's folder no longer exists: a
+// reindex cannot read it, and only ragd remove helps.
+func folderGone(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// goneHint says what to do about a project whose folder is gone.
+func goneHint(id, path string) string {
+	return fmt.Sprintf("! the folder of project %s (%s) is gone, so a reindex cannot read it: `ragd remove %s` forgets the project, "+
+		"or `ragd add NEWPATH` registers it where it moved", id, path, id)
 }

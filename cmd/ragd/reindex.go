@@ -52,6 +52,11 @@ func cmdReindex(ctx context.Context, e *env, args []string) error {
 		}
 	})
 	bar.done()
+	if err != nil {
+		if p, perr := c.Project(ctx, id); perr == nil && folderGone(p.Path) {
+			err = fmt.Errorf("%w\n%s", err, goneHint(p.ID, p.Path))
+		}
+	}
 	return finishStream(e, rep, err, printReport)
 }
 
@@ -88,12 +93,37 @@ func printReport(w io.Writer, rep *api.Report) {
 	}
 	state := "complete"
 	if !rep.Complete {
-		state = "NOT complete (see above: lexical-only chunks or failed scopes)"
-		if onlyDeferred(rep) {
+		switch {
+		case onlyDeferred(rep):
 			state = "written; vectors follow in the background (ragd coverage shows how far)"
+		case onlyProviderDown(rep):
+			// The path of a machine without a provider: nothing failed
+			// that search needs.
+			state = "written, searchable by keywords; no embedding provider answered, so no vectors yet: " +
+				"the background fill adds them once it does (ragd doctor says what to start)"
+		default:
+			state = "NOT complete (see above: lexical-only chunks or failed scopes)"
 		}
 	}
 	fmt.Fprintf(w, "reindex of %s: %s, %.1fs\n", rep.Project, state, float64(rep.DurationMs)/1000)
+}
+
+// onlyProviderDown reports whether every scope was written and all that
+// it lacks are the vectors of a provider found down.
+func onlyProviderDown(rep *api.Report) bool {
+	down := false
+	for _, sc := range rep.Scopes {
+		if sc.Status != api.StatusOK {
+			return false
+		}
+		if sc.LexicalOnly > 0 {
+			if !sc.Embedding.ProviderDown {
+				return false
+			}
+			down = true
+		}
+	}
+	return down
 }
 
 // onlyDeferred reports whether every scope was written and all that it

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/search"
 )
@@ -86,17 +85,28 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if e.json {
 		return e.printJSON(resp)
 	}
-	printHits(e.stdout, resp)
+	printHits(e.stdout, resp, query)
 	return nil
 }
 
-func printHits(w io.Writer, r *api.SearchResponse) {
+// A hit's snippet in the terminal: a few lines of a wide terminal.
+const (
+	cliSnippetRunes = 320
+	cliSnippetWidth = 100
+)
+
+// printHits prints a search's answer for people; query places each hit's
+// snippet around the first of its words the hit holds.
+func printHits(w io.Writer, r *api.SearchResponse, query string) {
 	if r.Degraded {
 		fmt.Fprintf(w, "! lexical only (vector half unavailable): %s\n", r.Reason)
 	}
 	if c := r.VectorCoverage; c != nil && c.Share < 1 && !r.Degraded {
 		fmt.Fprintf(w, "! %d of %d searched chunks (%.0f%%) have a vector yet; the rest are found by words only until the background fill reaches them\n",
 			c.Vectors, c.Chunks, 100*c.Share)
+	}
+	if r.Notice != "" {
+		fmt.Fprintf(w, "! %s\n", r.Notice)
 	}
 	if len(r.Stale) > 0 {
 		fmt.Fprintf(w, "! stale since last reindex: %s (ragd reindex)\n", strings.Join(r.Stale, ", "))
@@ -109,11 +119,11 @@ func printHits(w io.Writer, r *api.SearchResponse) {
 		fmt.Fprintf(w, "no hits: %s\n", reason)
 	}
 	for _, h := range r.Hits {
-		fmt.Fprintf(w, "[%d] %#.4g  %s  (%s)\n", h.Rank, h.Score, citation(h.Origin), signals(h)) // 4 digits tell RRF ranks apart
+		fmt.Fprintf(w, "[%d] %#.4g  %s  (%s)\n", h.Rank, h.Score, h.Origin, signals(h)) // 4 digits tell RRF ranks apart
 		if h.Origin.Title != "" {
 			fmt.Fprintf(w, "    %s\n", h.Origin.Title)
 		}
-		for _, line := range snippet(h.Content, 320, 100) {
+		for _, line := range wrap(search.Snippet(h.Content, query, cliSnippetRunes), cliSnippetWidth) {
 			fmt.Fprintf(w, "    │ %s\n", line)
 		}
 		if h.Explain != nil {
@@ -139,19 +149,6 @@ func printHits(w io.Writer, r *api.SearchResponse) {
 	}
 }
 
-// citation renders an origin as "path § heading › heading" or "session S,
-// message E".
-func citation(o domain.Origin) string {
-	if o.Kind == domain.OriginSession {
-		return fmt.Sprintf("session %s, message %s", o.SessionID, o.EventID)
-	}
-	s := o.SourcePath
-	if len(o.HeadingPath) > 0 {
-		s += " § " + strings.Join(o.HeadingPath, " › ")
-	}
-	return s
-}
-
 func signals(h api.Hit) string {
 	return "vector " + optFloat(h.VectorScore) + " · lexical " + optFloat(h.LexicalScore)
 }
@@ -171,29 +168,27 @@ func optInt(v *int) string {
 	return strconv.Itoa(*v)
 }
 
-// snippet returns the first max runes of s as lines of at most width runes,
-// whitespace collapsed.
-func snippet(s string, max, width int) []string {
-	words := strings.Fields(s)
+// wrap splits s, whitespace collapsed, into lines of at most width runes
+// (a longer word is a line of its own).
+func wrap(s string, width int) []string {
 	var lines []string
 	var line strings.Builder
-	total := 0
-	for _, w := range words {
-		if total+utf8.RuneCountInString(w) > max {
-			line.WriteString(" …")
-			break
-		}
-		if line.Len() > 0 && utf8.RuneCountInString(line.String())+1+utf8.RuneCountInString(w) > width {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		wn := utf8.RuneCountInString(w)
+		if n > 0 && n+1+wn > width {
 			lines = append(lines, line.String())
 			line.Reset()
+			n = 0
 		}
-		if line.Len() > 0 {
+		if n > 0 {
 			line.WriteByte(' ')
+			n++
 		}
 		line.WriteString(w)
-		total += utf8.RuneCountInString(w) + 1
+		n += wn
 	}
-	if line.Len() > 0 {
+	if n > 0 {
 		lines = append(lines, line.String())
 	}
 	return lines

@@ -105,8 +105,8 @@ func serviceError(s service.Service, action string, err error) error {
 	said := managerSaid(s.Platform(), action)
 	switch {
 	case !strings.Contains(s.Platform(), "systemd") && strings.HasPrefix(s.Platform(), "unix-"):
-		return fmt.Errorf("service %s: %v: no per-user service manager here (the one found is %s, which installs system-wide init scripts, not a service of yours). "+
-			"Run `ragd serve` in the foreground, or from your session's startup", action, err, s.Platform())
+		return fmt.Errorf("service %s: %s: no per-user service manager here (the one found is %s, which installs system-wide init scripts, not a service of yours). "+
+			"Run `ragd serve` in the foreground, or from your session's startup", action, strings.TrimRight(err.Error(), ". "), s.Platform())
 	case strings.Contains(said, "Failed to connect to bus") || strings.Contains(said, "No medium found"):
 		return fmt.Errorf("service %s: no user service manager runs in this session (systemd --user said: %s). "+
 			"Run `ragd serve` in the foreground, or from your session's startup; on a server, `loginctl enable-linger $USER` gives you one", action, said)

@@ -199,7 +199,7 @@ func followStatus(ctx context.Context, e *env) error {
 			following = true
 			state = fmt.Sprintf("followed, %d folders watched", f.Watching)
 		}
-		fmt.Fprintf(e.stdout, "%-12s %s (%s)\n", f.Format, state, strings.Join(f.Paths, ", "))
+		fmt.Fprintln(e.stdout, followLine(f.Format, state, f.Paths))
 		if f.Last != nil {
 			fmt.Fprintf(e.stdout, "             last pass: %d files, %d new events (%d messages)\n", f.Last.Files, f.Last.Appended, f.Last.Indexed)
 		}
@@ -312,4 +312,14 @@ func sortedKeys(m map[string]int) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// followLine is a format's line of `ragd sessions follow`: its name, its
+// state and the folders it reads, when it has any.
+func followLine(format, state string, paths []string) string {
+	line := fmt.Sprintf("%-12s %s", format, state)
+	if len(paths) > 0 {
+		line += " (" + strings.Join(paths, ", ") + ")"
+	}
+	return line
 }

@@ -1,4 +1,4 @@
-package mcpserver
+package search
 
 import (
 	"slices"
@@ -6,20 +6,25 @@ import (
 	"unicode"
 )
 
-// Snippet sizes, in runes: a search result is read by a model that pays for
-// every token, so a hit shows about two sentences (a chunk is up to 1,400
-// runes), starting a little before the first word of the query it holds.
+// Snippet tuning, in runes.
 const (
-	snippetRunes = 240
-	snippetLead  = 60
+	// SnippetRunes is a hit's snippet for a reader who pays for every
+	// token (an MCP client's model): about two sentences of a chunk of up
+	// to 1,400 runes.
+	SnippetRunes = 240
+	// snippetLead is how much of the text before the first query word a
+	// snippet shows.
+	snippetLead = 60
 	// minTermRunes leaves out words too short to locate anything ("a", "of").
 	minTermRunes = 3
 )
 
-// snippet returns the part of text around the first word of query it holds
-// (matched without case), whitespace collapsed, "…" where it was cut; the
-// start of text when it holds none.
-func snippet(text, query string) string {
+// Snippet returns about size runes of text around the first word of query
+// it holds (matched without case), whitespace collapsed, "…" where it was
+// cut, starting a little before that word at a word's start and ending at
+// a word's end; the start of text when it holds none.
+func Snippet(text, query string, size int) string {
+	snippetRunes := size
 	rs := []rune(strings.Join(strings.Fields(text), " "))
 	if len(rs) <= snippetRunes {
 		return string(rs)
