@@ -385,6 +385,13 @@ func TestAsciiDoc(t *testing.T) {
 			want:  []markupChunk{{[]string{}, "= T\n:desc: a long \\\n  value\n\nifdef::env-github[]\nOn GitHub.", []string{":desc: a long \\", "  value", "ifdef::env-github[]"}}},
 		},
 		{
+			name:  "a header with author and revision lines before its attribute entries",
+			file:  "x.adoc",
+			src:   "= Guide\nJane Doe <jane@example.com>\nv1.0, 2024-01-01\n:toc: left\n:sectnums:\n\nIntro.\n",
+			title: "Guide",
+			want:  []markupChunk{{[]string{}, "= Guide\nJane Doe <jane@example.com>\nv1.0, 2024-01-01\n:toc: left\n:sectnums:\n\nIntro.", []string{":toc: left", ":sectnums:"}}},
+		},
+		{
 			name:  "a bare title folds into its first section",
 			file:  "milk.adoc",
 			src:   "= Milk\n:description: x\n\n== Policy\n\nOat only.\n",
