@@ -65,6 +65,9 @@ func adocSections(san []byte) ([]byte, []section, string) {
 	o := newOutline(start)
 	var blocks []adocBlock
 	inPara := false // the previous line is paragraph text
+	// inHeader is whether the lines since the document title are its
+	// header (author, revision, attribute entries), up to a blank line.
+	inHeader := false
 	for i := 0; i < len(ls); i++ {
 		ln := ls[i]
 		l := san[ln.start:ln.end]
@@ -90,7 +93,7 @@ func adocSections(san []byte) ([]byte, []section, string) {
 			continue
 		}
 		if _, nonBlank := indentOf(l); !nonBlank {
-			inPara = false
+			inPara, inHeader = false, false
 			continue
 		}
 		if bytes.HasPrefix(l, []byte("//")) && !isRun(l, '/', 4) {
@@ -129,7 +132,9 @@ func adocSections(san []byte) ([]byte, []section, string) {
 			continue
 		}
 		if level, txt, ok := adocTitle(l); ok && len(blocks) == 0 {
+			hadTitle := o.title != ""
 			o.heading(ln.start, ln.next, level, adocPlain(txt))
+			inHeader = !hadTitle && o.title != ""
 			continue
 		}
 		switch {
@@ -147,7 +152,9 @@ func adocSections(san []byte) ([]byte, []section, string) {
 		case l[0] == '.' && len(l) > 1 && l[1] != '.' && l[1] != ' ':
 			// A block title: text, but it starts no paragraph.
 		default:
-			inPara = true
+			// The author and revision lines of a header are text, but
+			// the attribute entries after them are still entries.
+			inPara = !inHeader
 		}
 	}
 	secs, title := o.finish(b.result(), len(san))

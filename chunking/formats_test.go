@@ -1,8 +1,10 @@
 package chunking
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -383,6 +385,13 @@ func TestAsciiDoc(t *testing.T) {
 			want:  []markupChunk{{[]string{}, "= T\n:desc: a long \\\n  value\n\nifdef::env-github[]\nOn GitHub.", []string{":desc: a long \\", "  value", "ifdef::env-github[]"}}},
 		},
 		{
+			name:  "a header with author and revision lines before its attribute entries",
+			file:  "x.adoc",
+			src:   "= Guide\nJane Doe <jane@example.com>\nv1.0, 2024-01-01\n:toc: left\n:sectnums:\n\nIntro.\n",
+			title: "Guide",
+			want:  []markupChunk{{[]string{}, "= Guide\nJane Doe <jane@example.com>\nv1.0, 2024-01-01\n:toc: left\n:sectnums:\n\nIntro.", []string{":toc: left", ":sectnums:"}}},
+		},
+		{
 			name:  "a bare title folds into its first section",
 			file:  "milk.adoc",
 			src:   "= Milk\n:description: x\n\n== Policy\n\nOat only.\n",
@@ -438,5 +447,49 @@ func TestHeadingOnlyFolds(t *testing.T) {
 		if !slices.Equal(c.HeadingPath, []string{"Policy"}) || !strings.HasSuffix(c.Content, "Oat milk only.") {
 			t.Errorf("%s: chunk %q %q, want the Policy section", file, c.HeadingPath, c.Content)
 		}
+	}
+}
+
+// TestFileConcurrentUse chunks documents of every format from several
+// goroutines, as the indexer does; with -race it checks the shared
+// parsers and patterns.
+func TestFileConcurrentUse(t *testing.T) {
+	type job struct {
+		name string
+		src  []byte
+		want Document
+	}
+	var jobs []job
+	for _, s := range formatSeeds {
+		for _, name := range fuzzNames {
+			d, err := File([]byte(s), name, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs = append(jobs, job{name, []byte(s), d})
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(jobs))
+	for range 4 {
+		wg.Go(func() {
+			for _, j := range jobs {
+				d, err := File(j.src, j.name, DefaultOptions())
+				if err != nil || len(d.Chunks) != len(j.want.Chunks) || d.Title != j.want.Title {
+					errs <- fmt.Sprintf("%s: %d chunks %q, %v", j.name, len(d.Chunks), d.Title, err)
+					continue
+				}
+				for k, c := range d.Chunks {
+					if c.Hash != j.want.Chunks[k].Hash || !slices.Equal(c.HeadingPath, j.want.Chunks[k].HeadingPath) {
+						errs <- fmt.Sprintf("%s chunk %d differs", j.name, k)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
