@@ -56,7 +56,10 @@ type TranscriptReport struct {
 	// since the last import (not read); Resumed those read from where the
 	// last import stopped.
 	Files     int `json:"files"`
-	Unchanged int `json:"unchanged"`
+	// LookedFor, when no transcript was found, says what was looked for
+	// ("rollout-*.jsonl files").
+	LookedFor string `json:"lookedFor,omitempty"`
+	Unchanged int    `json:"unchanged"`
 	Resumed   int `json:"resumed"`
 	// Lines, Records and Sessions count what was read.
 	Lines    int `json:"lines"`

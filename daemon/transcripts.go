@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/ragd/ragd"
@@ -62,6 +61,10 @@ func (d *Daemon) importTranscripts(ctx context.Context, opt transcriptOptions, p
 		Skipped: map[string]int{}, LineErrors: []api.FileLineError{}, Redactions: map[string]int{},
 		Projects: []api.ProjectImport{}, Unregistered: []api.UnregisteredSession{},
 	}
+	desc, err := transcript.Lookup(opt.format)
+	if err != nil {
+		return rep, err
+	}
 	projects, err := d.store.Projects(ctx)
 	if err != nil {
 		return rep, err
@@ -70,7 +73,7 @@ func (d *Daemon) importTranscripts(ctx context.Context, opt transcriptOptions, p
 		if rep.Paths, err = transcript.DefaultPaths(opt.format, os.Getenv); err != nil {
 			return rep, fmt.Errorf("%w: %v: give the paths to import", ragd.ErrInvalid, err)
 		}
-		if opt.format == transcript.Aider {
+		if desc.PerRepository() {
 			for _, p := range projects {
 				rep.Paths = append(rep.Paths, p.Path)
 			}
@@ -84,6 +87,9 @@ func (d *Daemon) importTranscripts(ctx context.Context, opt transcriptOptions, p
 		return rep, err
 	}
 	rep.Files = len(files)
+	if rep.Files == 0 {
+		rep.LookedFor = desc.Looks
+	}
 	ir := &importRun{d: d, opt: opt, rep: rep, projects: projects,
 		forgotten: map[int64]map[string]bool{}, perProject: map[int64]*projectCount{}, unregistered: map[string]bool{}}
 	for _, p := range projects {
@@ -169,9 +175,10 @@ func (ir *importRun) checkpointOwner(cp transcript.Checkpoint) int64 {
 }
 
 // isDocument reports whether a transcript is read whole each time (a
-// Gemini .json document, rewritten in place) rather than resumed.
+// document or database rewritten in place) rather than resumed.
 func isDocument(f transcript.Format, path string) bool {
-	return f == transcript.Gemini && strings.EqualFold(filepath.Ext(path), ".json")
+	d, err := transcript.Lookup(f)
+	return err == nil && d.IsRewritten(path)
 }
 
 // resumePoint picks, among the stored checkpoints of a file, the one that

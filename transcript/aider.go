@@ -9,6 +9,23 @@ import (
 	"github.com/ragd/ragd"
 )
 
+// aiderFormat reads Aider's chat history, kept in each repository
+// (.aider.chat.history.md at its top), or $AIDER_CHAT_HISTORY_FILE.
+var aiderFormat = Descriptor{
+	Name: Aider,
+	Tool: "Aider",
+	Paths: func(getenv func(string) string) ([]string, error) {
+		if p := getenv("AIDER_CHAT_HISTORY_FILE"); p != "" {
+			return []string{p}, nil
+		}
+		return nil, nil
+	},
+	Match:     func(path string) bool { return filepath.Base(path) == AiderHistoryFile },
+	Looks:     AiderHistoryFile + " at the top of each repository (give a file of another name itself)",
+	RepoFiles: []string{AiderHistoryFile},
+	Read:      readAider,
+}
+
 // Aider appends its chat history to .aider.chat.history.md in the
 // repository, as markdown: "# aider chat started at 2006-01-02 15:04:05"
 // opens each session; the person's input is written as lines starting

@@ -13,6 +13,20 @@ import (
 	"github.com/ragd/ragd"
 )
 
+// claudeCodeFormat reads Claude Code's session files:
+// $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects)/<project>/*.jsonl,
+// subagent files included.
+var claudeCodeFormat = Descriptor{
+	Name: ClaudeCode,
+	Tool: "Claude Code",
+	Paths: func(getenv func(string) string) ([]string, error) {
+		return envOrHome(ClaudeCode, getenv, "CLAUDE_CONFIG_DIR", []string{"projects"}, []string{".claude", "projects"})
+	},
+	Match: func(path string) bool { return strings.HasSuffix(filepath.Base(path), ".jsonl") },
+	Looks: "*.jsonl files",
+	Read:  readClaude,
+}
+
 // claudeRecord is one line of a Claude Code transcript. Only the fields the
 // mapping reads are declared; the rest stay in the raw line.
 type claudeRecord struct {

@@ -11,6 +11,22 @@ import (
 	"github.com/ragd/ragd"
 )
 
+// codexFormat reads Codex CLI's rollouts:
+// $CODEX_HOME/sessions (default ~/.codex/sessions)/YYYY/MM/DD/rollout-*.jsonl.
+var codexFormat = Descriptor{
+	Name: Codex,
+	Tool: "Codex CLI",
+	Paths: func(getenv func(string) string) ([]string, error) {
+		return envOrHome(Codex, getenv, "CODEX_HOME", []string{"sessions"}, []string{".codex", "sessions"})
+	},
+	Match: func(path string) bool {
+		base := filepath.Base(path)
+		return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
+	},
+	Looks: "rollout-*.jsonl files (the names Codex gives its sessions; give a file of another name itself)",
+	Read:  readCodex,
+}
+
 // codexLine is one line of a Codex CLI rollout: {timestamp, type, payload}.
 // Rollouts written before Codex wrapped its lines hold a bare session
 // header ({id, timestamp, ...}) and bare response items ({type: "message",

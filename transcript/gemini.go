@@ -14,6 +14,32 @@ import (
 	"github.com/ragd/ragd"
 )
 
+// geminiFormat reads Gemini CLI's sessions:
+// $GEMINI_CLI_HOME (default ~)/.gemini/tmp/<project hash>/chats/session-*.json
+// (a document rewritten as it grows) and session-*.jsonl (appended).
+var geminiFormat = Descriptor{
+	Name: Gemini,
+	Tool: "Gemini CLI",
+	Paths: func(getenv func(string) string) ([]string, error) {
+		home := getenv("GEMINI_CLI_HOME")
+		if home == "" {
+			home = getenv("HOME")
+		}
+		if home == "" {
+			return nil, fmt.Errorf("transcript: no home directory for the %s transcripts ($HOME is not set)", Gemini)
+		}
+		return []string{filepath.Join(home, ".gemini", "tmp")}, nil
+	},
+	Match: func(path string) bool {
+		base := filepath.Base(path)
+		return strings.HasPrefix(base, "session-") && (strings.HasSuffix(base, ".json") || strings.HasSuffix(base, ".jsonl")) &&
+			filepath.Base(filepath.Dir(path)) == "chats"
+	},
+	Looks:    "session-*.json and session-*.jsonl files in a chats folder (give a file of another name itself)",
+	Rewrites: func(path string) bool { return strings.EqualFold(filepath.Ext(path), ".json") },
+	Read:     readGemini,
+}
+
 // Gemini CLI keeps a session either as one JSON document
 // (ConversationRecord: sessionId, projectHash, startTime, lastUpdated,
 // messages, summary, kind), rewritten as it grows, or, in newer versions,

@@ -14,88 +14,38 @@ import (
 const AiderHistoryFile = ".aider.chat.history.md"
 
 // DefaultPaths returns where format f keeps its transcripts on this
-// machine, honouring each tool's override: $CLAUDE_CONFIG_DIR/projects
-// (default ~/.claude/projects), $CODEX_HOME/sessions (default
-// ~/.codex/sessions), $GEMINI_CLI_HOME/.gemini/tmp (default
-// ~/.gemini/tmp). Aider keeps its history in each repository, so for Aider
-// it returns $AIDER_CHAT_HISTORY_FILE when set and otherwise nothing: pass
-// the repositories to Discover. getenv is os.Getenv in use; tests pass
-// their own.
+// machine, honouring each tool's override (see each Descriptor's Paths):
+// for a per-repository format such as Aider only its override, if set;
+// pass the repositories to Discover. getenv is os.Getenv in use; tests
+// pass their own.
 func DefaultPaths(f Format, getenv func(string) string) ([]string, error) {
+	d, err := Lookup(f)
+	if err != nil {
+		return nil, err
+	}
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	home := getenv("HOME")
-	need := func() error {
-		if home == "" {
-			return fmt.Errorf("transcript: no home directory for the %s transcripts ($HOME is not set)", f)
-		}
-		return nil
-	}
-	switch f {
-	case ClaudeCode:
-		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			return []string{filepath.Join(d, "projects")}, nil
-		}
-		if err := need(); err != nil {
-			return nil, err
-		}
-		return []string{filepath.Join(home, ".claude", "projects")}, nil
-	case Codex:
-		if d := getenv("CODEX_HOME"); d != "" {
-			return []string{filepath.Join(d, "sessions")}, nil
-		}
-		if err := need(); err != nil {
-			return nil, err
-		}
-		return []string{filepath.Join(home, ".codex", "sessions")}, nil
-	case Gemini:
-		if d := getenv("GEMINI_CLI_HOME"); d != "" {
-			home = d
-		}
-		if err := need(); err != nil {
-			return nil, err
-		}
-		return []string{filepath.Join(home, ".gemini", "tmp")}, nil
-	case Aider:
-		if p := getenv("AIDER_CHAT_HISTORY_FILE"); p != "" {
-			return []string{p}, nil
-		}
-		return nil, nil
-	}
-	_, err := ParseFormat(string(f))
-	return nil, err
+	return d.Paths(getenv)
 }
 
 // IsTranscript reports whether the file at path (by its name and the
-// folder it is in) is a transcript of format f: Claude Code *.jsonl
-// (subagent files included), Codex rollout-*.jsonl, Gemini session-*.json
-// and session-*.jsonl in a chats folder, Aider's .aider.chat.history.md.
+// folder it is in) is a transcript of format f.
 func IsTranscript(f Format, path string) bool {
-	base := filepath.Base(path)
-	switch f {
-	case ClaudeCode:
-		return strings.HasSuffix(base, ".jsonl")
-	case Codex:
-		return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
-	case Gemini:
-		return strings.HasPrefix(base, "session-") && (strings.HasSuffix(base, ".json") || strings.HasSuffix(base, ".jsonl")) &&
-			filepath.Base(filepath.Dir(path)) == "chats"
-	case Aider:
-		return base == AiderHistoryFile
-	}
-	return false
+	d, err := Lookup(f)
+	return err == nil && d.Match(path)
 }
 
 // Discover lists the transcripts of format f under paths, sorted: a path
 // that is a file is listed as it is (whatever its name); a folder is
-// walked for the files IsTranscript accepts. For Aider a folder is a
-// repository, whose history is at its top: Aider's folders are not walked,
-// since a repository's tree can be large and holds one history. A path
+// walked for the files IsTranscript accepts. For a per-repository format
+// (Aider) a folder is a repository, looked up at the format's RepoFiles:
+// it is not walked, since a repository's tree can be large. A path
 // that does not exist is skipped: a tool not installed has no
 // transcripts.
 func Discover(f Format, paths []string) ([]string, error) {
-	if _, err := ParseFormat(string(f)); err != nil {
+	d, err := Lookup(f)
+	if err != nil {
 		return nil, err
 	}
 	var out []string
@@ -111,18 +61,20 @@ func Discover(f Format, paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		if f == Aider {
-			h := filepath.Join(p, AiderHistoryFile)
-			if hi, err := os.Stat(h); err == nil && hi.Mode().IsRegular() {
-				out = append(out, h)
+		if d.PerRepository() {
+			for _, rf := range d.RepoFiles {
+				h := filepath.Join(p, filepath.FromSlash(rf))
+				if hi, err := os.Stat(h); err == nil && hi.Mode().IsRegular() {
+					out = append(out, h)
+				}
 			}
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(p, func(path string, de fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() && IsTranscript(f, path) {
+			if de.Type().IsRegular() && d.Match(path) {
 				out = append(out, path)
 			}
 			return nil

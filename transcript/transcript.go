@@ -68,19 +68,6 @@ const (
 	Aider      Format = "aider"
 )
 
-// Formats lists every Format, in the order commands show them.
-var Formats = []Format{ClaudeCode, Codex, Gemini, Aider}
-
-// ParseFormat returns the Format named s, or an error wrapping
-// ragd.ErrInvalid that lists the known ones.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("%w: unknown transcript format %q (known: claude-code, codex, gemini, aider)", ragd.ErrInvalid, s)
-}
 
 // Event types of the mechanism events the readers produce. None of them is
 // indexed; see [ragd.Indexed].
@@ -284,21 +271,11 @@ type Func func(s *Session, e ragd.Event) error
 // skipped; Read returns an error only when r fails, fn fails, or f is not
 // a Format.
 func Read(f Format, r io.Reader, name string, opt Options, fn Func) (Stats, error) {
-	var st Stats
-	var err error
-	switch f {
-	case ClaudeCode:
-		st, err = readClaude(r, name, opt, fn)
-	case Codex:
-		st, err = readCodex(r, name, opt, fn)
-	case Gemini:
-		st, err = readGemini(r, name, opt, fn)
-	case Aider:
-		st, err = readAider(r, name, opt, fn)
-	default:
-		_, err = ParseFormat(string(f))
-		return st, err
+	d, err := Lookup(f)
+	if err != nil {
+		return Stats{}, err
 	}
+	st, err := d.Read(r, name, opt, fn)
 	st.Files = 1
 	return st, err
 }
