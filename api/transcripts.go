@@ -55,12 +55,12 @@ type TranscriptReport struct {
 	// Files counts the transcripts found; Unchanged those with nothing new
 	// since the last import (not read); Resumed those read from where the
 	// last import stopped.
-	Files     int `json:"files"`
+	Files int `json:"files"`
 	// LookedFor, when no transcript was found, says what was looked for
 	// ("rollout-*.jsonl files").
 	LookedFor string `json:"lookedFor,omitempty"`
 	Unchanged int    `json:"unchanged"`
-	Resumed   int `json:"resumed"`
+	Resumed   int    `json:"resumed"`
 	// Lines, Records and Sessions count what was read.
 	Lines    int `json:"lines"`
 	Records  int `json:"records"`

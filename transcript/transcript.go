@@ -68,7 +68,6 @@ const (
 	Aider      Format = "aider"
 )
 
-
 // Event types of the mechanism events the readers produce. None of them is
 // indexed; see [ragd.Indexed].
 const (
