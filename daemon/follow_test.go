@@ -87,21 +87,21 @@ func TestTranscripts_Follow(t *testing.T) {
 		return claudeRecord("live", repo.Dir, uuid, typ, text, minute)
 	}
 	appendFile(t, file, rec("m1", "user", "Is the capybara indexed?", 1))
-	awaitPass(t, ch, "the first record", func() bool { return hasEvent(c, "demo", "claude-code:m1") })
+	awaitPass(t, ch, "the first record", func() bool { return hasEvent(c, "demo", "claude-code:live/m1") })
 
 	// A whole record and a partly written one, in one write.
 	partial := rec("m3", "user", "And the narwhal?", 3)
 	appendFile(t, file, rec("m2", "assistant", "The capybara is indexed now.", 2)+partial[:20])
-	awaitPass(t, ch, "the second record", func() bool { return hasEvent(c, "demo", "claude-code:m2/0") })
-	if hasEvent(c, "demo", "claude-code:m3") {
+	awaitPass(t, ch, "the second record", func() bool { return hasEvent(c, "demo", "claude-code:live/m2/0") })
+	if hasEvent(c, "demo", "claude-code:live/m3") {
 		t.Error("a partly written record was stored")
 	}
 	appendFile(t, file, partial[20:])
-	awaitPass(t, ch, "the completed record", func() bool { return hasEvent(c, "demo", "claude-code:m3") })
+	awaitPass(t, ch, "the completed record", func() bool { return hasEvent(c, "demo", "claude-code:live/m3") })
 
 	daemontest.Reindex(t, c, "demo", "session")
 	resp := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "capybara indexed now", Scopes: []string{"session"}})
-	if len(resp.Hits) == 0 || resp.Hits[0].Origin.EventID != "claude-code:m2/0" || resp.Hits[0].Origin.SessionID != "claude-code:live" {
+	if len(resp.Hits) == 0 || resp.Hits[0].Origin.EventID != "claude-code:live/m2/0" || resp.Hits[0].Origin.SessionID != "claude-code:live" {
 		t.Errorf("search for the followed message: %+v", resp.Hits)
 	}
 
@@ -124,7 +124,7 @@ func TestTranscripts_Follow(t *testing.T) {
 		t.Errorf("catch-up after a restart: appended %d, duplicates %d, resumed %d, lines %d; want 1, 0, 1, 1",
 			rep.Appended, rep.Duplicates, rep.Resumed, rep.Lines)
 	}
-	if !hasEvent(c, "demo", "claude-code:m4/0") {
+	if !hasEvent(c, "demo", "claude-code:live/m4/0") {
 		t.Error("the record written while the daemon was down is missing")
 	}
 
@@ -134,8 +134,8 @@ func TestTranscripts_Follow(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendFile(t, filepath.Join(dir, "next.jsonl"), claudeRecord("next", repo.Dir, "n1", "user", "Next session.", 5))
-	awaitPass(t, ch, "the next session", func() bool { return hasEvent(c, "demo", "claude-code:n1") })
-	if _, err := c.Event(ctx, "demo", "claude-code:m1"); errors.Is(err, ragd.ErrNotFound) {
+	awaitPass(t, ch, "the next session", func() bool { return hasEvent(c, "demo", "claude-code:next/n1") })
+	if _, err := c.Event(ctx, "demo", "claude-code:live/m1"); errors.Is(err, ragd.ErrNotFound) {
 		t.Error("a deleted transcript's session is gone")
 	}
 }

@@ -102,6 +102,7 @@ type untimedTitle struct {
 // readClaude reads a Claude Code transcript (one JSON record per line).
 func readClaude(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 	cr := &claudeReader{reader: newReader(ClaudeCode, name, opt, fn), pending: map[string]string{}}
+	cr.scoped = true
 	if c := opt.Resume; c != nil {
 		maps.Copy(cr.pending, c.Summaries)
 		cr.titleRank = c.TitleRank

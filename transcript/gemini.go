@@ -91,6 +91,7 @@ type geminiReader struct {
 // readGemini reads a Gemini CLI session: a .json document, or JSON lines.
 func readGemini(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 	gr := &geminiReader{reader: newReader(Gemini, name, opt, fn), recent: map[string]map[string]bool{}}
+	gr.scoped = true
 	if strings.EqualFold(filepath.Ext(name), ".json") {
 		err := gr.document(r)
 		return gr.st, err
@@ -263,7 +264,7 @@ func (gr *geminiReader) header(h *geminiHeader, start bool) error {
 	if h.Summary == nil || strings.TrimSpace(*h.Summary) == "" || gr.sess.Title == gr.redact(*h.Summary) || gr.lastTime.IsZero() {
 		return nil
 	}
-	return gr.emit(gr.sess.ToolID+"/title/"+shortHash(*h.Summary), TypeTitle, ActorSystem, *h.Summary, gr.lastTime, *h.Summary, meta{Record: "summary"})
+	return gr.emit("title/"+shortHash(*h.Summary), TypeTitle, ActorSystem, *h.Summary, gr.lastTime, *h.Summary, meta{Record: "summary"})
 }
 
 func (gr *geminiReader) message(m *geminiMessage) error {

@@ -20,9 +20,11 @@
 // A session's id is "<format>:<the tool's session id>" (for example
 // "claude-code:fe869ecb-…"), so that sessions of different tools never
 // collide and a citation says where it came from. An event's id is
-// "<format>:<the source's own id>", with "/<part>" appended when one source
-// record yields several events (the blocks of a Claude Code message, the
-// tool calls of a Gemini message). Where the source has no id (Codex
+// "<format>:<the tool's session id>/<the source's own id>", with "/<part>"
+// appended when one source record yields several events (the blocks of a
+// Claude Code message, the tool calls of a Gemini message): tools copy
+// records, ids and all, into the sessions they resume or fork, and each
+// copy is kept, in its own session. Where the source has no id (Codex
 // records, Aider blocks) the id is derived from the session, the byte
 // offset at which the record starts and a short hash of its bytes as
 // written (before redaction): "codex:<session>@<offset>.<hash>". Transcripts are append-only, so these
@@ -297,6 +299,11 @@ type reader struct {
 	raw  []byte
 	// keep adds a format's own state to each checkpoint.
 	keep func(*Checkpoint)
+	// scoped names events by their session as well as by the source's own
+	// id ("<format>:<session>/<id>"): tools copy records, ids included,
+	// into the sessions they resume or fork, and the copy is an event of
+	// its own session.
+	scoped bool
 	// held is set while a record spanning lines is pending (an Aider
 	// block): the checkpoint stays at its start, heldOff and heldLine.
 	held     bool
@@ -390,6 +397,9 @@ func (rd *reader) emit(id, typ, actor, text string, t time.Time, title string, m
 	if title != "" {
 		title = rd.redact(title)
 		rd.sess.Title = title
+	}
+	if rd.scoped {
+		id = rd.sess.ToolID + "/" + id
 	}
 	e := ragd.Event{
 		ID:        string(rd.format) + ":" + id,
