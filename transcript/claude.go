@@ -353,7 +353,20 @@ func classifyClaudeUser(rec *claudeRecord, text string) (typ, actor, out string)
 	case rec.IsMeta:
 		return TypeSystemNote, ActorSystem, text
 	case strings.HasPrefix(trim, "<command-name>") || strings.HasPrefix(trim, "<command-message>"):
-		return TypeCommand, ragd.ActorPerson, slashCommand(trim)
+		cmd := slashCommand(trim)
+		if p, ok := commandPrompt(cmd, claudeSettingCommands, nil); ok {
+			// A command that sends its arguments as a request: they are
+			// what the person typed.
+			return ragd.TypeChatMessage, ragd.ActorPerson, p
+		}
+		return TypeCommand, ragd.ActorPerson, cmd
+	case strings.HasPrefix(trim, "<ide_"):
+		// The IDE's state (the file opened, the selection), put before
+		// or in place of what the person typed.
+		if rest := stripIDEContext(trim); !isBlank(rest) {
+			return ragd.TypeChatMessage, ragd.ActorPerson, rest
+		}
+		return TypeSystemNote, ActorSystem, text
 	case strings.HasPrefix(trim, "<bash-input>"):
 		return TypeCommand, ragd.ActorPerson, "!" + between(trim, "<bash-input>", "</bash-input>")
 	}
@@ -363,6 +376,25 @@ func classifyClaudeUser(rec *claudeRecord, text string) (typ, actor, out string)
 		}
 	}
 	return ragd.TypeChatMessage, ragd.ActorPerson, text
+}
+
+// stripIDEContext removes the leading <ide_…>…</ide_…> elements Claude
+// Code's IDE integrations inject (ide_opened_file, ide_selection,
+// ide_diagnostics) and returns what follows them.
+func stripIDEContext(s string) string {
+	for strings.HasPrefix(s, "<ide_") {
+		end := strings.IndexByte(s, '>')
+		if end < 0 {
+			return ""
+		}
+		closing := "</" + s[1:end+1]
+		j := strings.Index(s, closing)
+		if j < 0 {
+			return ""
+		}
+		s = strings.TrimSpace(s[j+len(closing):])
+	}
+	return s
 }
 
 // slashCommand renders a <command-name> wrapper as the command typed.

@@ -315,6 +315,10 @@ func (gr *geminiReader) message(m *geminiMessage) error {
 				typ, actor = TypeSystemNote, ActorSystem
 			case strings.HasPrefix(strings.TrimSpace(shown), "/"):
 				typ, text = TypeCommand, strings.TrimSpace(shown)
+				if p, ok := commandPrompt(shown, geminiSettingCommands, nil); ok && !sub {
+					// A custom command's arguments are the request.
+					typ, text = ragd.TypeChatMessage, p
+				}
 			default:
 				text = shown
 			}
