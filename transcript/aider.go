@@ -2,8 +2,8 @@ package transcript
 
 import (
 	"io"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
