@@ -228,10 +228,19 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		ir.rep.Unchanged++
 		return nil
 	}
-	if cp != nil && (isDocument(ir.opt.format, path) || cp.Offset > info.Size()) {
-		// A document is read whole; a file shorter than where we stopped
-		// was replaced: read it again (event ids are stable, so what was
-		// stored already counts as duplicates).
+	document := isDocument(ir.opt.format, path)
+	switch {
+	case cp != nil && document:
+		// A document is read whole, with what the last read kept (the
+		// time given to records without one), so that what was stored
+		// already counts as duplicates.
+		whole := *cp
+		whole.Offset, whole.Line = 0, 0
+		cp = &whole
+	case cp != nil && cp.Offset > info.Size():
+		// A file shorter than where we stopped was replaced: read it
+		// again (event ids are stable, so what was stored already counts
+		// as duplicates).
 		cp = nil
 	}
 
@@ -240,7 +249,7 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		return fmt.Errorf("transcript %s: %w", path, err)
 	}
 	defer fh.Close()
-	if cp != nil {
+	if cp != nil && !document {
 		if _, err := fh.Seek(cp.Offset, io.SeekStart); err != nil {
 			return fmt.Errorf("transcript %s: seek to %d: %w", path, cp.Offset, err)
 		}
@@ -259,7 +268,7 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		}
 		return ir.append(ctx, p, evs)
 	}
-	st, err := transcript.Read(ir.opt.format, fh, path, transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp},
+	st, err := transcript.Read(ir.opt.format, fh, path, transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp, FileTime: info.ModTime()},
 		func(s *transcript.Session, e ragd.Event) error {
 			p, ok := ir.target(s)
 			if !ok {

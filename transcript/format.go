@@ -57,6 +57,12 @@ var registry = []*Descriptor{
 	&codexFormat,
 	&geminiFormat,
 	&aiderFormat,
+	&copilotCLIFormat,
+	&qwenFormat,
+	&droidFormat,
+	&cursorFormat,
+	&ampFormat,
+	&continueFormat,
 }
 
 // Formats lists every Format, in the order commands show them.

@@ -71,3 +71,27 @@ func FuzzReadGeminiDocument(f *testing.F) {
 func FuzzReadAider(f *testing.F) {
 	fuzzRead(f, transcript.Aider, "/repo/.aider.chat.history.md", "aider.chat.history.md")
 }
+
+func FuzzReadCopilotCLI(f *testing.F) {
+	fuzzRead(f, transcript.CopilotCLI, "/p/session-state/s/events.jsonl", "more/copilot-cli.jsonl")
+}
+
+func FuzzReadQwen(f *testing.F) {
+	fuzzRead(f, transcript.Qwen, "/p/chats/q.jsonl", "more/qwen-chats.jsonl")
+}
+
+func FuzzReadDroid(f *testing.F) {
+	fuzzRead(f, transcript.Droid, "/p/sessions/-p/d.jsonl", "more/droid.jsonl")
+}
+
+func FuzzReadCursorTranscript(f *testing.F) {
+	fuzzRead(f, transcript.Cursor, "/p/projects/p/agent-transcripts/c.jsonl", "more/home-dev-proj/agent-transcripts/cur-1.jsonl")
+}
+
+func FuzzReadAmp(f *testing.F) {
+	fuzzRead(f, transcript.Amp, "/p/threads/T-1.json", "more/T-amp-1.json")
+}
+
+func FuzzReadContinue(f *testing.F) {
+	fuzzRead(f, transcript.Continue, "/p/sessions/k.json", "more/sessions/k-1.json")
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // AiderHistoryFile is the name of Aider's chat history in a repository.
@@ -89,12 +90,21 @@ func Discover(f Format, paths []string) ([]string, error) {
 
 // MatchProject returns the root, among roots (the registered projects'
 // repository roots), that the session belongs to: the deepest root
-// containing the session's cwd, or for a Gemini session without a cwd the
-// root whose GeminiProjectHash is the session's ProjectHash. ok is false
+// containing the session's cwd, for a Gemini session without a cwd the
+// root whose GeminiProjectHash is the session's ProjectHash, and for a
+// session known by its folder's slug only (Cursor) the root of that slug. ok is false
 // when none matches. Paths are compared cleaned, not resolved: pass roots
 // as the tools would have seen them (absolute, symlinks resolved the same
 // way).
 func MatchProject(s Session, roots []string) (root string, ok bool) {
+	if s.Cwd == "" && s.Slug != "" {
+		for _, r := range roots {
+			if PathSlug(r) == PathSlug(s.Slug) {
+				return r, true
+			}
+		}
+		return "", false
+	}
 	if s.Cwd == "" {
 		if s.ProjectHash == "" {
 			return "", false
@@ -107,6 +117,26 @@ func MatchProject(s Session, roots []string) (root string, ok bool) {
 		return "", false
 	}
 	return DeepestRoot(s.Cwd, roots)
+}
+
+// PathSlug is a path as Cursor names a project's folder: every run of
+// characters other than letters and digits one dash, none at the ends.
+// Both sides of a comparison are slugged, so a slug is its own slug.
+func PathSlug(p string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range p {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	return b.String()
 }
 
 // DeepestRoot returns the deepest of roots that contains dir (dir itself

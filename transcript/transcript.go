@@ -140,6 +140,10 @@ type Options struct {
 	// Location is the zone of times written without one (Aider's session
 	// headers). Optional; nil means time.Local.
 	Location *time.Location
+	// FileTime is the time the file was last written: the time of records
+	// that carry none (Cursor's agent transcripts, Continue's sessions).
+	// Optional; zero gives them the latest time seen, or the Unix epoch.
+	FileTime time.Time
 	// Resume continues a read where an earlier one stopped: the caller
 	// positions r at Resume.Offset and passes the Checkpoint that read
 	// returned. Optional; nil reads from the start.
@@ -162,6 +166,10 @@ type Session struct {
 	// ProjectHash is Gemini's hash of the project root, "" elsewhere; see
 	// [GeminiProjectHash].
 	ProjectHash string `json:"projectHash,omitempty"`
+	// Slug is the tool's name for the folder the session ran in, when the
+	// transcript says no more (Cursor: the path with its separators as
+	// dashes), "" elsewhere; see [MatchProject].
+	Slug string `json:"slug,omitempty"`
 	// Title is the latest title the tool gave, "" when none yet.
 	Title string `json:"title,omitempty"`
 	// Subagent is set for a session that is a subagent's conversation
