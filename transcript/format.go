@@ -63,6 +63,8 @@ var registry = []*Descriptor{
 	&cursorFormat,
 	&ampFormat,
 	&continueFormat,
+	&clineFormat,
+	&copilotFormat,
 }
 
 // Formats lists every Format, in the order commands show them.

@@ -95,3 +95,15 @@ func FuzzReadAmp(f *testing.F) {
 func FuzzReadContinue(f *testing.F) {
 	fuzzRead(f, transcript.Continue, "/p/sessions/k.json", "more/sessions/k-1.json")
 }
+
+func FuzzReadCline(f *testing.F) {
+	fuzzRead(f, transcript.Cline, "/p/tasks/1/ui_messages.json", "more/tasks/1733000000000/ui_messages.json")
+}
+
+func FuzzReadCopilotLog(f *testing.F) {
+	fuzzRead(f, transcript.Copilot, "/p/chatSessions/c.jsonl", "more/ws1/chatSessions/cs-1.jsonl")
+}
+
+func FuzzReadCopilotDocument(f *testing.F) {
+	fuzzRead(f, transcript.Copilot, "/p/chatSessions/c.json", "more/ws1/chatSessions/cs-1.jsonl")
+}

@@ -100,6 +100,36 @@ func TestMoreFixtures(t *testing.T) {
 			agent("Done."),
 			{Type: TypeTitle, Actor: ActorSystem, Text: "Hello lines"},
 		}, Session{ID: "continue:k-1", Format: Continue, ToolID: "k-1", Cwd: "/home/dev/proj", Title: "Hello lines"}, "continue:k-1/0", 0},
+		// Built from Cline's sources (ClineMessage): no real file.
+		{Cline, "tasks/1733000000000/ui_messages.json", []ev{
+			{Type: TypeAttachment, Actor: ragd.ActorPerson, Text: "image"},
+			person("Make the retry loop back off"),
+			// The request and its environment details are not kept; the
+			// cwd is read from them.
+			thinking("Read q.go first."),
+			agent("I'll read the loop."),
+			call(`tool {"tool":"readFile","path":"q.go"}`),
+			call("command go test ./..."),
+			result("ok"),
+			agent("Exponential or linear?"),
+			person("exponential"),
+			note("diff failed"),
+			agent("The loop backs off exponentially."),
+		}, Session{ID: "cline:1733000000000", Format: Cline, ToolID: "1733000000000", Cwd: "/home/dev/proj"}, "cline:1733000000000/1733000000000/image/0", 0},
+		{Copilot, "ws1/chatSessions/cs-1.jsonl", []ev{
+			// The attached selection is context; the draft in inputState
+			// was never sent.
+			person("Why does the retry loop spin?"),
+			call("copilot_readFile Reading q.go"),
+			result("Read q.go"),
+			agent("It never sleeps between attempts in `q.go`."),
+			// The second request arrives by an append to requests.
+			person("Add a backoff"),
+			thinking("Exponential."),
+			agent("Added exponential backoff."),
+			// The third is still being answered: read once complete.
+			{Type: TypeTitle, Actor: ActorSystem, Text: "Retry loop"},
+		}, Session{ID: "copilot:cs-1", Format: Copilot, ToolID: "cs-1", Cwd: "/home/dev/proj", Title: "Retry loop"}, "copilot:cs-1/r1", 0},
 	}
 	for _, c := range cases {
 		t.Run(string(c.f), func(t *testing.T) {
@@ -137,7 +167,7 @@ func TestMoreFixturesReadAgain(t *testing.T) {
 	for _, c := range []struct {
 		f    Format
 		file string
-	}{{Amp, "T-amp-1.json"}, {Continue, "sessions/k-1.json"}} {
+	}{{Amp, "T-amp-1.json"}, {Continue, "sessions/k-1.json"}, {Cline, "tasks/1733000000000/ui_messages.json"}, {Copilot, "ws1/chatSessions/cs-1.jsonl"}} {
 		first, firstTimes, _, st := readFixture(t, c.f, filepath.Join("more", c.file), Options{FileTime: time.Unix(100, 0)})
 		cp := st.Checkpoint
 		cp.Offset, cp.Line = 0, 0

@@ -85,6 +85,9 @@ func TestRealMoreAgents(t *testing.T) {
 			for _, e := range rr.events {
 				count[e.Type]++
 			}
+			t.Logf("stored %d prompts, %d answers, %d tool calls, %d results, %d sessions; manifest %v/%v/%v/%v/%v",
+				count[ragd.TypeChatMessage], count[ragd.TypeAgentResponse], count[transcript.TypeToolCall], count[transcript.TypeToolResult], len(rr.sessions),
+				deref(m.TypedPrompts), deref(m.VisibleAnswers), deref(m.ToolCalls), deref(m.ToolResults), deref(m.Sessions))
 			for _, c := range []struct {
 				what string
 				got  int
@@ -110,4 +113,11 @@ func TestRealMoreAgents(t *testing.T) {
 	if tested == 0 {
 		t.Fatal("no file of the manifest is of a format ragd reads")
 	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return "-"
+	}
+	return *p
 }
