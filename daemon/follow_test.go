@@ -2,10 +2,13 @@ package daemon_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -137,5 +140,82 @@ func TestTranscripts_Follow(t *testing.T) {
 	awaitPass(t, ch, "the next session", func() bool { return hasEvent(c, "demo", "claude-code:next/n1") })
 	if _, err := c.Event(ctx, "demo", "claude-code:live/m1"); errors.Is(err, ragd.ErrNotFound) {
 		t.Error("a deleted transcript's session is gone")
+	}
+}
+
+// continueDoc is a Continue session document of the given turns.
+func continueDoc(cwd string, prompts ...string) []byte {
+	var hist []map[string]any
+	for i, p := range prompts {
+		hist = append(hist,
+			map[string]any{"message": map[string]any{"role": "user", "content": p}, "contextItems": []any{}},
+			map[string]any{"message": map[string]any{"role": "assistant", "content": fmt.Sprintf("Answer %d about %s.", i+1, p)}, "contextItems": []any{}})
+	}
+	b, _ := json.Marshal(map[string]any{"sessionId": "doc-1", "title": "Followed", "workspaceDirectory": cwd, "history": hist})
+	return b
+}
+
+// TestTranscripts_FollowRewrites: a source its tool rewrites in place (a
+// JSON document) is read again whole when it changes, written over or
+// replaced by a rename, and what was stored already counts as duplicates:
+// nothing is stored twice, nothing conflicts.
+func TestTranscripts_FollowRewrites(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	t.Setenv("CONTINUE_GLOBAL_DIR", home)
+	sessions := filepath.Join(home, "sessions")
+	if err := os.MkdirAll(sessions, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w := daemontest.NewWorld(t)
+	cfg := daemontest.Config(newServer(t).URL)
+	cfg.Sessions.Follow = []string{"continue"}
+	d := daemontest.Start(t, w, cfg)
+	c := d.Client
+	ch := followPasses(d)
+	repo := daemontest.Repo(t, daemontest.Docs)
+	daemontest.AddProject(t, c, repo.Dir, "demo")
+	const id = "continue:doc-1/"
+
+	path := filepath.Join(sessions, "doc-1.json")
+	if err := os.WriteFile(path, continueDoc(repo.Dir, "the okapi"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	awaitPass(t, ch, "the first turn", func() bool { return hasEvent(c, "demo", id+"1") })
+
+	// Written over in place.
+	if err := os.WriteFile(path, continueDoc(repo.Dir, "the okapi", "the tapir"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	awaitPass(t, ch, "the second turn", func() bool { return hasEvent(c, "demo", id+"3") })
+
+	// Replaced by a rename, as editors save.
+	tmp := filepath.Join(home, "doc-1.json.tmp")
+	if err := os.WriteFile(tmp, continueDoc(repo.Dir, "the okapi", "the tapir", "the quagga"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	var rep api.TranscriptReport
+	awaitPass(t, ch, "the third turn", func() bool {
+		st, err := c.FollowStatus(ctx)
+		if err != nil {
+			daemontest.Fatal(t, "follow status", err)
+		}
+		if l := st.Formats[slices.IndexFunc(st.Formats, func(f api.FollowedFormat) bool { return f.Format == "continue" })].Last; l != nil {
+			rep = *l
+		}
+		// The pass that read the document of three turns (six events).
+		return rep.Appended+rep.Duplicates+len(rep.Conflicts) >= 6
+	})
+	if len(rep.Conflicts) != 0 || rep.Appended != 2 || rep.Duplicates < 4 {
+		t.Errorf("pass after the rename: appended %d, duplicates %d, conflicts %+v; want the 2 new events, the 4 read before as duplicates",
+			rep.Appended, rep.Duplicates, rep.Conflicts)
+	}
+	for i := range 6 {
+		if ev, err := c.Event(ctx, "demo", id+strconv.Itoa(i)); err != nil || ev.SessionID != "continue:doc-1" {
+			t.Errorf("event %s%d: %+v, %v", id, i, ev, err)
+		}
 	}
 }
