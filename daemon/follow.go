@@ -131,6 +131,12 @@ func perRepository(f transcript.Format) bool {
 	return err == nil && d.PerRepository()
 }
 
+// isDatabase reports whether format f's sources are databases.
+func isDatabase(f transcript.Format) bool {
+	d, err := transcript.Lookup(f)
+	return err == nil && d.IsDatabase()
+}
+
 // watchTree watches root and the folders under it (a per-repository
 // format: the folders of its files in the repository only). A root that
 // does not exist is left: the tool is not installed, or has written
@@ -228,8 +234,13 @@ func (fl *follower) event(ev fsnotify.Event) {
 			return
 		}
 	}
-	if transcript.IsTranscript(f, ev.Name) {
-		fl.queue(f, ev.Name)
+	name := ev.Name
+	if db := strings.TrimSuffix(name, "-wal"); db != name && isDatabase(f) {
+		// A database in WAL mode is written through its -wal.
+		name = db
+	}
+	if transcript.IsTranscript(f, name) {
+		fl.queue(f, name)
 	}
 }
 

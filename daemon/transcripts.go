@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -204,7 +203,21 @@ func (ir *importRun) resumePoint(saved []store.TranscriptFile) (*store.Transcrip
 
 // file imports one transcript file.
 func (ir *importRun) file(ctx context.Context, path string) error {
-	info, err := os.Stat(path)
+	desc, err := transcript.Lookup(ir.opt.format)
+	if err != nil {
+		return err
+	}
+	var size int64
+	var modTime time.Time
+	if desc.IsDatabase() {
+		// A database in WAL mode changes its -wal, not itself.
+		size, modTime, err = transcript.DatabaseStat(path)
+	} else {
+		var info os.FileInfo
+		if info, err = os.Stat(path); err == nil {
+			size, modTime = info.Size(), info.ModTime()
+		}
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		// Deleted since it was listed: what was imported of it stays.
 		ir.rep.Files--
@@ -224,7 +237,7 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 	if cp != nil {
 		ir.noteUnregistered(cp.Session, path)
 	}
-	if tf != nil && tf.Size == info.Size() && tf.ModTime.Equal(info.ModTime()) {
+	if tf != nil && tf.Size == size && tf.ModTime.Equal(modTime) {
 		ir.rep.Unchanged++
 		return nil
 	}
@@ -237,22 +250,14 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		whole := *cp
 		whole.Offset, whole.Line = 0, 0
 		cp = &whole
-	case cp != nil && cp.Offset > info.Size():
+	case cp != nil && cp.Offset > size:
 		// A file shorter than where we stopped was replaced: read it
 		// again (event ids are stable, so what was stored already counts
 		// as duplicates).
 		cp = nil
 	}
 
-	fh, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("transcript %s: %w", path, err)
-	}
-	defer fh.Close()
 	if cp != nil && !document {
-		if _, err := fh.Seek(cp.Offset, io.SeekStart); err != nil {
-			return fmt.Errorf("transcript %s: seek to %d: %w", path, cp.Offset, err)
-		}
 		ir.rep.Resumed++
 	}
 
@@ -268,7 +273,7 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		}
 		return ir.append(ctx, p, evs)
 	}
-	st, err := transcript.Read(ir.opt.format, fh, path, transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp, FileTime: info.ModTime()},
+	st, err := transcript.ReadFile(ctx, ir.opt.format, path, transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp, FileTime: modTime},
 		func(s *transcript.Session, e ragd.Event) error {
 			p, ok := ir.target(s)
 			if !ok {
@@ -324,7 +329,7 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		return fmt.Errorf("transcript %s: checkpoint: %w", path, err)
 	}
 	row := store.TranscriptFile{Path: path, ProjectID: saveAs.ID, Format: string(ir.opt.format),
-		Size: info.Size(), ModTime: info.ModTime(), Checkpoint: b}
+		Size: size, ModTime: modTime, Checkpoint: b}
 	switch {
 	case saveAs.ID != 0 && !unmatched && len(targets) == 0:
 		return ir.d.store.SaveTranscriptFile(ctx, row)

@@ -38,6 +38,8 @@ var formatFixtures = map[transcript.Format][2]string{
 	transcript.Continue:   {"more/sessions/k-1.json", "/p/sessions/k.json"},
 	transcript.Cline:      {"more/tasks/1733000000000/ui_messages.json", "/p/tasks/1/ui_messages.json"},
 	transcript.Copilot:    {"more/ws1/chatSessions/cs-1.jsonl", "/p/chatSessions/c.jsonl"},
+	// A database fixture is SQL, built into the database at test time.
+	transcript.Crush: {"more/crush.sql", ".crush/crush.db"},
 }
 
 // TestEveryFormatHasAFixture: a format is registered with its fixture.
@@ -59,6 +61,21 @@ func BenchmarkReadFormats(b *testing.B) {
 		fx, ok := formatFixtures[d.Name]
 		if !ok {
 			b.Fatalf("format %s has no fixture", d.Name)
+		}
+		if d.IsDatabase() {
+			path := buildDB(b, fx[0], b.TempDir(), fx[1])
+			b.Run(string(d.Name), func(b *testing.B) {
+				messages := 0
+				for b.Loop() {
+					st, err := transcript.ReadFile(b.Context(), d.Name, path, transcript.Options{}, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					messages += st.Messages
+				}
+				b.ReportMetric(float64(messages)/b.Elapsed().Seconds(), "messages/s")
+			})
+			continue
 		}
 		data, err := os.ReadFile(filepath.Join("testdata", fx[0]))
 		if err != nil {
@@ -96,4 +113,23 @@ func BenchmarkReadFormats(b *testing.B) {
 			b.ReportMetric(float64(maxHeap)/(1<<20), "max-heap-MB")
 		})
 	}
+}
+
+// BenchmarkReadCrushReal reads the real Crush database of the bench
+// folder (286 messages, with its 4 MB -wal): the copy and open of each read
+// are part of the figure.
+func BenchmarkReadCrushReal(b *testing.B) {
+	path := filepath.Join(benchDir(), "crush", "dbr-crush.db")
+	messages := 0
+	for b.Loop() {
+		st, err := transcript.ReadFile(b.Context(), transcript.Crush, path, transcript.Options{}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Messages == 0 {
+			b.Fatalf("no message read from %s", path)
+		}
+		messages += st.Messages
+	}
+	b.ReportMetric(float64(messages)/b.Elapsed().Seconds(), "messages/s")
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -41,14 +42,24 @@ type Descriptor struct {
 	Rewrites func(path string) bool
 	// Read reads one transcript from r; name is its path. See [Read].
 	Read func(r io.Reader, name string, opt Options, fn Func) (Stats, error)
+	// ReadFile, set for a source that is a database rather than a stream
+	// (Read is then nil), reads the file at path without writing to it;
+	// see [ReadFile]. Such a source is read whole each time it changes.
+	ReadFile func(ctx context.Context, path string, opt Options, fn Func) (Stats, error)
 }
+
+// IsDatabase reports whether the format's files are databases, read by
+// path (ReadFile) rather than as a stream.
+func (d *Descriptor) IsDatabase() bool { return d.ReadFile != nil }
 
 // PerRepository reports whether the format keeps its transcripts in each
 // repository rather than in a per-user folder.
 func (d *Descriptor) PerRepository() bool { return len(d.RepoFiles) > 0 }
 
 // IsRewritten reports whether the file at path is rewritten in place.
-func (d *Descriptor) IsRewritten(path string) bool { return d.Rewrites != nil && d.Rewrites(path) }
+func (d *Descriptor) IsRewritten(path string) bool {
+	return d.IsDatabase() || (d.Rewrites != nil && d.Rewrites(path))
+}
 
 // registry lists every format, in the order commands show them. Adding a
 // format adds one line here.
@@ -65,6 +76,7 @@ var registry = []*Descriptor{
 	&continueFormat,
 	&clineFormat,
 	&copilotFormat,
+	&crushFormat,
 }
 
 // Formats lists every Format, in the order commands show them.

@@ -45,13 +45,8 @@ func readReal(t *testing.T, f transcript.Format, rel string) realRead {
 	if err != nil {
 		t.Fatalf("real transcript: %v (set RAGD_BENCH_DIR to the transcripts folder)", err)
 	}
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
 	rr := realRead{sessions: map[string]transcript.Session{}, data: data}
-	rr.st, err = transcript.Read(f, fh, path, transcript.Options{Location: time.UTC}, func(s *transcript.Session, e ragd.Event) error {
+	rr.st, err = transcript.ReadFile(t.Context(), f, path, transcript.Options{Location: time.UTC}, func(s *transcript.Session, e ragd.Event) error {
 		if err := e.Validate(); err != nil {
 			t.Errorf("invalid event %s: %v", e.ID, err)
 		}

@@ -44,6 +44,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -51,6 +52,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -284,9 +286,38 @@ func Read(f Format, r io.Reader, name string, opt Options, fn Func) (Stats, erro
 	if err != nil {
 		return Stats{}, err
 	}
+	if d.Read == nil {
+		return Stats{}, fmt.Errorf("%w: %s transcripts are databases: read them with ReadFile", ragd.ErrInvalid, f)
+	}
 	st, err := d.Read(r, name, opt, fn)
 	st.Files = 1
 	return st, err
+}
+
+// ReadFile reads the transcript of format f at path: a database source
+// (see [Descriptor.ReadFile]) by itself, without writing to it; a stream
+// opened, positioned at opt.Resume's offset and read with [Read].
+func ReadFile(ctx context.Context, f Format, path string, opt Options, fn Func) (Stats, error) {
+	d, err := Lookup(f)
+	if err != nil {
+		return Stats{}, err
+	}
+	if d.ReadFile != nil {
+		st, err := d.ReadFile(ctx, path, opt, fn)
+		st.Files = 1
+		return st, err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return Stats{}, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	defer fh.Close()
+	if opt.Resume != nil && opt.Resume.Offset > 0 {
+		if _, err := fh.Seek(opt.Resume.Offset, io.SeekStart); err != nil {
+			return Stats{}, fmt.Errorf("transcript %s: seek to %d: %w", path, opt.Resume.Offset, err)
+		}
+	}
+	return Read(f, fh, path, opt, fn)
 }
 
 // reader holds what every format's reader shares: the stats, the options,

@@ -1,0 +1,159 @@
+package transcript_test
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/transcript"
+)
+
+// buildDB makes a SQLite database at dir/rel from the SQL fixture in
+// testdata, in WAL mode as the tools keep theirs, and returns its path.
+func buildDB(tb testing.TB, fixture, dir, rel string) string {
+	tb.Helper()
+	script, err := os.ReadFile(filepath.Join("testdata", fixture))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(string(script)); err != nil {
+		tb.Fatalf("%s: %v", fixture, err)
+	}
+	return path
+}
+
+type dbEvent struct{ ID, Type, Actor, Text string }
+
+func readDB(t *testing.T, f transcript.Format, path string) ([]dbEvent, map[string]transcript.Session, transcript.Stats) {
+	t.Helper()
+	var evs []dbEvent
+	sessions := map[string]transcript.Session{}
+	st, err := transcript.ReadFile(t.Context(), f, path, transcript.Options{}, func(s *transcript.Session, e ragd.Event) error {
+		if err := e.Validate(); err != nil {
+			t.Errorf("invalid event %s: %v", e.ID, err)
+		}
+		if e.SessionID != s.ID {
+			t.Errorf("event %s of session %s handed with %s", e.ID, e.SessionID, s.ID)
+		}
+		evs = append(evs, dbEvent{e.ID, e.Type, e.Actor, e.Text})
+		sessions[s.ID] = *s
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("ReadFile %s: %v", path, err)
+	}
+	return evs, sessions, st
+}
+
+// dirNames lists a folder's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestCrushFixture(t *testing.T) {
+	repo := t.TempDir()
+	path := buildDB(t, "more/crush.sql", repo, ".crush/crush.db")
+	before := dirNames(t, filepath.Dir(path))
+	evs, sessions, st := readDB(t, transcript.Crush, path)
+	p := "crush:cs-1/"
+	want := []dbEvent{
+		{p + "m1/1", transcript.TypeAttachment, ragd.ActorPerson, "image/png"},
+		{p + "m1", ragd.TypeChatMessage, ragd.ActorPerson, "Why does the queue retry forever?"},
+		{p + "m2/0", transcript.TypeSystemNote, transcript.ActorSystem, "API Error\n404 Not Found"},
+		{p + "m3/0", transcript.TypeThinking, ragd.ActorAgent, "Look for the loop."},
+		{p + "m3/1", transcript.TypeToolCall, ragd.ActorAgent, `grep {"pattern":"retry"}`},
+		{p + "m4/0", transcript.TypeToolResult, transcript.ActorTool, "q.go:12: for {"},
+		// The text parts of one message are one answer.
+		{p + "m5", ragd.TypeAgentResponse, ragd.ActorAgent, "The loop at q.go:12 never\n\nbacks off."},
+		// m6 is still being written: read once finished. The subagent's
+		// session is the agent's conversation, not the person's.
+		{"crush:call_sub/s1", transcript.TypeSubagentMessage, ragd.ActorAgent, "Find the retry loop in q.go"},
+		{"crush:call_sub/s2", transcript.TypeSubagentResponse, transcript.ActorSubagent, "It is at q.go:12."},
+	}
+	if !reflect.DeepEqual(evs, want) {
+		t.Errorf("events:\n got %v\nwant %v", evs, want)
+	}
+	if s := sessions["crush:cs-1"]; s.Cwd != repo || s.Title != "Queue retries" || s.Subagent {
+		t.Errorf("session %+v, want cwd %s, its title", s, repo)
+	}
+	if s := sessions["crush:call_sub"]; !s.Subagent {
+		t.Errorf("session %+v is a subagent's", s)
+	}
+	if !st.Incomplete || st.Malformed != 0 {
+		t.Errorf("stats %+v: want the unfinished message noted, nothing malformed", st)
+	}
+	// Read from a copy: nothing written beside the tool's files.
+	if after := dirNames(t, filepath.Dir(path)); !slices.Equal(before, after) {
+		t.Errorf("files beside the database: %v before, %v after", before, after)
+	}
+}
+
+// TestDatabaseReadWhileWritten: a database the tool keeps writing (WAL
+// mode, as Crush and OpenCode do) reads consistently: every read sees a
+// state the tool left, the messages already read are read again the same.
+func TestDatabaseReadWhileWritten(t *testing.T) {
+	path := buildDB(t, "more/crush.sql", t.TempDir(), ".crush/crush.db")
+	w, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	stop := make(chan struct{})
+	wrote := make(chan int)
+	go func() {
+		n := 0
+		defer func() { wrote <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			n++
+			if _, err := w.Exec(`INSERT INTO messages (id, session_id, role, parts, created_at, updated_at, finished_at)
+				VALUES (?, 'cs-1', 'user', '[{"type":"text","data":{"text":"more"}}]', ?, ?, NULL)`,
+				"w"+strconv.Itoa(n), 1754315400+n, 1754315400+n); err != nil {
+				t.Errorf("write %d: %v", n, err)
+				return
+			}
+		}
+	}()
+	last := 0
+	for range 5 {
+		evs, _, st := readDB(t, transcript.Crush, path)
+		if st.Malformed != 0 {
+			t.Fatalf("read while written: %d malformed (%v)", st.Malformed, st.Errors)
+		}
+		if len(evs) < last {
+			t.Fatalf("a read saw %d events after one saw %d", len(evs), last)
+		}
+		last = len(evs)
+	}
+	close(stop)
+	if n := <-wrote; n == 0 {
+		t.Fatal("the writer wrote nothing")
+	}
+}
