@@ -39,7 +39,8 @@ var formatFixtures = map[transcript.Format][2]string{
 	transcript.Cline:      {"more/tasks/1733000000000/ui_messages.json", "/p/tasks/1/ui_messages.json"},
 	transcript.Copilot:    {"more/ws1/chatSessions/cs-1.jsonl", "/p/chatSessions/c.jsonl"},
 	// A database fixture is SQL, built into the database at test time.
-	transcript.Crush: {"more/crush.sql", ".crush/crush.db"},
+	transcript.Crush:    {"more/crush.sql", ".crush/crush.db"},
+	transcript.OpenCode: {"more/opencode.sql", "opencode/opencode.db"},
 }
 
 // TestEveryFormatHasAFixture: a format is registered with its fixture.

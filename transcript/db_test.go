@@ -157,3 +157,58 @@ func TestDatabaseReadWhileWritten(t *testing.T) {
 		t.Fatal("the writer wrote nothing")
 	}
 }
+
+func TestOpenCodeFixture(t *testing.T) {
+	dir := t.TempDir()
+	path := buildDB(t, "more/opencode.sql", dir, "opencode/opencode.db")
+	before := dirNames(t, filepath.Dir(path))
+	evs, sessions, st := readDB(t, transcript.OpenCode, path)
+	p, q := "opencode:ses_1/", "opencode:ses_2/"
+	want := []dbEvent{
+		// Text OpenCode adds to the prompt is a note.
+		{p + "msg_1/prt_02", transcript.TypeSystemNote, transcript.ActorSystem, "Called the Read tool with q.go: package q"},
+		{p + "msg_1/prt_03", transcript.TypeAttachment, ragd.ActorPerson, "text/plain"},
+		{p + "msg_1", ragd.TypeChatMessage, ragd.ActorPerson, "Why does q.go retry forever?"},
+		{p + "msg_2/prt_05", transcript.TypeThinking, ragd.ActorAgent, "Find the loop first."},
+		{p + "msg_2/prt_06/call", transcript.TypeToolCall, ragd.ActorAgent, `task {"prompt":"find it"}`},
+		{p + "msg_2/prt_06/result", transcript.TypeToolResult, transcript.ActorTool, "at q.go:12"},
+		{p + "msg_2/prt_07/call", transcript.TypeToolCall, ragd.ActorAgent, `bash {"command":"go vet"}`},
+		{p + "msg_2/prt_07/result", transcript.TypeToolResult, transcript.ActorTool, "exit 1"},
+		{p + "msg_2", ragd.TypeAgentResponse, ragd.ActorAgent, "The loop at q.go:12\n\nnever backs off."},
+		// The task tool's session: the agent's conversation.
+		{q + "msg_3", transcript.TypeSubagentMessage, ragd.ActorAgent, "Find the retry loop"},
+		{q + "msg_4", transcript.TypeSubagentResponse, transcript.ActorSubagent, "q.go:12"},
+		{p + "msg_5/prt_14", transcript.TypeCompacted, transcript.ActorSystem, "conversation compacted"},
+		// msg_6 is still being written.
+	}
+	if !reflect.DeepEqual(evs, want) {
+		t.Errorf("events:\n got %v\nwant %v", evs, want)
+	}
+	if s := sessions["opencode:ses_1"]; s.Cwd != "/home/dev/proj" || s.Title != "Retry loop" || s.Subagent {
+		t.Errorf("session %+v", s)
+	}
+	if !st.Incomplete || st.Malformed != 0 {
+		t.Errorf("stats %+v: want the unfinished message noted, nothing malformed", st)
+	}
+	if after := dirNames(t, filepath.Dir(path)); !slices.Equal(before, after) {
+		t.Errorf("files beside the database: %v before, %v after", before, after)
+	}
+}
+
+// TestOpenCodeGoProgram: the older OpenCode Go program's database, in the
+// repository, has the schema Crush kept.
+func TestOpenCodeGoProgram(t *testing.T) {
+	repo := t.TempDir()
+	path := buildDB(t, "more/crush.sql", repo, ".opencode/opencode.db")
+	found, err := transcript.Discover(transcript.OpenCode, []string{repo})
+	if err != nil || !slices.Equal(found, []string{path}) {
+		t.Fatalf("Discover in the repository: %v, %v; want %s", found, err, path)
+	}
+	evs, sessions, _ := readDB(t, transcript.OpenCode, path)
+	if len(evs) != 9 || evs[1].ID != "opencode:cs-1/m1" || evs[1].Type != ragd.TypeChatMessage {
+		t.Errorf("events %v", evs)
+	}
+	if s := sessions["opencode:cs-1"]; s.Cwd != repo {
+		t.Errorf("session %+v, want the repository's", s)
+	}
+}

@@ -77,6 +77,7 @@ var registry = []*Descriptor{
 	&clineFormat,
 	&copilotFormat,
 	&crushFormat,
+	&openCodeFormat,
 }
 
 // Formats lists every Format, in the order commands show them.

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/ragd/ragd"
@@ -27,6 +28,35 @@ func FuzzCrushParts(f *testing.F) {
 		rd.scoped = true
 		rd.setSession("s")
 		if err := crushMessage(rd, crushRow{ID: "m", Session: "s", Role: role, Parts: parts, Created: 1754315290, Finished: finished}); err != nil {
+			t.Fatal(err)
+		}
+		if rd.st.Messages+rd.st.Mechanism != events {
+			t.Fatalf("stats count %d+%d events, fn saw %d", rd.st.Messages, rd.st.Mechanism, events)
+		}
+	})
+}
+
+// FuzzOpenCodeParts reads any message and part data as OpenCode's.
+func FuzzOpenCodeParts(f *testing.F) {
+	f.Add(`{"role":"user","time":{"created":1706459830000}}`, `{"type":"text","text":"Why?"}`, `{"type":"file","mime":"image/png"}`)
+	f.Add(`{"role":"assistant","time":{"created":1706459831000,"completed":1706459835000}}`, `{"type":"tool","tool":"bash","state":{"status":"completed","input":{},"output":"ok"}}`, `{"type":"reasoning","text":"x"}`)
+	f.Add(`{"role":"assistant","time":{"created":1}}`, `{"type":"text","synthetic":true,"text":"x"}`, `[]`)
+	f.Fuzz(func(t *testing.T, msg, part1, part2 string) {
+		events := 0
+		rd := newReader(OpenCode, "/d/opencode.db", Options{}, func(s *Session, e ragd.Event) error {
+			events++
+			if err := e.Validate(); err != nil {
+				t.Fatalf("invalid event %+v: %v", e, err)
+			}
+			return nil
+		})
+		rd.scoped = true
+		s := rd.setSession("s")
+		turn := &openCodeTurn{id: "m", session: s, raw: msg, parts: []openCodeRawPart{{"p1", part1}, {"p2", part2}}}
+		if json.Unmarshal([]byte(msg), &turn.msg) != nil {
+			turn.bad = true
+		}
+		if err := openCodeEmit(rd, turn); err != nil {
 			t.Fatal(err)
 		}
 		if rd.st.Messages+rd.st.Mechanism != events {
