@@ -134,7 +134,7 @@ func perRepository(f transcript.Format) bool {
 // isDatabase reports whether format f's sources are databases.
 func isDatabase(f transcript.Format) bool {
 	d, err := transcript.Lookup(f)
-	return err == nil && d.IsDatabase()
+	return err == nil && d.HasDatabases()
 }
 
 // watchTree watches root and the folders under it (a per-repository

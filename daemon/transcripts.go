@@ -209,7 +209,7 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 	}
 	var size int64
 	var modTime time.Time
-	if desc.IsDatabase() {
+	if desc.IsDatabase(path) {
 		// A database in WAL mode changes its -wal, not itself.
 		size, modTime, err = transcript.DatabaseStat(path)
 	} else {

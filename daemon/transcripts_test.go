@@ -189,13 +189,12 @@ var noRealFiles = map[transcript.Format]string{
 }
 
 // notTranscript tells the bench folder's companions of a transcript from
-// transcripts: a database's -wal (read with it), Droid's settings sidecar,
-// Cursor's state.vscdb (not read yet).
+// transcripts: a database's -wal (read with it), Droid's settings sidecar.
 // The Copilot Chat .json there is the session its .jsonl holds, in the
 // older shape: the same ids, so its events are duplicates (the manifest
 // says not to use both).
 func notTranscript(name string) bool {
-	return strings.HasSuffix(name, "-wal") || strings.HasSuffix(name, ".settings.json") || strings.HasSuffix(name, ".vscdb") ||
+	return strings.HasSuffix(name, "-wal") || strings.HasSuffix(name, ".settings.json") ||
 		name == "git-ai-copilot_session_simple.json"
 }
 

@@ -63,7 +63,7 @@ func BenchmarkReadFormats(b *testing.B) {
 		if !ok {
 			b.Fatalf("format %s has no fixture", d.Name)
 		}
-		if d.IsDatabase() {
+		if d.IsDatabase(fx[1]) {
 			path := buildDB(b, fx[0], b.TempDir(), fx[1])
 			b.Run(string(d.Name), func(b *testing.B) {
 				messages := 0

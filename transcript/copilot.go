@@ -221,7 +221,14 @@ func copilotString(raw json.RawMessage) string {
 // copilotWorkspace reads the folder of the workspace a chatSessions folder
 // belongs to from workspace.json beside it; "" when there is none.
 func copilotWorkspace(name string) string {
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(name)), "workspace.json"))
+	return workspaceFolder(filepath.Dir(filepath.Dir(name)))
+}
+
+// workspaceFolder reads the folder a VS Code workspace storage folder
+// (workspaceStorage/<hash>) is of from its workspace.json; "" when there
+// is none.
+func workspaceFolder(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "workspace.json"))
 	if err != nil || len(b) > 1<<20 {
 		return ""
 	}

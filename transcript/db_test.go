@@ -212,3 +212,37 @@ func TestOpenCodeGoProgram(t *testing.T) {
 		t.Errorf("session %+v, want the repository's", s)
 	}
 }
+
+func TestCursorStateFixture(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	path := buildDB(t, "more/cursor-state.sql", dir, "state.vscdb")
+	ws, err := os.ReadFile(filepath.Join("testdata", "more", "ws2", "workspace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "workspace.json"), ws, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := dirNames(t, dir)
+	evs, sessions, _ := readDB(t, transcript.Cursor, path)
+	want := []dbEvent{
+		// The draft left in the input box is not a prompt; the prompt
+		// history (aiService.prompts) is not read again.
+		{"cursor:tab-1/b1", ragd.TypeChatMessage, ragd.ActorPerson, "Add a sidebar"},
+		{"cursor:tab-1/b2", ragd.TypeAgentResponse, ragd.ActorAgent, "Here is a sidebar."},
+		{"cursor:comp-1/c1", ragd.TypeChatMessage, ragd.ActorPerson, "Fix the build"},
+		{"cursor:comp-1/c2", ragd.TypeAgentResponse, ragd.ActorAgent, "Fixed the import."},
+		// Newer versions: each bubble under its own key.
+		{"cursor:comp-2/d1", ragd.TypeChatMessage, ragd.ActorPerson, "Why does the queue stall?"},
+		{"cursor:comp-2/d2", ragd.TypeAgentResponse, ragd.ActorAgent, "It waits on a closed channel."},
+	}
+	if !reflect.DeepEqual(evs, want) {
+		t.Errorf("events:\n got %v\nwant %v", evs, want)
+	}
+	if s := sessions["cursor:tab-1"]; s.Cwd != "/home/dev/proj" || s.Title != "Sidebar" {
+		t.Errorf("session %+v: want the workspace's folder and the tab's title", s)
+	}
+	if after := dirNames(t, dir); !slices.Equal(before, after) {
+		t.Errorf("files beside the database: %v before, %v after", before, after)
+	}
+}

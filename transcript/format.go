@@ -46,11 +46,20 @@ type Descriptor struct {
 	// (Read is then nil), reads the file at path without writing to it;
 	// see [ReadFile]. Such a source is read whole each time it changes.
 	ReadFile func(ctx context.Context, path string, opt Options, fn Func) (Stats, error)
+	// Database, for a format of both kinds (Cursor: JSON lines and its
+	// editor's state database), reports which files ReadFile reads; nil
+	// means all of them, when ReadFile is set.
+	Database func(path string) bool
 }
 
-// IsDatabase reports whether the format's files are databases, read by
-// path (ReadFile) rather than as a stream.
-func (d *Descriptor) IsDatabase() bool { return d.ReadFile != nil }
+// IsDatabase reports whether the file at path is a database of the
+// format, read by path (ReadFile) rather than as a stream.
+func (d *Descriptor) IsDatabase(path string) bool {
+	return d.ReadFile != nil && (d.Database == nil || d.Database(path))
+}
+
+// HasDatabases reports whether some of the format's files are databases.
+func (d *Descriptor) HasDatabases() bool { return d.ReadFile != nil }
 
 // PerRepository reports whether the format keeps its transcripts in each
 // repository rather than in a per-user folder.
@@ -58,7 +67,7 @@ func (d *Descriptor) PerRepository() bool { return len(d.RepoFiles) > 0 }
 
 // IsRewritten reports whether the file at path is rewritten in place.
 func (d *Descriptor) IsRewritten(path string) bool {
-	return d.IsDatabase() || (d.Rewrites != nil && d.Rewrites(path))
+	return d.IsDatabase(path) || (d.Rewrites != nil && d.Rewrites(path))
 }
 
 // registry lists every format, in the order commands show them. Adding a

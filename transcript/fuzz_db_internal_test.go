@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd"
 )
@@ -57,6 +58,33 @@ func FuzzOpenCodeParts(f *testing.F) {
 			turn.bad = true
 		}
 		if err := openCodeEmit(rd, turn); err != nil {
+			t.Fatal(err)
+		}
+		if rd.st.Messages+rd.st.Mechanism != events {
+			t.Fatalf("stats count %d+%d events, fn saw %d", rd.st.Messages, rd.st.Mechanism, events)
+		}
+	})
+}
+
+// FuzzCursorBubbles reads any bubbles as a Cursor conversation's.
+func FuzzCursorBubbles(f *testing.F) {
+	f.Add(`[{"type":"user","id":"b1","text":"Add a sidebar"},{"type":"ai","id":"b2","text":"Here."},{"type":"user","text":""}]`)
+	f.Add(`[{"type":1,"bubbleId":"c1","text":"x"},{"type":2,"bubbleId":"c1","rawText":"y"},{"type":[3]}]`)
+	f.Fuzz(func(t *testing.T, bubbles string) {
+		var bs []cursorBubble
+		if json.Unmarshal([]byte(bubbles), &bs) != nil {
+			return
+		}
+		events := 0
+		rd := newReader(Cursor, "/w/state.vscdb", Options{}, func(s *Session, e ragd.Event) error {
+			events++
+			if err := e.Validate(); err != nil {
+				t.Fatalf("invalid event %+v: %v", e, err)
+			}
+			return nil
+		})
+		rd.scoped = true
+		if err := rd.cursorConversation("c", "title", "", time.Unix(1731784818, 0), bs); err != nil {
 			t.Fatal(err)
 		}
 		if rd.st.Messages+rd.st.Mechanism != events {

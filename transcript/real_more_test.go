@@ -29,12 +29,6 @@ var manifestFormats = map[string]transcript.Format{
 	"continue": "continue", "amp": "amp", "qwen": "qwen", "factory-droid": "droid", "crush": "crush", "cline": "cline",
 }
 
-// pending are the manifest's files of a format ragd reads in part: the
-// SQLite sources are not read yet.
-var pending = map[string]string{
-	"cursor/cursor-history-state.vscdb": "Cursor's state.vscdb (SQLite) is not read yet; its agent transcripts are",
-}
-
 // knownDifferences are the files whose hand count differs from what a
 // faithful read stores, and why (see the manifest's notes).
 var knownDifferences = map[string]string{
@@ -74,9 +68,6 @@ func TestRealMoreAgents(t *testing.T) {
 		}
 		if _, err := transcript.Lookup(f); err != nil {
 			continue // not yet read by ragd: see the README's list
-		}
-		if _, ok := pending[m.File]; ok {
-			continue
 		}
 		tested++
 		t.Run(m.File, func(t *testing.T) {

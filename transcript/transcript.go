@@ -286,8 +286,8 @@ func Read(f Format, r io.Reader, name string, opt Options, fn Func) (Stats, erro
 	if err != nil {
 		return Stats{}, err
 	}
-	if d.Read == nil {
-		return Stats{}, fmt.Errorf("%w: %s transcripts are databases: read them with ReadFile", ragd.ErrInvalid, f)
+	if d.Read == nil || d.IsDatabase(name) {
+		return Stats{}, fmt.Errorf("%w: %s is a %s database: read it with ReadFile", ragd.ErrInvalid, name, f)
 	}
 	st, err := d.Read(r, name, opt, fn)
 	st.Files = 1
@@ -302,7 +302,7 @@ func ReadFile(ctx context.Context, f Format, path string, opt Options, fn Func) 
 	if err != nil {
 		return Stats{}, err
 	}
-	if d.ReadFile != nil {
+	if d.IsDatabase(path) {
 		st, err := d.ReadFile(ctx, path, opt, fn)
 		st.Files = 1
 		return st, err
