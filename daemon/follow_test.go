@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/internal/daemontest"
+
+	_ "github.com/mattn/go-sqlite3"
 )
 
 // followPasses returns a channel that receives the report of each pass of
@@ -216,6 +219,60 @@ func TestTranscripts_FollowRewrites(t *testing.T) {
 	for i := range 6 {
 		if ev, err := c.Event(ctx, "demo", id+strconv.Itoa(i)); err != nil || ev.SessionID != "continue:doc-1" {
 			t.Errorf("event %s%d: %+v, %v", id, i, ev, err)
+		}
+	}
+}
+
+// TestTranscripts_FollowDatabase: a tool's database (Crush's, in a
+// registered repository) is followed through its -wal, where a database in
+// WAL mode writes: each write is read from a copy, stored once.
+func TestTranscripts_FollowDatabase(t *testing.T) {
+	w := daemontest.NewWorld(t)
+	cfg := daemontest.Config(newServer(t).URL)
+	cfg.Sessions.Follow = []string{"crush"}
+	repo := daemontest.Repo(t, daemontest.Docs)
+	dir := filepath.Join(repo.Dir, ".crush")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "crush.db")+"?_journal_mode=WAL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT NOT NULL, updated_at INTEGER NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE messages (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, parts TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER);
+INSERT INTO sessions VALUES ('live', NULL, 'Live', 1754315290, 1754315290);`); err != nil {
+		t.Fatal(err)
+	}
+	// Registered before the daemon starts, so that its .crush folder is
+	// watched from the start.
+	first := daemontest.Start(t, w, daemontest.Config(newServer(t).URL))
+	daemontest.AddProject(t, first.Client, repo.Dir, "demo")
+	first.Stop(t)
+	d := daemontest.Start(t, w, cfg)
+	c := d.Client
+	ch := followPasses(d)
+	insert := func(id, role, text string, at int) {
+		t.Helper()
+		if _, err := db.Exec(`INSERT INTO messages VALUES (?, 'live', ?, ?, ?, ?, ?)`, id, role,
+			`[{"type":"text","data":{"text":"`+text+`"}}]`, 1754315290+at, 1754315290+at, 1754315290+at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert("m1", "user", "Where do puffins nest?", 1)
+	awaitPass(t, ch, "the first message", func() bool { return hasEvent(c, "demo", "crush:live/m1") })
+	insert("m2", "assistant", "In burrows on cliffs.", 2)
+	awaitPass(t, ch, "the second message", func() bool { return hasEvent(c, "demo", "crush:live/m2") })
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		// The tool's own -wal and -shm are there; nothing of ragd's.
+		if n := e.Name(); n != "crush.db" && n != "crush.db-wal" && n != "crush.db-shm" {
+			t.Errorf("%s left beside the database", n)
 		}
 	}
 }
