@@ -137,8 +137,8 @@ func isDatabase(f transcript.Format) bool {
 	return err == nil && d.HasDatabases()
 }
 
-// watchTree watches root and the folders under it (a per-repository
-// format: the folders of its files in the repository only). A root that
+// watchTree watches root and the folders under it (in a repository, for
+// a per-repository format: the folders of its files only). A root that
 // does not exist is left: the tool is not installed, or has written
 // nothing yet.
 func (fl *follower) watchTree(f transcript.Format, root string) {
@@ -151,7 +151,7 @@ func (fl *follower) watchTree(f transcript.Format, root string) {
 		fl.watchDir(f, filepath.Dir(root))
 		return
 	}
-	if d, err := transcript.Lookup(f); err == nil && d.PerRepository() {
+	if d, err := transcript.Lookup(f); err == nil && d.PerRepository() && transcript.IsRepository(root) {
 		for _, rf := range d.RepoFiles {
 			dir := filepath.Dir(filepath.Join(root, filepath.FromSlash(rf)))
 			if di, err := os.Stat(dir); err == nil && di.IsDir() {
@@ -224,7 +224,9 @@ func (fl *follower) event(ev fsnotify.Event) {
 	if !ok {
 		return
 	}
-	if ev.Has(fsnotify.Create) && !perRepository(f) {
+	// A folder made in a repository (Aider's, Crush's) is the project's,
+	// not the tool's; one made in a tool's own folder is watched.
+	if ev.Has(fsnotify.Create) && !(perRepository(f) && transcript.IsRepository(filepath.Dir(ev.Name))) {
 		if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
 			fl.watchTree(f, ev.Name)
 			files, _ := transcript.Discover(f, []string{ev.Name})

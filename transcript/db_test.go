@@ -246,3 +246,37 @@ func TestCursorStateFixture(t *testing.T) {
 		t.Errorf("files beside the database: %v before, %v after", before, after)
 	}
 }
+
+// TestOpenCodeStorage: OpenCode's older JSON storage, a message file read
+// with its parts and its session found beside it.
+func TestOpenCodeStorage(t *testing.T) {
+	storage, err := filepath.Abs(filepath.Join("testdata", "more", "opencode-storage", "storage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := transcript.Discover(transcript.OpenCode, []string{filepath.Join(storage, "message")})
+	if err != nil || len(files) != 2 {
+		t.Fatalf("Discover: %v, %v; want the 2 message files", files, err)
+	}
+	var evs []dbEvent
+	var sess transcript.Session
+	for _, f := range files {
+		got, sessions, _ := readDB(t, transcript.OpenCode, f)
+		evs = append(evs, got...)
+		sess = sessions["opencode:ses_1"]
+	}
+	p := "opencode:ses_1/"
+	want := []dbEvent{
+		{p + "msg_1/prt_02", transcript.TypeSystemNote, transcript.ActorSystem, "<file>package q</file>"},
+		{p + "msg_1", ragd.TypeChatMessage, ragd.ActorPerson, "Why does q.go retry forever?"},
+		{p + "msg_2/prt_03/call", transcript.TypeToolCall, ragd.ActorAgent, `read {"filePath":"q.go"}`},
+		{p + "msg_2/prt_03/result", transcript.TypeToolResult, transcript.ActorTool, "package q"},
+		{p + "msg_2", ragd.TypeAgentResponse, ragd.ActorAgent, "It never sleeps."},
+	}
+	if !reflect.DeepEqual(evs, want) {
+		t.Errorf("events:\n got %v\nwant %v", evs, want)
+	}
+	if sess.Cwd != "/home/dev/proj" || sess.Title != "Retry loop" {
+		t.Errorf("session %+v", sess)
+	}
+}

@@ -107,3 +107,7 @@ func FuzzReadCopilotLog(f *testing.F) {
 func FuzzReadCopilotDocument(f *testing.F) {
 	fuzzRead(f, transcript.Copilot, "/p/chatSessions/c.json", "more/ws1/chatSessions/cs-1.jsonl")
 }
+
+func FuzzReadOpenCodeStorage(f *testing.F) {
+	fuzzRead(f, transcript.OpenCode, "/p/storage/message/ses_1/msg_2.json", "more/opencode-storage/storage/message/ses_1/msg_2.json")
+}

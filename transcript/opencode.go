@@ -3,7 +3,10 @@ package transcript
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/ragd/ragd"
@@ -19,7 +22,10 @@ const OpenCode Format = "opencode"
 // message_id, data: {type, text, tool, state, …}), rewritten in place; and
 // the older OpenCode Go program's .opencode/opencode.db in each repository
 // (the schema Crush kept). Both are read from a copy, never where they are.
-// The JSON files of OpenCode's older storage are not read.
+// Before its database, OpenCode kept JSON files in
+// <data>/opencode/storage: session/<project>/<session id>.json,
+// message/<session id>/<message id>.json and part/<message id>/<part
+// id>.json; each message file is read with its parts and its session.
 var openCodeFormat = Descriptor{
 	Name: OpenCode,
 	Tool: "OpenCode",
@@ -28,12 +34,97 @@ var openCodeFormat = Descriptor{
 		if err != nil {
 			return nil, err
 		}
-		return []string{filepath.Join(dirs[0], "opencode.db")}, nil
+		return []string{filepath.Join(dirs[0], "opencode.db"), filepath.Join(dirs[0], "storage", "message")}, nil
 	},
-	Match:     func(path string) bool { return filepath.Base(path) == "opencode.db" },
-	Looks:     "opencode.db (and .opencode/opencode.db in each repository; give a file of another name itself)",
+	Match: func(path string) bool {
+		return filepath.Base(path) == "opencode.db" || openCodeMessageFile(path)
+	},
+	Looks:     "opencode.db, storage/message/<session>/<message>.json (and .opencode/opencode.db in each repository; give a file of another name itself)",
 	RepoFiles: []string{".opencode/opencode.db"},
+	Read:      readOpenCodeStorage,
+	Rewrites:  func(string) bool { return true },
 	ReadFile:  readOpenCode,
+	Database:  func(path string) bool { return !strings.EqualFold(filepath.Ext(path), ".json") },
+}
+
+// openCodeMessageFile reports whether path is a message of OpenCode's
+// JSON storage: storage/message/<session id>/<message id>.json.
+func openCodeMessageFile(path string) bool {
+	dir := filepath.Dir(path)
+	return strings.HasSuffix(path, ".json") && filepath.Base(filepath.Dir(dir)) == "message" &&
+		filepath.Base(filepath.Dir(filepath.Dir(dir))) == "storage"
+}
+
+// maxOpenCodeParts bounds the part files read for one message.
+const maxOpenCodeParts = 10_000
+
+// readOpenCodeStorage reads one message of OpenCode's JSON storage, with
+// its parts (storage/part/<message id>/) and its session
+// (storage/session/*/<session id>.json), found beside it by name.
+func readOpenCodeStorage(r io.Reader, name string, opt Options, fn Func) (st Stats, err error) {
+	rd := newReader(OpenCode, name, opt, fn)
+	rd.scoped = true
+	var msg struct {
+		openCodeMessage
+		ID        string `json:"id"`
+		SessionID string `json:"sessionID"`
+	}
+	ok, err := rd.readDocument(r, &msg)
+	if !ok || err != nil {
+		return rd.st, err
+	}
+	defer func() {
+		rd.checkpoint(0, 0)
+		st = rd.st
+	}()
+	msgDir := filepath.Dir(name)
+	storage := filepath.Dir(filepath.Dir(msgDir))
+	sid := firstNonEmpty(msg.SessionID, filepath.Base(msgDir))
+	mid := firstNonEmpty(msg.ID, stem(name))
+	s := rd.setSession(sid)
+	var sess struct {
+		Directory string `json:"directory"`
+		Title     string `json:"title"`
+		ParentID  string `json:"parentID"`
+	}
+	if found, _ := filepath.Glob(filepath.Join(storage, "session", "*", sid+".json")); len(found) > 0 {
+		if b, err := os.ReadFile(found[0]); err == nil && json.Unmarshal(b, &sess) == nil {
+			s.Cwd = sess.Directory
+			if !isBlank(sess.Title) {
+				s.Title = rd.redact(sess.Title)
+			}
+			// A subagent's session names its parent; the parent's files
+			// are beside it.
+			if sess.ParentID != "" {
+				parent, _ := filepath.Glob(filepath.Join(storage, "session", "*", sess.ParentID+".json"))
+				s.Subagent = len(parent) > 0
+			}
+		}
+	}
+	turn := &openCodeTurn{id: mid, session: s, msg: msg.openCodeMessage}
+	raw, _ := json.Marshal(msg)
+	turn.raw = string(raw)
+	partFiles, _ := filepath.Glob(filepath.Join(storage, "part", mid, "*.json"))
+	sort.Strings(partFiles)
+	if len(partFiles) > maxOpenCodeParts {
+		rd.skip("opencode parts beyond " + itoa(maxOpenCodeParts))
+		partFiles = partFiles[:maxOpenCodeParts]
+	}
+	for _, pf := range partFiles {
+		if info, err := os.Stat(pf); err == nil && info.Size() > MaxLineBytes {
+			rd.bad(0, "part "+pf+" larger than "+itoa(MaxLineBytes)+" bytes")
+			continue
+		}
+		b, err := os.ReadFile(pf)
+		if err != nil {
+			rd.bad(0, "part "+pf+": "+err.Error())
+			continue
+		}
+		turn.parts = append(turn.parts, openCodeRawPart{stem(pf), string(b)})
+	}
+	rd.st.Records++
+	rd.line = 1
+	return rd.st, openCodeEmit(rd, turn)
 }
 
 type openCodeMessage struct {

@@ -40,8 +40,8 @@ func IsTranscript(f Format, path string) bool {
 // Discover lists the transcripts of format f under paths, sorted: a path
 // that is a file is listed as it is (whatever its name); a folder is
 // walked for the files IsTranscript accepts. For a per-repository format
-// (Aider) a folder is a repository, looked up at the format's RepoFiles:
-// it is not walked, since a repository's tree can be large. A path
+// (Aider) a repository (a folder with .git) is looked up at the format's
+// RepoFiles: it is not walked, since a repository's tree can be large. A path
 // that does not exist is skipped: a tool not installed has no
 // transcripts.
 func Discover(f Format, paths []string) ([]string, error) {
@@ -62,7 +62,7 @@ func Discover(f Format, paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		if d.PerRepository() {
+		if d.PerRepository() && IsRepository(p) {
 			for _, rf := range d.RepoFiles {
 				h := filepath.Join(p, filepath.FromSlash(rf))
 				if hi, err := os.Stat(h); err == nil && hi.Mode().IsRegular() {
@@ -86,6 +86,13 @@ func Discover(f Format, paths []string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// IsRepository reports whether dir is the top of a git working tree (it
+// has .git): a per-repository format looks it up rather than walks it.
+func IsRepository(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
 }
 
 // MatchProject returns the root, among roots (the registered projects'

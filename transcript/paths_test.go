@@ -76,6 +76,10 @@ func TestDiscover(t *testing.T) {
 		"continue/sessions/k1.json",
 		"continue/sessions/sessions.json",
 	}
+	// The repository is a git working tree: looked up, not walked.
+	if err := os.MkdirAll(filepath.Join(root, "repo", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range files {
 		p := filepath.Join(root, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
