@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -257,7 +258,20 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		cp = nil
 	}
 
+	// A database is read by path, from a copy (transcript.ReadFile); a
+	// stream is opened here and resumed where the last read stopped.
+	var fh *os.File
+	if !desc.IsDatabase(path) {
+		fh, err = os.Open(path)
+		if err != nil {
+			return fmt.Errorf("transcript %s: %w", path, err)
+		}
+		defer fh.Close()
+	}
 	if cp != nil && !document {
+		if _, err := fh.Seek(cp.Offset, io.SeekStart); err != nil {
+			return fmt.Errorf("transcript %s: seek to %d: %w", path, cp.Offset, err)
+		}
 		ir.rep.Resumed++
 	}
 
@@ -273,7 +287,13 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		}
 		return ir.append(ctx, p, evs)
 	}
-	st, err := transcript.ReadFile(ctx, ir.opt.format, path, transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp, FileTime: modTime},
+	read := func(opt transcript.Options, fn transcript.Func) (transcript.Stats, error) {
+		if fh == nil {
+			return transcript.ReadFile(ctx, ir.opt.format, path, opt, fn)
+		}
+		return transcript.Read(ir.opt.format, fh, path, opt, fn)
+	}
+	st, err := read(transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp, FileTime: modTime},
 		func(s *transcript.Session, e ragd.Event) error {
 			p, ok := ir.target(s)
 			if !ok {
