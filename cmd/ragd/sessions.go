@@ -27,8 +27,9 @@ var sessionsCommand = command{
        ragd sessions show EVENT_ID [flags]
 
 import --from reads a coding agent's transcripts (default: the tool's own
-folder, as the daemon's environment gives it; for Aider, the registered
-repositories) and appends each session to the registered project whose
+folder, as the daemon's environment gives it; for the tools that keep
+them in each repository, Aider and Crush, the registered repositories
+too) and appends each session to the registered project whose
 repository contains the folder it ran in. Sessions of other folders are
 listed, not imported: register the repository (ragd add), or import them
 all into one project with --project. Re-running imports only what is new.
