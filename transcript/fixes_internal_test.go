@@ -149,3 +149,20 @@ func TestSplitSlash(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexEarlyRollout: a rollout written before Codex wrapped its lines
+// has no user_message events: its user items are the prompts.
+func TestCodexEarlyRollout(t *testing.T) {
+	data := `{"id":"0199bbbb-0000-7000-8000-000000000001","timestamp":"2025-05-01T10:00:00.000Z","instructions":null}
+{"record_type":"state"}
+{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/p</cwd>\n</environment_context>"}]}
+{"type":"message","role":"user","content":[{"type":"input_text","text":"Why is it slow?"}]}
+{"type":"message","role":"assistant","content":[{"type":"output_text","text":"It polls."}]}
+`
+	got, _ := readString(t, Codex, "/p/rollout-2025-05-01T10-00-00-0199bbbb-0000-7000-8000-000000000001.jsonl", data)
+	diffEvents(t, typesTexts(got), []ev{
+		note("<environment_context>\n<cwd>/p</cwd>\n</environment_context>"),
+		person("Why is it slow?"),
+		agent("It polls."),
+	})
+}
