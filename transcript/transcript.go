@@ -1,7 +1,17 @@
-// Package transcript reads the session transcripts that coding agents keep
-// on disk (Claude Code, Codex CLI, Gemini CLI, Aider) and turns them into
-// ragd session events. It is pure: it reads files and io.Readers and knows
-// no database; the importer and the follower decide what to store.
+// Package transcript reads the session transcripts that coding agents and
+// editors keep on disk (Claude Code, Codex CLI, Gemini CLI, Aider, Copilot
+// CLI and Chat, Cursor, OpenCode, Crush, Cline, Continue, Amp, Qwen Code,
+// Droid: see [Formats]) and turns them into ragd session events. It reads
+// files, io.Readers and the tools' own SQLite databases (from a copy, see
+// [ReadFile]); it knows nothing of ragd's database: the importer and the
+// follower decide what to store.
+//
+// # Formats
+//
+// Each format is a [Descriptor] in one file of this package (claude.go,
+// codex.go, …), listed in registry (format.go): its name, where the tool
+// keeps its files, how to recognise them, whether they are per user or
+// per repository, appended or rewritten, and its reader.
 //
 // # The mapping
 //
