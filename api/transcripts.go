@@ -61,8 +61,11 @@ type TranscriptReport struct {
 	// skipped: the rest was imported.
 	Unreadable      []string `json:"unreadable,omitempty"`
 	UnreadableCount int      `json:"unreadableCount,omitempty"`
-	Unchanged       int      `json:"unchanged"`
-	Resumed         int      `json:"resumed"`
+	// LookedFor, when no transcript was found, says what was looked for
+	// ("rollout-*.jsonl files").
+	LookedFor string `json:"lookedFor,omitempty"`
+	Unchanged int    `json:"unchanged"`
+	Resumed   int    `json:"resumed"`
 	// Lines, Records and Sessions count what was read.
 	Lines    int `json:"lines"`
 	Records  int `json:"records"`

@@ -88,8 +88,7 @@ type IndexConfig struct {
 // SessionsConfig: coding agents' transcripts.
 type SessionsConfig struct {
 	// Follow names the formats whose transcripts the daemon follows as they
-	// are written (claude-code, codex, gemini, aider, or "all"); empty
-	// follows none.
+	// are written (transcript.Formats, or "all"); empty follows none.
 	Follow []string `toml:"follow" json:"follow"`
 }
 

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -98,7 +100,7 @@ func newFollower(d *Daemon) (*follower, error) {
 			fw.err = err.Error()
 			continue
 		}
-		if f == transcript.Aider {
+		if perRepository(f) {
 			// Aider keeps its history in each repository: the registered
 			// ones are followed.
 			for _, p := range projects {
@@ -122,9 +124,23 @@ func newFollower(d *Daemon) (*follower, error) {
 	return fl, nil
 }
 
-// watchTree watches root and the folders under it (Aider: the folder of
-// the history only). A root that does not exist is left: the tool is not
-// installed, or has written nothing yet.
+// perRepository reports whether format f keeps its transcripts in each
+// repository.
+func perRepository(f transcript.Format) bool {
+	d, err := transcript.Lookup(f)
+	return err == nil && d.PerRepository()
+}
+
+// isDatabase reports whether format f's sources are databases.
+func isDatabase(f transcript.Format) bool {
+	d, err := transcript.Lookup(f)
+	return err == nil && d.HasDatabases()
+}
+
+// watchTree watches root and the folders under it (in a repository, for
+// a per-repository format: the folders of its files only). A root that
+// does not exist is left: the tool is not installed, or has written
+// nothing yet.
 func (fl *follower) watchTree(f transcript.Format, root string) {
 	info, err := os.Stat(root)
 	if err != nil {
@@ -135,8 +151,13 @@ func (fl *follower) watchTree(f transcript.Format, root string) {
 		fl.watchDir(f, filepath.Dir(root))
 		return
 	}
-	if f == transcript.Aider {
-		fl.watchDir(f, root)
+	if d, err := transcript.Lookup(f); err == nil && d.PerRepository() && transcript.IsRepository(root) {
+		for _, rf := range d.RepoFiles {
+			dir := filepath.Dir(filepath.Join(root, filepath.FromSlash(rf)))
+			if di, err := os.Stat(dir); err == nil && di.IsDir() {
+				fl.watchDir(f, dir)
+			}
+		}
 		return
 	}
 	filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
@@ -203,7 +224,9 @@ func (fl *follower) event(ev fsnotify.Event) {
 	if !ok {
 		return
 	}
-	if ev.Has(fsnotify.Create) && f != transcript.Aider {
+	// A folder made in a repository (Aider's, Crush's) is the project's,
+	// not the tool's; one made in a tool's own folder is watched.
+	if ev.Has(fsnotify.Create) && !(perRepository(f) && transcript.IsRepository(filepath.Dir(ev.Name))) {
 		if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
 			fl.watchTree(f, ev.Name)
 			files, _ := transcript.Discover(f, []string{ev.Name})
@@ -213,8 +236,13 @@ func (fl *follower) event(ev fsnotify.Event) {
 			return
 		}
 	}
-	if transcript.IsTranscript(f, ev.Name) {
-		fl.queue(f, ev.Name)
+	name := ev.Name
+	if db := strings.TrimSuffix(name, "-wal"); db != name && isDatabase(f) {
+		// A database in WAL mode is written through its -wal.
+		name = db
+	}
+	if transcript.IsTranscript(f, name) {
+		fl.queue(f, name)
 	}
 }
 
@@ -322,4 +350,14 @@ func (fl *follower) close() error {
 		return nil
 	}
 	return fl.fs.Close()
+}
+
+// followChoices lists what [sessions] follow accepts, for the
+// configuration template: every registered format, or "all".
+func followChoices() string {
+	names := make([]string, 0, len(transcript.Formats)+1)
+	for _, f := range transcript.Formats {
+		names = append(names, strconv.Quote(string(f)))
+	}
+	return strings.Join(names, ", ") + " or " + strconv.Quote(FollowAll)
 }

@@ -61,7 +61,7 @@ var keyDocs = map[string]string{
 	"index.work_tree":             "read docs from the working tree instead of HEAD",
 	"index.inline_vectors":        "new vectors a reindex waits for; more are filled in the background (0 = wait for all)",
 	"index.auto_debounce":         "quiet time before an opt-in auto-reindex runs",
-	"sessions.follow":             `transcripts to follow as written: "claude-code", "codex", "gemini", "aider" or "all"`,
+	"sessions.follow":             "transcripts to follow as written: " + followChoices(),
 }
 
 // unsetExamples are shown, commented out, for optional keys that are unset.

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"syscall"
 	"time"
 
@@ -63,6 +62,10 @@ func (d *Daemon) importTranscripts(ctx context.Context, opt transcriptOptions, p
 		Skipped: map[string]int{}, LineErrors: []api.FileLineError{}, Redactions: map[string]int{},
 		Projects: []api.ProjectImport{}, Unregistered: []api.UnregisteredSession{},
 	}
+	desc, err := transcript.Lookup(opt.format)
+	if err != nil {
+		return rep, err
+	}
 	projects, err := d.store.Projects(ctx)
 	if err != nil {
 		return rep, err
@@ -71,7 +74,7 @@ func (d *Daemon) importTranscripts(ctx context.Context, opt transcriptOptions, p
 		if rep.Paths, err = transcript.DefaultPaths(opt.format, os.Getenv); err != nil {
 			return rep, fmt.Errorf("%w: %v: give the paths to import", ragd.ErrInvalid, err)
 		}
-		if opt.format == transcript.Aider {
+		if desc.PerRepository() {
 			for _, p := range projects {
 				rep.Paths = append(rep.Paths, p.Path)
 			}
@@ -88,6 +91,9 @@ func (d *Daemon) importTranscripts(ctx context.Context, opt transcriptOptions, p
 	rep.Files = len(files)
 	rep.UnreadableCount = len(found.Unreadable)
 	rep.Unreadable = found.Unreadable[:min(len(found.Unreadable), maxListed)]
+	if rep.Files == 0 {
+		rep.LookedFor = desc.Looks
+	}
 	ir := &importRun{d: d, opt: opt, rep: rep, projects: projects,
 		forgotten: map[int64]map[string]bool{}, perProject: map[int64]*projectCount{}, unregistered: map[string]bool{}}
 	for _, p := range projects {
@@ -170,9 +176,10 @@ func (ir *importRun) checkpointOwner(cp transcript.Checkpoint) int64 {
 }
 
 // isDocument reports whether a transcript is read whole each time (a
-// Gemini .json document, rewritten in place) rather than resumed.
+// document or database rewritten in place) rather than resumed.
 func isDocument(f transcript.Format, path string) bool {
-	return f == transcript.Gemini && strings.EqualFold(filepath.Ext(path), ".json")
+	d, err := transcript.Lookup(f)
+	return err == nil && d.IsRewritten(path)
 }
 
 // resumePoint picks, among the stored checkpoints of a file, the one that
@@ -239,23 +246,45 @@ func (cr ctxReader) Read(p []byte) (int, error) {
 	return cr.r.Read(p)
 }
 
-// file imports one transcript file. It is opened before the daemon-wide
-// transcripts lock is taken, without blocking, and read only if it is a
-// regular file.
+// file imports one transcript file. A stream is opened before the
+// daemon-wide transcripts lock is taken, without blocking, and read only
+// if it is a regular file; a database is read by path, from a copy
+// (transcript.ReadFile).
 func (ir *importRun) file(ctx context.Context, path string) error {
-	fh, info, err := openTranscript(path)
+	desc, err := transcript.Lookup(ir.opt.format)
 	if err != nil {
 		return err
 	}
-	if fh == nil {
-		ir.rep.Files--
-		if info != nil {
-			ir.rep.Skipped[skippedNotRegular]++
+	var fh *os.File
+	var size int64
+	var modTime time.Time
+	if desc.IsDatabase(path) {
+		// A database in WAL mode changes its -wal, not itself.
+		size, modTime, err = transcript.DatabaseStat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			ir.rep.Files-- // deleted since it was listed: what was imported of it stays
+			return nil
 		}
-		// Else deleted since it was listed: what was imported of it stays.
-		return nil
+		if err != nil {
+			return fmt.Errorf("transcript %s: %w", path, err)
+		}
+	} else {
+		var info os.FileInfo
+		fh, info, err = openTranscript(path)
+		if err != nil {
+			return err
+		}
+		if fh == nil {
+			ir.rep.Files--
+			if info != nil {
+				ir.rep.Skipped[skippedNotRegular]++
+			}
+			// Else deleted since it was listed: what was imported of it stays.
+			return nil
+		}
+		defer fh.Close()
+		size, modTime = info.Size(), info.ModTime()
 	}
-	defer fh.Close()
 	ir.d.transcripts.Lock()
 	defer ir.d.transcripts.Unlock()
 	saved, err := ir.d.store.TranscriptFiles(ctx, path)
@@ -269,18 +298,27 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 	if cp != nil {
 		ir.noteUnregistered(cp.Session, path)
 	}
-	if tf != nil && tf.Size == info.Size() && tf.ModTime.Equal(info.ModTime()) {
+	if tf != nil && tf.Size == size && tf.ModTime.Equal(modTime) {
 		ir.rep.Unchanged++
 		return nil
 	}
-	if cp != nil && (isDocument(ir.opt.format, path) || cp.Offset > info.Size()) {
-		// A document is read whole; a file shorter than where we stopped
-		// was replaced: read it again (event ids are stable, so what was
-		// stored already counts as duplicates).
+	document := isDocument(ir.opt.format, path)
+	switch {
+	case cp != nil && document:
+		// A document is read whole, with what the last read kept (the
+		// time given to records without one), so that what was stored
+		// already counts as duplicates.
+		whole := *cp
+		whole.Offset, whole.Line = 0, 0
+		cp = &whole
+	case cp != nil && cp.Offset > size:
+		// A file shorter than where we stopped was replaced: read it
+		// again (event ids are stable, so what was stored already counts
+		// as duplicates).
 		cp = nil
 	}
 
-	if cp != nil {
+	if cp != nil && !document {
 		if _, err := fh.Seek(cp.Offset, io.SeekStart); err != nil {
 			return fmt.Errorf("transcript %s: seek to %d: %w", path, cp.Offset, err)
 		}
@@ -299,7 +337,13 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		}
 		return ir.append(ctx, p, evs)
 	}
-	st, err := transcript.Read(ir.opt.format, ctxReader{ctx, fh}, path, transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp},
+	read := func(opt transcript.Options, fn transcript.Func) (transcript.Stats, error) {
+		if fh == nil {
+			return transcript.ReadFile(ctx, ir.opt.format, path, opt, fn)
+		}
+		return transcript.Read(ir.opt.format, ctxReader{ctx, fh}, path, opt, fn)
+	}
+	st, err := read(transcript.Options{KeepRaw: ir.opt.keepRaw, Resume: cp, FileTime: modTime},
 		func(s *transcript.Session, e ragd.Event) error {
 			p, ok := ir.target(s)
 			if !ok {
@@ -355,7 +399,7 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 		return fmt.Errorf("transcript %s: checkpoint: %w", path, err)
 	}
 	row := store.TranscriptFile{Path: path, ProjectID: saveAs.ID, Format: string(ir.opt.format),
-		Size: info.Size(), ModTime: info.ModTime(), Checkpoint: b}
+		Size: size, ModTime: modTime, Checkpoint: b}
 	switch {
 	case saveAs.ID != 0 && !unmatched && len(targets) == 0:
 		return ir.d.store.SaveTranscriptFile(ctx, row)

@@ -3,11 +3,29 @@ package transcript
 import (
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/ragd/ragd"
 )
+
+// aiderFormat reads Aider's chat history, kept in each repository
+// (.aider.chat.history.md at its top), or $AIDER_CHAT_HISTORY_FILE.
+var aiderFormat = Descriptor{
+	Name: Aider,
+	Tool: "Aider",
+	Paths: func(getenv func(string) string) ([]string, error) {
+		if p := getenv("AIDER_CHAT_HISTORY_FILE"); p != "" {
+			return []string{p}, nil
+		}
+		return nil, nil
+	},
+	Match:     func(path string) bool { return filepath.Base(path) == AiderHistoryFile },
+	Looks:     AiderHistoryFile + " at the top of each repository (give a file of another name itself)",
+	RepoFiles: []string{AiderHistoryFile},
+	Read:      readAider,
+}
 
 // Aider appends its chat history to .aider.chat.history.md in the
 // repository, as markdown: "# aider chat started at 2006-01-02 15:04:05"
@@ -40,6 +58,11 @@ type aiderReader struct {
 	block strings.Builder
 	// fenced is set inside a code fence of the reply being read.
 	fenced bool
+	// report is set inside a report of edits that failed to apply
+	// ("# 1 SEARCH/REPLACE block failed to match!"), which Aider writes
+	// with "> " before its first line only; reportTail after its last
+	// standard line, where "# The other … were applied" may follow.
+	report, reportTail bool
 	// blockOff and blockLine are where the pending block starts.
 	blockOff  int64
 	blockLine int
@@ -74,7 +97,10 @@ func (ar *aiderReader) readLine(s string, n int, off int64) error {
 		if err := ar.flush(); err != nil {
 			return err
 		}
+		ar.report, ar.reportTail = false, false
 		return ar.session(strings.TrimSpace(strings.TrimPrefix(trimmed, aiderSessionPrefix)), n)
+	case (ar.report || ar.reportTail) && ar.kind == aiderTool && ar.reportLine(trimmed):
+		return nil
 	case ar.kind == aiderAssistant && ar.fenced:
 		// Inside a code fence of a reply every line is the reply's,
 		// "> " and "#### " included.
@@ -111,7 +137,50 @@ func (ar *aiderReader) readLine(s string, n int, off int64) error {
 		ar.hold(off, n-1)
 	}
 	ar.add(text)
+	if kind == aiderTool && aiderFailedEdits.MatchString(text) {
+		ar.report = true
+	}
 	return nil
+}
+
+// aiderFailedEdits is the first line of Aider's report of edits that did
+// not apply; the lines up to its end are Aider's, not the reply's.
+var aiderFailedEdits = regexp.MustCompile(`^# \d+ SEARCH/REPLACE blocks? failed to match!`)
+
+// reportLine adds a line of a failed-edits report to the pending block of
+// Aider's output and reports whether it was one; a line after the report's
+// end is not, and is read as any other.
+func (ar *aiderReader) reportLine(line string) bool {
+	if ar.reportTail {
+		switch {
+		case line == "":
+			ar.add("")
+			return true
+		case strings.HasPrefix(line, "# The other "):
+			ar.report, ar.reportTail = true, false
+		default:
+			ar.reportTail = false
+			return false
+		}
+	}
+	ar.add(line)
+	switch {
+	case strings.HasPrefix(line, "The SEARCH section must exactly match"):
+		ar.report, ar.reportTail = false, true
+	case strings.HasPrefix(line, "Just reply with fixed versions"):
+		ar.report = false
+	}
+	return true
+}
+
+// aiderConfirmation matches the person's answer to one of Aider's
+// questions ("Add file to the chat? (Y)es/(N)o/(A)ll… [Yes]: all"), which
+// Aider writes as the person's input.
+var aiderConfirmationRe = regexp.MustCompile(`\(Y\)es/\(N\)o.*\[[^\]]*\]:`)
+
+func aiderConfirmation(text string) bool {
+	first, _, _ := strings.Cut(text, "\n")
+	return aiderConfirmationRe.MatchString(first)
 }
 
 // Aider writes its multi-line messages with "> " before the first line
@@ -183,6 +252,13 @@ func (ar *aiderReader) flush() error {
 	defer func() { ar.line = saved }()
 	switch kind {
 	case aiderUser:
+		if aiderConfirmation(text) {
+			// The person's answer to one of Aider's questions.
+			return ar.emit(id, TypeSystemNote, ragd.ActorPerson, text, ar.start, "", meta{Record: "confirmation"})
+		}
+		if p, ok := commandPrompt(text, nil, aiderPromptCommands); ok {
+			return ar.emit(id, ragd.TypeChatMessage, ragd.ActorPerson, p, ar.start, "", meta{Record: "input", Name: strings.Fields(text)[0]})
+		}
 		if strings.HasPrefix(text, "/") {
 			return ar.emit(id, TypeCommand, ragd.ActorPerson, text, ar.start, "", meta{Record: "input"})
 		}

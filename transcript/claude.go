@@ -13,6 +13,20 @@ import (
 	"github.com/ragd/ragd"
 )
 
+// claudeCodeFormat reads Claude Code's session files:
+// $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects)/<project>/*.jsonl,
+// subagent files included.
+var claudeCodeFormat = Descriptor{
+	Name: ClaudeCode,
+	Tool: "Claude Code",
+	Paths: func(getenv func(string) string) ([]string, error) {
+		return envOrHome(ClaudeCode, getenv, "CLAUDE_CONFIG_DIR", []string{"projects"}, []string{".claude", "projects"})
+	},
+	Match: func(path string) bool { return strings.HasSuffix(filepath.Base(path), ".jsonl") },
+	Looks: "*.jsonl files",
+	Read:  readClaude,
+}
+
 // claudeRecord is one line of a Claude Code transcript. Only the fields the
 // mapping reads are declared; the rest stay in the raw line.
 type claudeRecord struct {
@@ -88,6 +102,7 @@ type untimedTitle struct {
 // readClaude reads a Claude Code transcript (one JSON record per line).
 func readClaude(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 	cr := &claudeReader{reader: newReader(ClaudeCode, name, opt, fn), pending: map[string]string{}}
+	cr.scoped = true
 	if c := opt.Resume; c != nil {
 		maps.Copy(cr.pending, c.Summaries)
 		cr.titleRank = c.TitleRank
@@ -338,7 +353,20 @@ func classifyClaudeUser(rec *claudeRecord, text string) (typ, actor, out string)
 	case rec.IsMeta:
 		return TypeSystemNote, ActorSystem, text
 	case strings.HasPrefix(trim, "<command-name>") || strings.HasPrefix(trim, "<command-message>"):
-		return TypeCommand, ragd.ActorPerson, slashCommand(trim)
+		cmd := slashCommand(trim)
+		if p, ok := commandPrompt(cmd, claudeSettingCommands, nil); ok {
+			// A command that sends its arguments as a request: they are
+			// what the person typed.
+			return ragd.TypeChatMessage, ragd.ActorPerson, p
+		}
+		return TypeCommand, ragd.ActorPerson, cmd
+	case strings.HasPrefix(trim, "<ide_"):
+		// The IDE's state (the file opened, the selection), put before
+		// or in place of what the person typed.
+		if rest := stripIDEContext(trim); !isBlank(rest) {
+			return ragd.TypeChatMessage, ragd.ActorPerson, rest
+		}
+		return TypeSystemNote, ActorSystem, text
 	case strings.HasPrefix(trim, "<bash-input>"):
 		return TypeCommand, ragd.ActorPerson, "!" + between(trim, "<bash-input>", "</bash-input>")
 	}
@@ -348,6 +376,25 @@ func classifyClaudeUser(rec *claudeRecord, text string) (typ, actor, out string)
 		}
 	}
 	return ragd.TypeChatMessage, ragd.ActorPerson, text
+}
+
+// stripIDEContext removes the leading <ide_…>…</ide_…> elements Claude
+// Code's IDE integrations inject (ide_opened_file, ide_selection,
+// ide_diagnostics) and returns what follows them.
+func stripIDEContext(s string) string {
+	for strings.HasPrefix(s, "<ide_") {
+		end := strings.IndexByte(s, '>')
+		if end < 0 {
+			return ""
+		}
+		closing := "</" + s[1:end+1]
+		j := strings.Index(s, closing)
+		if j < 0 {
+			return ""
+		}
+		s = strings.TrimSpace(s[j+len(closing):])
+	}
+	return s
 }
 
 // slashCommand renders a <command-name> wrapper as the command typed.

@@ -11,6 +11,22 @@ import (
 	"github.com/ragd/ragd"
 )
 
+// codexFormat reads Codex CLI's rollouts:
+// $CODEX_HOME/sessions (default ~/.codex/sessions)/YYYY/MM/DD/rollout-*.jsonl.
+var codexFormat = Descriptor{
+	Name: Codex,
+	Tool: "Codex CLI",
+	Paths: func(getenv func(string) string) ([]string, error) {
+		return envOrHome(Codex, getenv, "CODEX_HOME", []string{"sessions"}, []string{".codex", "sessions"})
+	},
+	Match: func(path string) bool {
+		base := filepath.Base(path)
+		return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
+	},
+	Looks: "rollout-*.jsonl files (the names Codex gives its sessions; give a file of another name itself)",
+	Read:  readCodex,
+}
+
 // codexLine is one line of a Codex CLI rollout: {timestamp, type, payload}.
 // Rollouts written before Codex wrapped its lines hold a bare session
 // header ({id, timestamp, ...}) and bare response items ({type: "message",
@@ -97,12 +113,15 @@ func codexRecord(rd *reader, l *codexLine, line []byte, n int, off int64) error 
 	}
 	payload := l.Payload
 	typ := l.Type
+	// bare is set for the records of an early rollout, which has no
+	// user_message events: its user response items are the prompts.
+	bare := false
 	switch {
 	case len(payload) == 0 && typ == "" && l.ID != "":
 		// The bare session header of an early rollout.
 		typ, payload = "session_meta", line
 	case len(payload) == 0 && codexItemTypes[typ]:
-		typ, payload = "response_item", line
+		typ, payload, bare = "response_item", line, true
 	case l.Record != "":
 		rd.skip("codex " + quoteType(l.Record) + " record")
 		return nil
@@ -132,15 +151,34 @@ func codexRecord(rd *reader, l *codexLine, line []byte, n int, off int64) error 
 		rd.skip("codex turn_context record")
 		return nil
 	case "event_msg":
-		// Events repeat the response items (user_message, agent_message,
-		// agent_reasoning) or report the UI's state (token_count, ...).
+		// A user_message event is what the person typed: the canonical
+		// list of prompts (the user response items also carry injected
+		// context, and the history a compaction replaces). The other
+		// events repeat response items (agent_message, agent_reasoning) or
+		// report the UI's state (token_count, ...).
 		var e struct {
-			Type string `json:"type"`
+			Type    string `json:"type"`
+			Message string `json:"message"`
+			Kind    string `json:"kind"`
 		}
 		_ = json.Unmarshal(payload, &e)
-		rd.skip("codex event_msg " + quoteType(e.Type))
-		return nil
+		if e.Type != "user_message" {
+			rd.skip("codex event_msg " + quoteType(e.Type))
+			return nil
+		}
+		codexSession(rd)
+		if t = codexTime(rd, t, n); t.IsZero() {
+			return nil
+		}
+		id := derivedID(rd.sess.ToolID, off, line)
+		m := meta{Record: "user_message", Block: e.Kind}
+		if (e.Kind != "" && e.Kind != "plain") || codexIsInjected(e.Message) {
+			return rd.emit(id, TypeSystemNote, ActorSystem, e.Message, t, "", m)
+		}
+		return rd.emit(id, ragd.TypeChatMessage, ragd.ActorPerson, e.Message, t, "", m)
 	case "compacted":
+		// The summary the session continued from; its replacement history
+		// repeats earlier turns and is not read.
 		var c struct {
 			Message string `json:"message"`
 		}
@@ -178,8 +216,12 @@ func codexRecord(rd *reader, l *codexLine, line []byte, n int, off int64) error 
 				err = rd.emit(pid, TypeAttachment, ragd.ActorPerson, "image", t, "", m)
 			case it.Role == "assistant":
 				err = rd.emit(pid, ragd.TypeAgentResponse, ragd.ActorAgent, c.Text, t, "", m)
-			case it.Role == "user" && !codexIsInjected(c.Text):
+			case it.Role == "user" && !codexIsInjected(c.Text) && bare:
 				err = rd.emit(pid, ragd.TypeChatMessage, ragd.ActorPerson, c.Text, t, "", m)
+			case it.Role == "user" && !codexIsInjected(c.Text):
+				// The prompt is its user_message event; this copy, or a
+				// compaction's replay of it, is not stored again.
+				rd.skip("codex user response_item (the user_message event is the prompt)")
 			default:
 				// Developer and system messages, and injected user text.
 				err = rd.emit(pid, TypeSystemNote, ActorSystem, c.Text, t, "", m)

@@ -110,7 +110,7 @@ func lineAt(t *testing.T, data []byte, sub string) (int64, []byte) {
 func TestClaudeCodeFixture(t *testing.T) {
 	got, times, sessions, st := readFixture(t, ClaudeCode, "claude-code.jsonl", Options{})
 	const sid = "claude-code:11111111-2222-4333-8444-555555555555"
-	p := func(id string) string { return "claude-code:" + id }
+	p := func(id string) string { return sid + "/" + id }
 	want := []ev{
 		{p("u1"), ragd.TypeChatMessage, ragd.ActorPerson, "How do we store sessions?", ""},
 		{p("a1/0"), TypeThinking, ragd.ActorAgent, "Consider SQLite.", ""},
@@ -205,8 +205,10 @@ func TestCodexFixture(t *testing.T) {
 	want := []ev{
 		{id(`"role": "developer"`) + "/0", TypeSystemNote, ActorSystem, "<permissions instructions>sandboxed</permissions instructions>", ""},
 		{id(`<environment_context>`) + "/0", TypeSystemNote, ActorSystem, "<environment_context>\n  <cwd>/home/dev/proj</cwd>\n</environment_context>", ""},
-		{id(`"input_text", "text": "Why SQLite?"`) + "/0", ragd.TypeChatMessage, ragd.ActorPerson, "Why SQLite?", ""},
+		// The user response item's text is not the prompt: its
+		// user_message event is. Its image is kept.
 		{id(`"input_text", "text": "Why SQLite?"`) + "/1", TypeAttachment, ragd.ActorPerson, "image", ""},
+		{id(`"user_message", "message": "Why SQLite?"`), ragd.TypeChatMessage, ragd.ActorPerson, "Why SQLite?", ""},
 		{id(`"reasoning"`), TypeThinking, ragd.ActorAgent, "**Weighing storage**", ""},
 		{id(`"function_call", "name": "shell"`), TypeToolCall, ragd.ActorAgent, `shell {"command":["ls"]}`, ""},
 		{id(`"function_call_output"`), TypeToolResult, ActorTool, `{"output":"main.go\n","metadata":{"exit_code":0}}`, ""},
@@ -214,7 +216,8 @@ func TestCodexFixture(t *testing.T) {
 		{id(`"compacted"`), TypeCompacted, ActorSystem, "Summary: chose SQLite.", ""},
 		// The last line has no line ending but is a whole record: read,
 		// and read again by a follower (same id) once it is terminated.
-		{id(`"Thanks"`) + "/0", ragd.TypeChatMessage, ragd.ActorPerson, "Thanks", ""},
+		// (The history the compaction replays is not stored again.)
+		{id(`"Thanks"`), ragd.TypeChatMessage, ragd.ActorPerson, "Thanks", ""},
 	}
 	diffEvents(t, got, want)
 	wantSession := Session{ID: "codex:" + tool, Format: Codex, ToolID: tool, Cwd: "/home/dev/proj", GitBranch: "feature/x"}
@@ -223,22 +226,22 @@ func TestCodexFixture(t *testing.T) {
 	}
 	lastOff, _ := lineAt(t, data, `"Thanks"`)
 	checkStats(t, st, Stats{
-		Files: 1, Lines: 16, Records: 15, Sessions: 1, Messages: 3, Mechanism: 7,
+		Files: 1, Lines: 17, Records: 16, Sessions: 1, Messages: 3, Mechanism: 7,
 		Skipped: map[string]int{
-			"codex event_msg user_message":       1,
-			"codex turn_context record":          1,
-			"codex event_msg token_count":        1,
-			"unknown codex record type mystery":  1,
-			"codex response_item ghost_snapshot": 1,
+			"codex user response_item (the user_message event is the prompt)": 2,
+			"codex turn_context record":                                       1,
+			"codex event_msg token_count":                                     1,
+			"unknown codex record type mystery":                               1,
+			"codex response_item ghost_snapshot":                              1,
 		},
 		Malformed: 1,
-	}, lastOff, 15, []int{14})
+	}, lastOff, 16, []int{15})
 }
 
 func TestGeminiDocumentFixture(t *testing.T) {
 	const tool = "9e3f0c1a-0000-4000-8000-000000000001"
 	got, times, sessions, st := readFixture(t, Gemini, "gemini-session.json", Options{})
-	p := func(id string) string { return "gemini:" + id }
+	p := func(id string) string { return "gemini:" + tool + "/" + id }
 	want := []ev{
 		{p("g1"), ragd.TypeChatMessage, ragd.ActorPerson, "Where are sessions stored?", ""},
 		{p("g2/thought/0"), TypeThinking, ragd.ActorAgent, "Recalling\nThe store uses SQLite.", ""},
@@ -251,7 +254,7 @@ func TestGeminiDocumentFixture(t *testing.T) {
 		// displayContent is what the person typed; content its expansion.
 		{p("g4"), TypeCommand, ragd.ActorPerson, "/init", ""},
 		{p("g5"), TypeAttachment, ragd.ActorPerson, "attachment", ""},
-		{p(tool + "/title/" + shortHash("Session storage in SQLite")), TypeTitle, ActorSystem, "Session storage in SQLite", "Session storage in SQLite"},
+		{p("title/" + shortHash("Session storage in SQLite")), TypeTitle, ActorSystem, "Session storage in SQLite", "Session storage in SQLite"},
 	}
 	diffEvents(t, got, want)
 	if n := len(times); n == len(want) && !times[n-1].Equal(mustTime(t, "2026-01-04T08:10:00Z")) {
@@ -274,7 +277,7 @@ func TestGeminiDocumentFixture(t *testing.T) {
 func TestGeminiLinesFixture(t *testing.T) {
 	const tool = "9e3f0c1a-0000-4000-8000-000000000002"
 	got, _, sessions, st := readFixture(t, Gemini, "gemini-session.jsonl", Options{})
-	p := func(id string) string { return "gemini:" + id }
+	p := func(id string) string { return "gemini:" + tool + "/" + id }
 	want := []ev{
 		{p("h1"), ragd.TypeChatMessage, ragd.ActorPerson, "Add a test", ""},
 		{p("h2"), ragd.TypeAgentResponse, ragd.ActorAgent, "Adding it.", ""},
@@ -283,7 +286,7 @@ func TestGeminiLinesFixture(t *testing.T) {
 		{p("h2/result/w-1"), TypeToolResult, ActorTool, "ok", ""},
 		// A tool's response sent in the person's place.
 		{p("h3"), TypeSystemNote, ActorSystem, "System: Please continue.", ""},
-		{p(tool + "/title/" + shortHash("Adding a test")), TypeTitle, ActorSystem, "Adding a test", "Adding a test"},
+		{p("title/" + shortHash("Adding a test")), TypeTitle, ActorSystem, "Adding a test", "Adding a test"},
 	}
 	diffEvents(t, got, want)
 	wantSession := Session{ID: "gemini:" + tool, Format: Gemini, ToolID: tool, ProjectHash: "PH2", Title: "Adding a test"}

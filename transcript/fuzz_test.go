@@ -71,3 +71,43 @@ func FuzzReadGeminiDocument(f *testing.F) {
 func FuzzReadAider(f *testing.F) {
 	fuzzRead(f, transcript.Aider, "/repo/.aider.chat.history.md", "aider.chat.history.md")
 }
+
+func FuzzReadCopilotCLI(f *testing.F) {
+	fuzzRead(f, transcript.CopilotCLI, "/p/session-state/s/events.jsonl", "more/copilot-cli.jsonl")
+}
+
+func FuzzReadQwen(f *testing.F) {
+	fuzzRead(f, transcript.Qwen, "/p/chats/q.jsonl", "more/qwen-chats.jsonl")
+}
+
+func FuzzReadDroid(f *testing.F) {
+	fuzzRead(f, transcript.Droid, "/p/sessions/-p/d.jsonl", "more/droid.jsonl")
+}
+
+func FuzzReadCursorTranscript(f *testing.F) {
+	fuzzRead(f, transcript.Cursor, "/p/projects/p/agent-transcripts/c.jsonl", "more/home-dev-proj/agent-transcripts/cur-1.jsonl")
+}
+
+func FuzzReadAmp(f *testing.F) {
+	fuzzRead(f, transcript.Amp, "/p/threads/T-1.json", "more/T-amp-1.json")
+}
+
+func FuzzReadContinue(f *testing.F) {
+	fuzzRead(f, transcript.Continue, "/p/sessions/k.json", "more/sessions/k-1.json")
+}
+
+func FuzzReadCline(f *testing.F) {
+	fuzzRead(f, transcript.Cline, "/p/tasks/1/ui_messages.json", "more/tasks/1733000000000/ui_messages.json")
+}
+
+func FuzzReadCopilotLog(f *testing.F) {
+	fuzzRead(f, transcript.Copilot, "/p/chatSessions/c.jsonl", "more/ws1/chatSessions/cs-1.jsonl")
+}
+
+func FuzzReadCopilotDocument(f *testing.F) {
+	fuzzRead(f, transcript.Copilot, "/p/chatSessions/c.json", "more/ws1/chatSessions/cs-1.jsonl")
+}
+
+func FuzzReadOpenCodeStorage(f *testing.F) {
+	fuzzRead(f, transcript.OpenCode, "/p/storage/message/ses_1/msg_2.json", "more/opencode-storage/storage/message/ses_1/msg_2.json")
+}

@@ -14,6 +14,32 @@ import (
 	"github.com/ragd/ragd"
 )
 
+// geminiFormat reads Gemini CLI's sessions:
+// $GEMINI_CLI_HOME (default ~)/.gemini/tmp/<project hash>/chats/session-*.json
+// (a document rewritten as it grows) and session-*.jsonl (appended).
+var geminiFormat = Descriptor{
+	Name: Gemini,
+	Tool: "Gemini CLI",
+	Paths: func(getenv func(string) string) ([]string, error) {
+		home := getenv("GEMINI_CLI_HOME")
+		if home == "" {
+			home = getenv("HOME")
+		}
+		if home == "" {
+			return nil, fmt.Errorf("transcript: no home directory for the %s transcripts ($HOME is not set)", Gemini)
+		}
+		return []string{filepath.Join(home, ".gemini", "tmp")}, nil
+	},
+	Match: func(path string) bool {
+		base := filepath.Base(path)
+		return strings.HasPrefix(base, "session-") && (strings.HasSuffix(base, ".json") || strings.HasSuffix(base, ".jsonl")) &&
+			filepath.Base(filepath.Dir(path)) == "chats"
+	},
+	Looks:    "session-*.json and session-*.jsonl files in a chats folder (give a file of another name itself)",
+	Rewrites: func(path string) bool { return strings.EqualFold(filepath.Ext(path), ".json") },
+	Read:     readGemini,
+}
+
 // Gemini CLI keeps a session either as one JSON document
 // (ConversationRecord: sessionId, projectHash, startTime, lastUpdated,
 // messages, summary, kind), rewritten as it grows, or, in newer versions,
@@ -65,6 +91,7 @@ type geminiReader struct {
 // readGemini reads a Gemini CLI session: a .json document, or JSON lines.
 func readGemini(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 	gr := &geminiReader{reader: newReader(Gemini, name, opt, fn), recent: map[string]map[string]bool{}}
+	gr.scoped = true
 	if strings.EqualFold(filepath.Ext(name), ".json") {
 		err := gr.document(r)
 		return gr.st, err
@@ -237,7 +264,7 @@ func (gr *geminiReader) header(h *geminiHeader, start bool) error {
 	if h.Summary == nil || strings.TrimSpace(*h.Summary) == "" || gr.sess.Title == gr.redact(*h.Summary) || gr.lastTime.IsZero() {
 		return nil
 	}
-	return gr.emit(gr.sess.ToolID+"/title/"+shortHash(*h.Summary), TypeTitle, ActorSystem, *h.Summary, gr.lastTime, *h.Summary, meta{Record: "summary"})
+	return gr.emit("title/"+shortHash(*h.Summary), TypeTitle, ActorSystem, *h.Summary, gr.lastTime, *h.Summary, meta{Record: "summary"})
 }
 
 func (gr *geminiReader) message(m *geminiMessage) error {
@@ -288,6 +315,10 @@ func (gr *geminiReader) message(m *geminiMessage) error {
 				typ, actor = TypeSystemNote, ActorSystem
 			case strings.HasPrefix(strings.TrimSpace(shown), "/"):
 				typ, text = TypeCommand, strings.TrimSpace(shown)
+				if p, ok := commandPrompt(shown, geminiSettingCommands, nil); ok && !sub {
+					// A custom command's arguments are the request.
+					typ, text = ragd.TypeChatMessage, p
+				}
 			default:
 				text = shown
 			}

@@ -8,90 +8,40 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // AiderHistoryFile is the name of Aider's chat history in a repository.
 const AiderHistoryFile = ".aider.chat.history.md"
 
 // DefaultPaths returns where format f keeps its transcripts on this
-// machine, honouring each tool's override: $CLAUDE_CONFIG_DIR/projects
-// (default ~/.claude/projects), $CODEX_HOME/sessions (default
-// ~/.codex/sessions), $GEMINI_CLI_HOME/.gemini/tmp (default
-// ~/.gemini/tmp). Aider keeps its history in each repository, so for Aider
-// it returns $AIDER_CHAT_HISTORY_FILE when set and otherwise nothing: pass
-// the repositories to Discover. getenv is os.Getenv in use; tests pass
-// their own.
+// machine, honouring each tool's override (see each Descriptor's Paths):
+// for a per-repository format such as Aider only its override, if set;
+// pass the repositories to Discover. getenv is os.Getenv in use; tests
+// pass their own.
 func DefaultPaths(f Format, getenv func(string) string) ([]string, error) {
+	d, err := Lookup(f)
+	if err != nil {
+		return nil, err
+	}
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	home := getenv("HOME")
-	need := func() error {
-		if home == "" {
-			return fmt.Errorf("transcript: no home directory for the %s transcripts ($HOME is not set)", f)
-		}
-		return nil
-	}
-	switch f {
-	case ClaudeCode:
-		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			return []string{filepath.Join(d, "projects")}, nil
-		}
-		if err := need(); err != nil {
-			return nil, err
-		}
-		return []string{filepath.Join(home, ".claude", "projects")}, nil
-	case Codex:
-		if d := getenv("CODEX_HOME"); d != "" {
-			return []string{filepath.Join(d, "sessions")}, nil
-		}
-		if err := need(); err != nil {
-			return nil, err
-		}
-		return []string{filepath.Join(home, ".codex", "sessions")}, nil
-	case Gemini:
-		if d := getenv("GEMINI_CLI_HOME"); d != "" {
-			home = d
-		}
-		if err := need(); err != nil {
-			return nil, err
-		}
-		return []string{filepath.Join(home, ".gemini", "tmp")}, nil
-	case Aider:
-		if p := getenv("AIDER_CHAT_HISTORY_FILE"); p != "" {
-			return []string{p}, nil
-		}
-		return nil, nil
-	}
-	_, err := ParseFormat(string(f))
-	return nil, err
+	return d.Paths(getenv)
 }
 
 // IsTranscript reports whether the file at path (by its name and the
-// folder it is in) is a transcript of format f: Claude Code *.jsonl
-// (subagent files included), Codex rollout-*.jsonl, Gemini session-*.json
-// and session-*.jsonl in a chats folder, Aider's .aider.chat.history.md.
+// folder it is in) is a transcript of format f.
 func IsTranscript(f Format, path string) bool {
-	base := filepath.Base(path)
-	switch f {
-	case ClaudeCode:
-		return strings.HasSuffix(base, ".jsonl")
-	case Codex:
-		return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
-	case Gemini:
-		return strings.HasPrefix(base, "session-") && (strings.HasSuffix(base, ".json") || strings.HasSuffix(base, ".jsonl")) &&
-			filepath.Base(filepath.Dir(path)) == "chats"
-	case Aider:
-		return base == AiderHistoryFile
-	}
-	return false
+	d, err := Lookup(f)
+	return err == nil && d.Match(path)
 }
 
 // Discover lists the transcripts of format f under paths, sorted: a path
 // that is a file is listed as it is (whatever its name); a folder is
-// walked for the files IsTranscript accepts. For Aider a folder is a
-// repository, whose history is at its top: Aider's folders are not walked,
-// since a repository's tree can be large and holds one history. A path
+// walked for the files IsTranscript accepts. For a per-repository format
+// (Aider) a repository (a folder with .git) is looked up at the format's
+// RepoFiles: it is not walked, since a repository's tree can be large. A path
 // that does not exist is skipped: a tool not installed has no
 // transcripts. Folders it cannot read are skipped: DiscoverAll says which.
 func Discover(f Format, paths []string) ([]string, error) {
@@ -111,13 +61,14 @@ type Discovery struct {
 
 // DiscoverAll is Discover, saying which folders it skipped as unreadable:
 // a walk from / meets folders of other users, and they are no reason to
-// list nothing. Symbolic links are not followed in a walk, nor is an
-// Aider history that is one: in a repository others may write to, a link
-// to another of the owner's files would import it. A path given is
-// followed, link or not: it is its giver's to give.
+// list nothing. Symbolic links are not followed in a walk, nor is a
+// repository file (an Aider history) that is one: in a repository others
+// may write to, a link to another of the owner's files would import it. A
+// path given is followed, link or not: it is its giver's to give.
 func DiscoverAll(f Format, paths []string) (Discovery, error) {
 	var d Discovery
-	if _, err := ParseFormat(string(f)); err != nil {
+	desc, err := Lookup(f)
+	if err != nil {
 		return d, err
 	}
 	var out []string
@@ -134,10 +85,12 @@ func DiscoverAll(f Format, paths []string) (Discovery, error) {
 			out = append(out, p)
 			continue
 		}
-		if f == Aider {
-			h := filepath.Join(p, AiderHistoryFile)
-			if hi, err := os.Lstat(h); err == nil && hi.Mode().IsRegular() {
-				out = append(out, h)
+		if desc.PerRepository() && IsRepository(p) {
+			for _, rf := range desc.RepoFiles {
+				h := filepath.Join(p, filepath.FromSlash(rf))
+				if hi, err := os.Lstat(h); err == nil && hi.Mode().IsRegular() {
+					out = append(out, h)
+				}
 			}
 			continue
 		}
@@ -150,7 +103,7 @@ func DiscoverAll(f Format, paths []string) (Discovery, error) {
 				}
 				return nil
 			}
-			if de.Type().IsRegular() && IsTranscript(f, path) {
+			if de.Type().IsRegular() && desc.Match(path) {
 				out = append(out, path)
 			}
 			return nil
@@ -164,14 +117,30 @@ func DiscoverAll(f Format, paths []string) (Discovery, error) {
 	return d, nil
 }
 
+// IsRepository reports whether dir is the top of a git working tree (it
+// has .git): a per-repository format looks it up rather than walks it.
+func IsRepository(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
 // MatchProject returns the root, among roots (the registered projects'
 // repository roots), that the session belongs to: the deepest root
-// containing the session's cwd, or for a Gemini session without a cwd the
-// root whose GeminiProjectHash is the session's ProjectHash. ok is false
+// containing the session's cwd, for a Gemini session without a cwd the
+// root whose GeminiProjectHash is the session's ProjectHash, and for a
+// session known by its folder's slug only (Cursor) the root of that slug. ok is false
 // when none matches. Paths are compared cleaned, not resolved: pass roots
 // as the tools would have seen them (absolute, symlinks resolved the same
 // way).
 func MatchProject(s Session, roots []string) (root string, ok bool) {
+	if s.Cwd == "" && s.Slug != "" {
+		for _, r := range roots {
+			if PathSlug(r) == PathSlug(s.Slug) {
+				return r, true
+			}
+		}
+		return "", false
+	}
 	if s.Cwd == "" {
 		if s.ProjectHash == "" {
 			return "", false
@@ -184,6 +153,26 @@ func MatchProject(s Session, roots []string) (root string, ok bool) {
 		return "", false
 	}
 	return DeepestRoot(s.Cwd, roots)
+}
+
+// PathSlug is a path as Cursor names a project's folder: every run of
+// characters other than letters and digits one dash, none at the ends.
+// Both sides of a comparison are slugged, so a slug is its own slug.
+func PathSlug(p string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range p {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	return b.String()
 }
 
 // DeepestRoot returns the deepest of roots that contains dir (dir itself

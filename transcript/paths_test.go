@@ -30,6 +30,15 @@ func TestDefaultPaths(t *testing.T) {
 		{transcript.Gemini, env("HOME", "/h", "GEMINI_CLI_HOME", "/g"), []string{"/g/.gemini/tmp"}},
 		{transcript.Aider, env("HOME", "/h"), nil},
 		{transcript.Aider, env("AIDER_CHAT_HISTORY_FILE", "/r/h.md"), []string{"/r/h.md"}},
+		{transcript.CopilotCLI, env("HOME", "/h"), []string{"/h/.copilot/session-state"}},
+		{transcript.CopilotCLI, env("HOME", "/h", "COPILOT_HOME", "/p"), []string{"/p/session-state"}},
+		{transcript.Qwen, env("HOME", "/h"), []string{"/h/.qwen/projects"}},
+		{transcript.Droid, env("HOME", "/h"), []string{"/h/.factory/sessions"}},
+		{transcript.Cursor, env("HOME", "/h"), []string{"/h/.cursor/projects"}},
+		{transcript.Amp, env("HOME", "/h"), []string{"/h/.local/share/amp/threads"}},
+		{transcript.Amp, env("HOME", "/h", "XDG_DATA_HOME", "/d"), []string{"/d/amp/threads"}},
+		{transcript.Continue, env("HOME", "/h"), []string{"/h/.continue/sessions"}},
+		{transcript.Continue, env("HOME", "/h", "CONTINUE_GLOBAL_DIR", "/k"), []string{"/k/sessions"}},
 	}
 	for _, c := range cases {
 		got, err := transcript.DefaultPaths(c.f, c.getenv)
@@ -40,7 +49,7 @@ func TestDefaultPaths(t *testing.T) {
 	if _, err := transcript.DefaultPaths(transcript.ClaudeCode, env()); err == nil {
 		t.Error("DefaultPaths without HOME: no error")
 	}
-	if _, err := transcript.DefaultPaths("cursor", env("HOME", "/h")); err == nil {
+	if _, err := transcript.DefaultPaths("vim", env("HOME", "/h")); err == nil {
 		t.Error("DefaultPaths of an unknown format: no error")
 	}
 }
@@ -58,6 +67,18 @@ func TestDiscover(t *testing.T) {
 		"gemini/tmp/hash/logs.json",
 		"repo/.aider.chat.history.md",
 		"repo/sub/.aider.chat.history.md",
+		"cursor/projects/home-dev-proj/agent-transcripts/c1.jsonl",
+		"cursor/projects/home-dev-proj/agent-tools/t1.txt",
+		"qwen/projects/p/chats/q1.jsonl",
+		"qwen/projects/p/logs.jsonl",
+		"amp/threads/T-1.json",
+		"amp/threads/other.json",
+		"continue/sessions/k1.json",
+		"continue/sessions/sessions.json",
+	}
+	// The repository is a git working tree: looked up, not walked.
+	if err := os.MkdirAll(filepath.Join(root, "repo", ".git"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	for _, f := range files {
 		p := filepath.Join(root, f)
@@ -86,6 +107,10 @@ func TestDiscover(t *testing.T) {
 		{transcript.Gemini, j("gemini/tmp"), j(files[5], files[6])},
 		// A repository's history at its top only; a file as given.
 		{transcript.Aider, j("repo", "repo/sub/.aider.chat.history.md"), j(files[8], files[9])},
+		{transcript.Cursor, j("cursor/projects"), j(files[10])},
+		{transcript.Qwen, j("qwen/projects"), j(files[12])},
+		{transcript.Amp, j("amp/threads"), j(files[14])},
+		{transcript.Continue, j("continue/sessions"), j(files[16])},
 	}
 	for _, c := range cases {
 		got, err := transcript.Discover(c.f, c.paths)
@@ -110,6 +135,9 @@ func TestMatchProject(t *testing.T) {
 		{transcript.Session{Cwd: "/tmp/x"}, "/", true},
 		{transcript.Session{ProjectHash: transcript.GeminiProjectHash("/home/dev/project2")}, "/home/dev/project2", true},
 		{transcript.Session{ProjectHash: "nope"}, "", false},
+		// Cursor names a session's folder by a slug of its path.
+		{transcript.Session{Slug: "home-dev-project2"}, "/home/dev/project2", true},
+		{transcript.Session{Slug: "home-dev-elsewhere"}, "", false},
 		{transcript.Session{}, "", false},
 	}
 	for _, c := range cases {

@@ -45,13 +45,8 @@ func readReal(t *testing.T, f transcript.Format, rel string) realRead {
 	if err != nil {
 		t.Fatalf("real transcript: %v (set RAGD_BENCH_DIR to the transcripts folder)", err)
 	}
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
 	rr := realRead{sessions: map[string]transcript.Session{}, data: data}
-	rr.st, err = transcript.Read(f, fh, path, transcript.Options{Location: time.UTC}, func(s *transcript.Session, e ragd.Event) error {
+	rr.st, err = transcript.ReadFile(t.Context(), f, path, transcript.Options{Location: time.UTC}, func(s *transcript.Session, e ragd.Event) error {
 		if err := e.Validate(); err != nil {
 			t.Errorf("invalid event %s: %v", e.ID, err)
 		}
@@ -130,8 +125,9 @@ func TestRealTranscripts(t *testing.T) {
 		{transcript.Gemini, "gemini/vibetracker-2026-04-23.jsonl", 1, 1, 2, 35,
 			"幫我做一個小修改", "", "", "", map[string]int{"gemini message written again (new parts kept)": 5}},
 		// 19 "# aider chat started" headers; 25 "####" blocks whose first
-		// line is not a command (awk over the file).
-		{transcript.Aider, "aider/monochromatic.aider.chat.history.md", 19, 25, -1, -1,
+		// line is not a command (awk over the file), 2 of which are
+		// answers to "Add file to the chat? (Y)es/(N)o…".
+		{transcript.Aider, "aider/monochromatic.aider.chat.history.md", 19, 23, -1, -1,
 			"What can you say about this package?", "", "", "", nil},
 		// Four sessions; its 8 "####" blocks are all slash commands.
 		{transcript.Aider, "aider/zen-mcp-server.aider.chat.history.md", 4, 0, -1, -1,
@@ -177,7 +173,18 @@ func TestRealTranscripts(t *testing.T) {
 						t.Errorf("prompt %.60q is not a #### line of the history", p)
 					}
 				}
+				for _, p := range chat {
+					if strings.Contains(p, "(Y)es/(N)o") {
+						t.Errorf("a confirmation is a prompt: %.80q", p)
+					}
+				}
 				for _, a := range agent {
+					// Aider's report of edits that failed is not the reply.
+					for _, own := range []string{"## SearchReplaceNoExactMatch", "The SEARCH section must exactly match", "Don't re-send them."} {
+						if strings.Contains(a, own) {
+							t.Errorf("reply %.60q holds Aider's report %q", a, own)
+						}
+					}
 					line, _, _ := strings.Cut(a, "\n")
 					if !lines[line] || strings.HasPrefix(line, "#### ") || strings.HasPrefix(line, "> ") {
 						t.Errorf("reply %.60q does not start with a plain line of the history", a)

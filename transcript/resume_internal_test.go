@@ -40,6 +40,10 @@ func TestResumeMatchesWholeRead(t *testing.T) {
 		{ClaudeCode, "claude-code.jsonl"},
 		{Codex, "rollout-2026-01-03T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl"},
 		{Gemini, "gemini-session.jsonl"},
+		{CopilotCLI, "more/copilot-cli.jsonl"},
+		{Qwen, "more/qwen-chats.jsonl"},
+		{Droid, "more/droid.jsonl"},
+		{Cursor, "more/home-dev-proj/agent-transcripts/cur-1.jsonl"},
 	}
 	for _, c := range cases {
 		t.Run(string(c.f), func(t *testing.T) {

@@ -1,7 +1,17 @@
-// Package transcript reads the session transcripts that coding agents keep
-// on disk (Claude Code, Codex CLI, Gemini CLI, Aider) and turns them into
-// ragd session events. It is pure: it reads files and io.Readers and knows
-// no database; the importer and the follower decide what to store.
+// Package transcript reads the session transcripts that coding agents and
+// editors keep on disk (Claude Code, Codex CLI, Gemini CLI, Aider, Copilot
+// CLI and Chat, Cursor, OpenCode, Crush, Cline, Continue, Amp, Qwen Code,
+// Droid: see [Formats]) and turns them into ragd session events. It reads
+// files, io.Readers and the tools' own SQLite databases (from a copy, see
+// [ReadFile]); it knows nothing of ragd's database: the importer and the
+// follower decide what to store.
+//
+// # Formats
+//
+// Each format is a [Descriptor] in one file of this package (claude.go,
+// codex.go, …), listed in registry (format.go): its name, where the tool
+// keeps its files, how to recognise them, whether they are per user or
+// per repository, appended or rewritten, and its reader.
 //
 // # The mapping
 //
@@ -20,9 +30,11 @@
 // A session's id is "<format>:<the tool's session id>" (for example
 // "claude-code:fe869ecb-…"), so that sessions of different tools never
 // collide and a citation says where it came from. An event's id is
-// "<format>:<the source's own id>", with "/<part>" appended when one source
-// record yields several events (the blocks of a Claude Code message, the
-// tool calls of a Gemini message). Where the source has no id (Codex
+// "<format>:<the tool's session id>/<the source's own id>", with "/<part>"
+// appended when one source record yields several events (the blocks of a
+// Claude Code message, the tool calls of a Gemini message): tools copy
+// records, ids and all, into the sessions they resume or fork, and each
+// copy is kept, in its own session. Where the source has no id (Codex
 // records, Aider blocks) the id is derived from the session, the byte
 // offset at which the record starts and a short hash of its bytes as
 // written (before redaction): "codex:<session>@<offset>.<hash>". Transcripts are append-only, so these
@@ -42,6 +54,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -49,6 +62,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,20 +81,6 @@ const (
 	Gemini     Format = "gemini"
 	Aider      Format = "aider"
 )
-
-// Formats lists every Format, in the order commands show them.
-var Formats = []Format{ClaudeCode, Codex, Gemini, Aider}
-
-// ParseFormat returns the Format named s, or an error wrapping
-// ragd.ErrInvalid that lists the known ones.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("%w: unknown transcript format %q (known: claude-code, codex, gemini, aider)", ragd.ErrInvalid, s)
-}
 
 // Event types of the mechanism events the readers produce. None of them is
 // indexed; see [ragd.Indexed].
@@ -161,6 +161,10 @@ type Options struct {
 	// Location is the zone of times written without one (Aider's session
 	// headers). Optional; nil means time.Local.
 	Location *time.Location
+	// FileTime is the time the file was last written: the time of records
+	// that carry none (Cursor's agent transcripts, Continue's sessions).
+	// Optional; zero gives them the latest time seen, or the Unix epoch.
+	FileTime time.Time
 	// Resume continues a read where an earlier one stopped: the caller
 	// positions r at Resume.Offset and passes the Checkpoint that read
 	// returned. Optional; nil reads from the start.
@@ -183,6 +187,10 @@ type Session struct {
 	// ProjectHash is Gemini's hash of the project root, "" elsewhere; see
 	// [GeminiProjectHash].
 	ProjectHash string `json:"projectHash,omitempty"`
+	// Slug is the tool's name for the folder the session ran in, when the
+	// transcript says no more (Cursor: the path with its separators as
+	// dashes), "" elsewhere; see [MatchProject].
+	Slug string `json:"slug,omitempty"`
 	// Title is the latest title the tool gave, "" when none yet.
 	Title string `json:"title,omitempty"`
 	// Subagent is set for a session that is a subagent's conversation
@@ -293,23 +301,42 @@ type Func func(s *Session, e ragd.Event) error
 // skipped; Read returns an error only when r fails, fn fails, or f is not
 // a Format.
 func Read(f Format, r io.Reader, name string, opt Options, fn Func) (Stats, error) {
-	var st Stats
-	var err error
-	switch f {
-	case ClaudeCode:
-		st, err = readClaude(r, name, opt, fn)
-	case Codex:
-		st, err = readCodex(r, name, opt, fn)
-	case Gemini:
-		st, err = readGemini(r, name, opt, fn)
-	case Aider:
-		st, err = readAider(r, name, opt, fn)
-	default:
-		_, err = ParseFormat(string(f))
-		return st, err
+	d, err := Lookup(f)
+	if err != nil {
+		return Stats{}, err
 	}
+	if d.Read == nil || d.IsDatabase(name) {
+		return Stats{}, fmt.Errorf("%w: %s is a %s database: read it with ReadFile", ragd.ErrInvalid, name, f)
+	}
+	st, err := d.Read(r, name, opt, fn)
 	st.Files = 1
 	return st, err
+}
+
+// ReadFile reads the transcript of format f at path: a database source
+// (see [Descriptor.ReadFile]) by itself, without writing to it; a stream
+// opened, positioned at opt.Resume's offset and read with [Read].
+func ReadFile(ctx context.Context, f Format, path string, opt Options, fn Func) (Stats, error) {
+	d, err := Lookup(f)
+	if err != nil {
+		return Stats{}, err
+	}
+	if d.IsDatabase(path) {
+		st, err := d.ReadFile(ctx, path, opt, fn)
+		st.Files = 1
+		return st, err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return Stats{}, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	defer fh.Close()
+	if opt.Resume != nil && opt.Resume.Offset > 0 {
+		if _, err := fh.Seek(opt.Resume.Offset, io.SeekStart); err != nil {
+			return Stats{}, fmt.Errorf("transcript %s: seek to %d: %w", path, opt.Resume.Offset, err)
+		}
+	}
+	return Read(f, fh, path, opt, fn)
 }
 
 // reader holds what every format's reader shares: the stats, the options,
@@ -330,6 +357,11 @@ type reader struct {
 	raw  []byte
 	// keep adds a format's own state to each checkpoint.
 	keep func(*Checkpoint)
+	// scoped names events by their session as well as by the source's own
+	// id ("<format>:<session>/<id>"): tools copy records, ids included,
+	// into the sessions they resume or fork, and the copy is an event of
+	// its own session.
+	scoped bool
 	// held is set while a record spanning lines is pending (an Aider
 	// block): the checkpoint stays at its start, heldOff and heldLine.
 	held     bool
@@ -437,6 +469,9 @@ func (rd *reader) emit(id, typ, actor, text string, t time.Time, title string, m
 	if title != "" {
 		title = rd.redact(title)
 		rd.sess.Title = title
+	}
+	if rd.scoped {
+		id = rd.sess.ToolID + "/" + id
 	}
 	e := ragd.Event{
 		ID:        string(rd.format) + ":" + id,

@@ -20,15 +20,16 @@ import (
 var sessionsCommand = command{
 	name:    "sessions",
 	summary: "sessions: import --from TOOL [PATH…] | import FILE | follow | forget SESSION | show EVENT_ID",
-	usage: `Usage: ragd sessions import --from claude-code|codex|gemini|aider [PATH…] [flags]
+	usage: `Usage: ragd sessions import --from TOOL [PATH…] [flags]
        ragd sessions import FILE [flags]
        ragd sessions follow [flags]
        ragd sessions forget SESSION [flags]
        ragd sessions show EVENT_ID [flags]
 
 import --from reads a coding agent's transcripts (default: the tool's own
-folder, as the daemon's environment gives it; for Aider, the registered
-repositories) and appends each session to the registered project whose
+folder, as the daemon's environment gives it; for the tools that keep
+them in each repository, Aider and Crush, the registered repositories
+too) and appends each session to the registered project whose
 repository contains the folder it ran in. Sessions of other folders are
 listed, not imported: register the repository (ragd add), or import them
 all into one project with --project. Re-running imports only what is new.
@@ -42,6 +43,8 @@ daemon to change it. forget deletes a session's events and chunks; later
 imports leave it out. show prints one stored event.
 Imported messages are searchable at once: their chunks are written as
 they are stored.
+
+TOOL is one of: ` + transcript.Names(", ") + `.
 `,
 	examples: `  ragd sessions import --from claude-code
   ragd sessions import --from codex ~/.codex/sessions/2026 --project billing
@@ -87,13 +90,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 	return usagef(synopsis)
 }
 
-func formatNames() string {
-	names := make([]string, len(transcript.Formats))
-	for i, f := range transcript.Formats {
-		names[i] = string(f)
-	}
-	return strings.Join(names, ", ")
-}
+func formatNames() string { return transcript.Names(", ") }
 
 func importTranscripts(ctx context.Context, e *env, fs *flag.FlagSet, from string, paths []string, keepRaw bool) error {
 	if _, err := transcript.ParseFormat(from); err != nil {
@@ -134,6 +131,9 @@ func printTranscriptReport(w io.Writer, rep *api.TranscriptReport) {
 		rep.Format, rep.Files, rep.Unchanged, rep.Resumed, rep.Sessions, rep.Indexed, rep.Kept, rep.Duplicates)
 	if rep.Files == 0 {
 		fmt.Fprintf(w, "  no transcripts in %s\n", strings.Join(rep.Paths, ", "))
+		if rep.LookedFor != "" {
+			fmt.Fprintf(w, "  looked for %s\n", rep.LookedFor)
+		}
 	}
 	for _, p := range rep.Projects {
 		fmt.Fprintf(w, "  into %s: %d sessions, %d new events (%d messages)\n", p.Project, p.Sessions, p.Appended, p.Indexed)

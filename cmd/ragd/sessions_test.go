@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
+	"github.com/ragd/ragd/transcript"
 )
 
 // TestCLI_SessionsTranscripts imports a Codex fixture with the command,
@@ -43,7 +45,7 @@ func TestCLI_SessionsTranscripts(t *testing.T) {
 	}
 
 	st := decode[api.FollowStatus](t, ragd(t, "sessions", "follow", "--json"))
-	if len(st.Formats) != 4 || st.Formats[0].Followed {
+	if len(st.Formats) != len(transcript.Formats) || st.Formats[0].Followed {
 		t.Errorf("follow status: %+v", st)
 	}
 	if out := string(ragd(t, "sessions", "follow")); !strings.Contains(out, "claude-code  not followed") || !strings.Contains(out, "[sessions]") {
@@ -54,7 +56,16 @@ func TestCLI_SessionsTranscripts(t *testing.T) {
 	if fg.Events != 10 || fg.Session != "codex:0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee" {
 		t.Errorf("forget: %+v", fg)
 	}
-	if _, _, err := ragdErr(t, "sessions", "import", "--from", "vim"); err == nil || !strings.Contains(err.Error(), "claude-code, codex, gemini, aider") {
+	// A folder whose files are not named as Codex names its rollouts: the
+	// report says what was looked for.
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "session.jsonl"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := string(ragd(t, "sessions", "import", "--from", "codex", other)); !strings.Contains(out, "looked for rollout-*.jsonl files") {
+		t.Errorf("import of a folder without rollouts does not say what it looked for:\n%s", out)
+	}
+	if _, _, err := ragdErr(t, "sessions", "import", "--from", "vim"); err == nil || !strings.Contains(err.Error(), transcript.Names(", ")) {
 		t.Errorf("--from vim: %v", err)
 	}
 }

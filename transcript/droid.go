@@ -1,0 +1,111 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// Droid is Factory's Droid session log.
+const Droid Format = "droid"
+
+// droidFormat reads Factory Droid's sessions:
+// ~/.factory/sessions/<cwd slug>/<session id>.jsonl: a session_start record,
+// then {type: "message", id, timestamp, message: {role, content blocks}},
+// appended. The <id>.settings.json beside each holds settings only.
+var droidFormat = Descriptor{
+	Name: Droid,
+	Tool: "Factory Droid",
+	Paths: func(getenv func(string) string) ([]string, error) {
+		p, err := homePath(Droid, getenv, ".factory", "sessions")
+		if err != nil {
+			return nil, err
+		}
+		return []string{p}, nil
+	},
+	Match: func(path string) bool { return strings.HasSuffix(filepath.Base(path), ".jsonl") },
+	Looks: "*.jsonl session files",
+	Read:  readDroid,
+}
+
+type droidRecord struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	Timestamp string `json:"timestamp"`
+	Title     string `json:"title"`
+	Cwd       string `json:"cwd"`
+	Message   struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// droidInjected tells the text Droid puts in the person's message (a file
+// the person named with @, reminders) from what they typed.
+func droidInjected(s string) bool {
+	return hasPrefixAny(s, "Contents of ", "<system-reminder>", "<system-notification>", "<context>")
+}
+
+func readDroid(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
+	rd := newReader(Droid, name, opt, fn)
+	rd.scoped = true
+	err := rd.lines(r, func(line []byte, n int, off int64, final bool) (bool, error) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return true, nil
+		}
+		var rec droidRecord
+		if err := json.Unmarshal(line, &rec); err != nil {
+			if final {
+				return false, nil
+			}
+			rd.bad(n, "invalid JSON: "+err.Error())
+			return true, nil
+		}
+		rd.st.Records++
+		rd.raw = line
+		return true, droidRecordEvents(rd, &rec, n)
+	})
+	return rd.st, err
+}
+
+func droidRecordEvents(rd *reader, rec *droidRecord, n int) error {
+	switch rec.Type {
+	case "session_start":
+		s := rd.setSession(firstNonEmpty(rec.ID, stem(rd.name)))
+		if rec.Cwd != "" {
+			s.Cwd = rec.Cwd
+		}
+		if !isBlank(rec.Title) {
+			s.Title = rd.redact(rec.Title)
+		}
+		return nil
+	case "message":
+	default:
+		// todo_state, compaction and settings records.
+		rd.skip("droid " + quoteType(rec.Type) + " record")
+		return nil
+	}
+	if rec.ID == "" {
+		rd.bad(n, "message without an id")
+		return nil
+	}
+	t, ok := parseTime(rec.Timestamp)
+	if !ok {
+		rd.bad(n, "message without a valid timestamp")
+		return nil
+	}
+	rd.seen(t)
+	if rd.sess == nil {
+		rd.setSession(stem(rd.name))
+	}
+	switch rec.Message.Role {
+	case "user":
+		return rd.emitBlocks(rec.ID, rec.Message.Content, t, blockRoles{user: true, injected: droidInjected}, "user")
+	case "assistant":
+		return rd.emitBlocks(rec.ID, rec.Message.Content, t, blockRoles{}, "assistant")
+	}
+	rd.skip("droid message of role " + quoteType(rec.Message.Role))
+	return nil
+}

@@ -1,0 +1,152 @@
+package transcript
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	// The tools' databases are read through the same SQLite build as
+	// ragd's own.
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// A tool's SQLite database is never opened where it is: opening a
+// database in WAL mode writes its -wal and -shm files beside it, even to
+// read. It is copied, with its -wal (the writes not yet checkpointed into
+// it), into a temporary folder, and the copy is read in one transaction.
+// The copy is taken again when the files changed while being copied (the
+// tool wrote), so what is read is a state the tool left.
+
+// snapshotAttempts is how many times a database is copied before a copy
+// taken while the tool keeps writing is read anyway: the tool is busy,
+// and the next change reads it again.
+const snapshotAttempts = 3
+
+// DatabaseStat returns the size and modification time of a database
+// source together with its -wal file: a write in WAL mode changes the
+// -wal, not the database.
+func DatabaseStat(path string) (size int64, mod time.Time, err error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	size, mod = info.Size(), info.ModTime()
+	if wal, err := os.Stat(path + "-wal"); err == nil {
+		size += wal.Size()
+		if wal.ModTime().After(mod) {
+			mod = wal.ModTime()
+		}
+	}
+	return size, mod, nil
+}
+
+// snapshot copies the database at path and its -wal into a new temporary
+// folder; done removes it.
+func snapshot(path string) (copyPath string, done func(), err error) {
+	dir, err := os.MkdirTemp("", "ragd-source-")
+	if err != nil {
+		return "", nil, fmt.Errorf("transcript: copy of %s: %w", path, err)
+	}
+	done = func() { os.RemoveAll(dir) }
+	copyPath = filepath.Join(dir, "source.db")
+	for attempt := 1; ; attempt++ {
+		size, mod, err := DatabaseStat(path)
+		if err != nil {
+			done()
+			return "", nil, err
+		}
+		if err := copyFile(path, copyPath); err != nil {
+			done()
+			return "", nil, err
+		}
+		os.Remove(copyPath + "-wal")
+		if err := copyFile(path+"-wal", copyPath+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			done()
+			return "", nil, err
+		}
+		size2, mod2, err := DatabaseStat(path)
+		if err != nil {
+			done()
+			return "", nil, err
+		}
+		if (size == size2 && mod.Equal(mod2)) || attempt == snapshotAttempts {
+			return copyPath, done, nil
+		}
+	}
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("transcript: copy %s: %w", from, err)
+	}
+	return out.Close()
+}
+
+// openSnapshot copies the database at path and opens the copy, ready for
+// one read transaction. ok is false (and the problem counted in Stats)
+// when the file is not a SQLite database.
+func (rd *reader) openSnapshot(ctx context.Context, path string) (tx *sql.Tx, done func(), ok bool, err error) {
+	cp, cleanup, err := snapshot(path)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: cp}).EscapedPath()+"?_busy_timeout=5000")
+	if err != nil {
+		cleanup()
+		return nil, nil, false, fmt.Errorf("transcript: open the copy of %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	done = func() {
+		db.Close()
+		cleanup()
+	}
+	tx, err = db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err == nil {
+		// Touch the schema: a file that is not a database fails here.
+		var n int
+		err = tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n)
+	}
+	if err != nil {
+		if tx != nil {
+			tx.Rollback()
+		}
+		done()
+		if ctx.Err() != nil {
+			return nil, nil, false, ctx.Err()
+		}
+		rd.bad(0, "not a readable SQLite database: "+err.Error())
+		return nil, nil, false, nil
+	}
+	return tx, done, true, nil
+}
+
+// hasTable reports whether the database has a table of that name.
+func hasTable(ctx context.Context, tx *sql.Tx, name string) bool {
+	var n int
+	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", name).Scan(&n)
+	return err == nil && n > 0
+}
+
+// hasColumn reports whether table has a column of that name.
+func hasColumn(ctx context.Context, tx *sql.Tx, table, column string) bool {
+	var n int
+	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", table, column).Scan(&n)
+	return err == nil && n > 0
+}
