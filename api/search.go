@@ -2,6 +2,23 @@ package api
 
 import "github.com/ragd/ragd"
 
+// The search route's vocabulary and bounds, said once for every client and
+// layer: package search defines its Fusion values and limits from these.
+const (
+	// FusionWeighted blends the two signals' scores; FusionRRF fuses their
+	// ranks (reciprocal rank fusion).
+	FusionWeighted = "weighted"
+	FusionRRF      = "rrf"
+	// MaxLimit bounds the hits of one search: more is a dump, not a citation.
+	MaxLimit = 20
+	// MaxQueryLength is the longest query, in characters after trimming: a
+	// question, not a document.
+	MaxQueryLength = 1000
+)
+
+// Fusions lists the fusions the search route takes, the default first.
+func Fusions() []string { return []string{FusionWeighted, FusionRRF} }
+
 // SearchRequest is the body of POST /v1/projects/{project}/search.
 type SearchRequest struct {
 	Query  string   `json:"query"`

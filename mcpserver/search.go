@@ -9,8 +9,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/internal/words"
-	"github.com/ragd/ragd/search"
 )
 
 // SearchInput is the search tool's arguments.
@@ -97,7 +95,7 @@ func searchOutput(resp *api.SearchResponse, in SearchInput) SearchOutput {
 		if in.Full {
 			hit.Text = h.Content
 		} else {
-			hit.Snippet = search.Snippet(h.Content, in.Query, search.SnippetRunes)
+			hit.Snippet = api.Snippet(h.Content, in.Query, api.SnippetRunes)
 		}
 		out.Hits = append(out.Hits, hit)
 	}
@@ -112,7 +110,7 @@ func searchText(query string, out SearchOutput) string {
 	if out.SearchID != nil {
 		id = fmt.Sprint(*out.SearchID)
 	}
-	fmt.Fprintf(&b, "%s for %q in project %s (searchId %s)", words.Plural(len(out.Hits), "hit"), query, out.Project, id)
+	fmt.Fprintf(&b, "%s for %q in project %s (searchId %s)", hitCount(len(out.Hits)), query, out.Project, id)
 	if out.Degraded {
 		fmt.Fprintf(&b, "; keyword-only: %s", out.Reason)
 	} else if out.Reason != "" {
@@ -164,4 +162,13 @@ func shortCommit(c string) string {
 		return c[:shortCommitLen]
 	}
 	return c
+}
+
+// hitCount is n with its noun, "1 hit" or "n hits" (as internal/words
+// says counts, which this layer does not import: ADR 0008).
+func hitCount(n int) string {
+	if n == 1 {
+		return "1 hit"
+	}
+	return fmt.Sprintf("%d hits", n)
 }

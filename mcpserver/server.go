@@ -24,7 +24,6 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
-	"github.com/ragd/ragd/source"
 )
 
 // Name is the server's name in the MCP handshake.
@@ -169,7 +168,7 @@ func (s *Server) resolveProject(ctx context.Context, asked string) (string, erro
 	}
 	p := deepest(list, s.opts.Dir)
 	if p == "" {
-		if _, err := source.Root(s.opts.Dir); err != nil {
+		if !inGitRepository(s.opts.Dir) {
 			// ragd add would refuse the folder: say what would work.
 			return "", fmt.Errorf("%w: the working directory %s is not inside a git repository, so it names no project; pass project "+
 				"(registered: %s), or start the MCP client in a registered repository's folder (`ragd add PATH` registers one)",
@@ -268,4 +267,20 @@ func message(err error) string {
 		return ce.Message
 	}
 	return err.Error()
+}
+
+// inGitRepository reports whether dir is inside a git work tree: whether
+// it or a parent holds a .git entry (a folder, or the file of a linked
+// work tree). The daemon reads the repository; this only words an error.
+func inGitRepository(dir string) bool {
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
 }

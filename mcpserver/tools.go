@@ -9,7 +9,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/search"
 )
 
 // projectDoc describes every tool's project argument, set by add.
@@ -24,9 +23,9 @@ const (
 
 // fusionEnum lists the search tool's fusions, as the socket takes them.
 func fusionEnum() []any {
-	out := make([]any, len(search.Fusions))
-	for i, f := range search.Fusions {
-		out[i] = string(f)
+	var out []any
+	for _, f := range api.Fusions() {
+		out = append(out, f)
 	}
 	return out
 }
@@ -113,9 +112,9 @@ func (s *Server) addTools() error {
 			tweak: func(p map[string]*jsonschema.Schema) {
 				// The bounds the daemon enforces: the schema tells a model
 				// before it asks.
-				p["query"].MinLength, p["query"].MaxLength = ptr(1), ptr(search.MaxQueryLength)
+				p["query"].MinLength, p["query"].MaxLength = ptr(1), ptr(api.MaxQueryLength)
 				p["scopes"].Items.Enum = scopeEnum()
-				p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(search.MaxLimit))
+				p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(api.MaxLimit))
 				p["fusion"].Enum = fusionEnum()
 			},
 			handler: s.search,

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ragd/ragd/api"
 )
 
 // Fusion names how the vector and lexical candidate lists become one ranking.
@@ -16,9 +18,9 @@ type Fusion string
 const (
 	// FusionWeighted scores a chunk VectorWeight·vector + LexicalWeight·lexical
 	// and drops it below Threshold.
-	FusionWeighted Fusion = "weighted"
+	FusionWeighted Fusion = api.FusionWeighted
 	// FusionRRF scores a chunk Σ 1/(RRFK + rank) over the lists that hold it.
-	FusionRRF Fusion = "rrf"
+	FusionRRF Fusion = api.FusionRRF
 )
 
 // Normalization names how the lexical signal (s = −bm25) is put on a 0..1
@@ -65,14 +67,14 @@ const (
 	// DefaultLimit is the number of hits a search returns unless asked: a
 	// handful of citations a reader can check in seconds.
 	DefaultLimit = 6
-	// MaxLimit bounds the hits of one search: more is a dump, not a citation.
-	MaxLimit = 20
+	// MaxLimit bounds the hits of one search (api.MaxLimit).
+	MaxLimit = api.MaxLimit
 	// MaxCandidates bounds Candidates: fill scores every candidate one by
 	// one, and a candidate list far beyond the limit buys nothing.
 	MaxCandidates = 200
-	// MaxQueryLength is the longest query, in characters after trimming: a
-	// question, not a document.
-	MaxQueryLength = 1000
+	// MaxQueryLength is the longest query, in characters after trimming
+	// (api.MaxQueryLength).
+	MaxQueryLength = api.MaxQueryLength
 )
 
 // Config is the fusion configuration of a search. Its zero value is not
@@ -125,7 +127,13 @@ func (c Config) Depth(limit int) int { return max(c.Candidates, limit) }
 // Fusions lists every fusion, the default first. Validation, help texts, the
 // configuration template and evaluation derive from it: a new fusion is a
 // constant, an entry here and its case in Fuse.
-var Fusions = []Fusion{FusionWeighted, FusionRRF}
+var Fusions = func() []Fusion {
+	var out []Fusion
+	for _, f := range api.Fusions() {
+		out = append(out, Fusion(f))
+	}
+	return out
+}()
 
 // Normalizations lists every lexical normalisation, the default first; the
 // calibration grid tries each.

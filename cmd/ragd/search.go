@@ -123,7 +123,7 @@ func printHits(w io.Writer, r *api.SearchResponse, query string) {
 		if h.Origin.Title != "" {
 			fmt.Fprintf(w, "    %s\n", h.Origin.Title)
 		}
-		for _, line := range wrap(search.Snippet(h.Content, query, cliSnippetRunes), cliSnippetWidth) {
+		for _, line := range wrap(api.Snippet(h.Content, query, cliSnippetRunes), cliSnippetWidth) {
 			fmt.Fprintf(w, "    │ %s\n", line)
 		}
 		if h.Explain != nil {
