@@ -21,7 +21,7 @@ func TestHealth(t *testing.T) {
 	want := api.EmbeddingHealth{
 		Provider: "ollama", Host: srv.URL, Model: "nomic-embed-text", Dims: 768,
 		Space: "nomic-embed-text/768", DocumentPrefix: "search_document: ", QueryPrefix: "search_query: ",
-		Version: "0.17.4", Available: true,
+		Version: "0.17.4", Available: true, ContextLength: ollamatest.DefaultContextLength,
 	}
 	if h != want {
 		t.Fatalf("Health\n got %+v\nwant %+v", h, want)

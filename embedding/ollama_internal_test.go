@@ -140,7 +140,7 @@ func TestResponseLimit(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
-	p := &provider{host: "http://h:1", model: "m"}
+	p := &ollama{host: "http://h:1", model: "m"}
 	live := t.Context()
 	expired, cancel := context.WithDeadline(t.Context(), time.Unix(1, 0))
 	defer cancel()
@@ -162,9 +162,9 @@ func TestClassify(t *testing.T) {
 		{"body cut", live, io.ErrUnexpectedEOF, "lost connection to ollama at http://h:1: unexpected EOF", false},
 	}
 	for _, tt := range tests {
-		f := p.classify(tt.ctx, 2*time.Second, tt.err)
-		if f.reason != tt.want || f.fatal != tt.fatal {
-			t.Errorf("%s: classify = %q fatal=%v, want %q fatal=%v", tt.name, f.reason, f.fatal, tt.want, tt.fatal)
+		f := classify(p, tt.ctx, 2*time.Second, false, tt.err)
+		if f.Reason != tt.want || f.Fatal != tt.fatal {
+			t.Errorf("%s: classify = %q fatal=%v, want %q fatal=%v", tt.name, f.Reason, f.Fatal, tt.want, tt.fatal)
 		}
 	}
 }
