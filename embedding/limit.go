@@ -46,9 +46,9 @@ func estimateTokens(s string) int {
 
 // truncateTokens returns the longest prefix of s whose estimated tokens fit
 // in limit (cut at a rune, preferably at white space), and whether it cut.
-// A limit of 0 or less cuts nothing.
+// A limit that leaves no room for text (specialTokens or less) cuts nothing.
 func truncateTokens(s string, limit int) (string, bool) {
-	if limit <= 0 || estimateTokens(s) <= limit {
+	if limit <= specialTokens || estimateTokens(s) <= limit {
 		return s, false
 	}
 	n, word, lastSpace := specialTokens, 0, -1

@@ -23,7 +23,7 @@ const (
 	openAIRetries = 4
 	// openAIBackoff is the first wait after a 5xx or a 429 without
 	// Retry-After; it doubles each retry.
-	openAIBackoff = 500 * time.Millisecond
+	openAIBackoff = 250 * time.Millisecond
 	// maxRetryAfter bounds a server's Retry-After: a minute is longer than
 	// any batch deadline, and a wait past the deadline is not made anyway.
 	maxRetryAfter = time.Minute
@@ -160,7 +160,7 @@ func (p *openAI) Embed(ctx context.Context, texts []string, dims int) ([][]float
 	for attempt := 1; ; attempt++ {
 		b, err := p.do(ctx, http.MethodPost, "/embeddings", body)
 		var se *StatusError
-		if err == nil || !errors.As(err, &se) || !retryable(se.StatusCode) || attempt == openAIRetries {
+		if err == nil || !errors.As(err, &se) || !retryable(se) || attempt == openAIRetries {
 			if err != nil {
 				return nil, err
 			}
@@ -180,8 +180,13 @@ func (p *openAI) Embed(ctx context.Context, texts []string, dims int) ([][]float
 	}
 }
 
-func retryable(status int) bool {
-	return status == http.StatusTooManyRequests || status >= 500
+// retryable says whether an error answer may pass when asked again: a rate
+// limit or a server failure, not an exhausted quota.
+func retryable(e *StatusError) bool {
+	if e.Code == "insufficient_quota" || e.Type == "insufficient_quota" {
+		return false
+	}
+	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
 }
 
 // decodeEmbeddings reads the data list into one vector per text, by index.

@@ -44,6 +44,12 @@ func TestModelFamilyAndPrefixes(t *testing.T) {
 		{"all-minilm", "", ""},
 		{"glove-100d", "", ""},
 		{"nomic-embed-text-v2-moe", "", ""}, // a family of its own: not guessed
+		{"nomic-ai/nomic-embed-text-v1.5", "search_document: ", "search_query: "},
+		{"text-embedding-nomic-embed-text-v1.5", "search_document: ", "search_query: "},
+		{"intfloat/e5-large-v2", "passage: ", "query: "},
+		{"intfloat/multilingual-e5-small", "passage: ", "query: "},
+		{"intfloat/multilingual-e5-large-instruct", "", ""}, // instructions, not prefixes
+		{"text-embedding-3-small", "", ""},
 	}
 	for _, tt := range tests {
 		doc, query := PrefixesFor(tt.model)
