@@ -104,11 +104,11 @@ func TestRetryAfter(t *testing.T) {
 
 func TestTooLongMessage(t *testing.T) {
 	for msg, want := range map[string]bool{
-		"the input length exceeds the context length": true, // Ollama
+		"the input length exceeds the context length":                                          true, // Ollama
 		"This model's maximum context length is 512 tokens. However, you requested 600 tokens": true, // vLLM, OpenAI
 		"input is too large to process. increase the physical batch size":                      true, // llama.cpp
 		"Input validation error: `inputs` must have less than 512 tokens. Given: 600":          true, // text-embeddings-inference
-		"invalid input type":                false,
+		"invalid input type":                 false,
 		"model \"x\" not found, try pulling": false,
 	} {
 		if got := tooLongMessage(msg); got != want {
@@ -127,7 +127,7 @@ func TestTruncateTokens(t *testing.T) {
 		{"short text", 512, "short text", false},
 		{"abc def ghi", 0, "abc def ghi", false},
 		{"abc def ghi jkl", 5, "abc def ghi", true}, // 2 special + 1 a word
-		{"漢字漢字漢字", 5, "漢字漢", true},              // a token per CJK character
+		{"漢字漢字漢字", 5, "漢字漢", true},                  // a token per CJK character
 		{"a,b,c,d", 5, "a,b", true},
 	}
 	for _, tt := range tests {
