@@ -113,7 +113,7 @@ func NewWithProvider(cfg Config, p Provider, reason string, cache Cache) (*Servi
 	}
 	return &Service{
 		cfg:         cfg,
-		space:       SpaceOf(cfg.Model, cfg.Dims),
+		space:       SpaceFor(cfg),
 		provider:    p,
 		cache:       cache,
 		log:         cfg.Logger.With("component", "embedding", "provider", p.Name(), "model", cfg.Model),
