@@ -238,3 +238,37 @@ func TestOpenAI_BadBaseURL(t *testing.T) {
 		t.Errorf("unknown provider: %v", err)
 	}
 }
+
+// BenchmarkProviders measures what each provider's client costs on the
+// same corpus against the in-process fake (encoding, HTTP, decoding,
+// checks): batches of 32 texts of ~1000 characters, two in flight. The
+// real servers' figures are BenchmarkKitProviders'.
+func BenchmarkProviders(b *testing.B) {
+	srv := ollamatest.NewServer(b, ollamatest.Options{})
+	corpus := make([]string, 64)
+	for i := range corpus {
+		corpus[i] = strings.Repeat(fmt.Sprintf("word%d text about embedding servers ", i), 28)
+	}
+	for _, api := range []string{"ollama", "openai"} {
+		b.Run(api, func(b *testing.B) {
+			cfg := embedding.DefaultConfig()
+			cfg.Host = srv.URL
+			if api == "openai" {
+				cfg.Provider, cfg.BaseURL = embedding.ProviderOpenAI, srv.URL+"/v1"
+			}
+			s, err := embedding.New(cfg, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			total := 0
+			for b.Loop() {
+				if r := s.EmbedDocuments(b.Context(), corpus); !r.Available {
+					b.Fatal(r.Reason)
+				}
+				total += len(corpus)
+			}
+			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "texts/s")
+		})
+	}
+}
