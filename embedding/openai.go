@@ -277,13 +277,22 @@ func (p *openAI) do(ctx context.Context, method, path string, body []byte) ([]by
 		}
 	} else {
 		// A proxy's page, a plain-text error, {"error":"text"} (Ollama's own
-		// shape) or text-embeddings-inference's {"error":"…","error_type":…}.
+		// shape), text-embeddings-inference's {"error":"…","error_type":…}
+		// or older vLLM's unwrapped {"object":"error","message":…,"type":…}.
 		var plain struct {
-			Error string `json:"error"`
+			Error     string `json:"error"`
+			ErrorType string `json:"error_type"`
+			Message   string `json:"message"`
+			Type      string `json:"type"`
 		}
-		if json.Unmarshal(b, &plain) == nil && plain.Error != "" {
-			se.Message = plain.Error
-		} else {
+		switch {
+		case json.Unmarshal(b, &plain) != nil:
+			se.Message = string(b)
+		case plain.Error != "":
+			se.Message, se.Type = plain.Error, plain.ErrorType
+		case plain.Message != "":
+			se.Message, se.Type = plain.Message, plain.Type
+		default:
 			se.Message = string(b)
 		}
 	}
