@@ -2,14 +2,9 @@ package embedding
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net/http"
 	"sync/atomic"
 
 	"github.com/ragd/ragd/api"
-
-	ollamaapi "github.com/ollama/ollama/api"
 )
 
 // healthProbe is the text Health embeds: one short sentence is enough to
@@ -74,11 +69,6 @@ func (s *Service) version(ctx context.Context) (string, Failure) {
 	version, err := s.provider.Version(withSentFlag(vctx, &sent))
 	if err == nil {
 		return version, Failure{}
-	}
-	var status ollamaapi.StatusError
-	if errors.As(err, &status) && status.StatusCode == http.StatusNotFound {
-		// Every Ollama has /api/version: something else listens there.
-		return "", Failure{Reason: fmt.Sprintf("no ollama API at %s (GET /api/version: HTTP 404)", s.provider.Endpoint()), Fatal: true}
 	}
 	f := classify(s.provider, vctx, s.cfg.QueryTimeout, sent.Load(), err)
 	s.log.Debug("provider version check failed", "endpoint", s.provider.Endpoint(), "reason", f.Reason, "err", err)

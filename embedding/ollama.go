@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
 )
 
 // ollama speaks Ollama's own API (POST /api/embed) to one server for one
@@ -63,8 +64,17 @@ func (p *ollama) Embed(ctx context.Context, texts []string, dims int) ([][]float
 
 // Version implements Provider (GET /api/version).
 func (p *ollama) Version(ctx context.Context) (string, error) {
-	return p.client.Version(ctx)
+	v, err := p.client.Version(ctx)
+	var status api.StatusError
+	if errors.As(err, &status) && status.StatusCode == http.StatusNotFound {
+		// Every Ollama has /api/version: something else listens there.
+		return "", errNotOllama
+	}
+	return v, err
 }
+
+// errNotOllama is a server without /api/version.
+var errNotOllama = errors.New("GET /api/version: HTTP 404")
 
 // ContextLength implements Provider: the "<architecture>.context_length" of
 // the model's metadata (POST /api/show), 0 when absent.
@@ -90,6 +100,8 @@ func (p *ollama) Classify(err error) Failure {
 		urlError  *url.Error
 	)
 	switch {
+	case errors.Is(err, errNotOllama):
+		return Failure{Reason: fmt.Sprintf("no ollama API at %s (GET /api/version: HTTP 404)", p.host), Fatal: true}
 	case errors.As(err, &status):
 		return p.classifyStatus(status)
 	case errors.As(err, &auth):
@@ -169,4 +181,16 @@ func clip(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// checkModelName returns the Reason for a model name Ollama cannot accept, or
+// "". It uses Ollama's own parser, so the rules are exactly the server's:
+// parts of letters, digits, '_', '-' and '.', a tag of at most 80 characters.
+// Checking before calling turns "a b" into a clear reason instead of a
+// confusing 404 or 500 from the server.
+func checkModelName(name string) string {
+	if !model.ParseName(name).IsValid() {
+		return fmt.Sprintf("invalid model name %q", name)
+	}
+	return ""
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/ollama/ollama/types/model"
 )
 
 // Space is an embedding space: vectors are comparable only within one.
@@ -107,16 +105,4 @@ func modelFamily(name string) string {
 		base = base[i+1:]
 	}
 	return base
-}
-
-// checkModelName returns the Reason for a model name Ollama cannot accept, or
-// "". It uses Ollama's own parser, so the rules are exactly the server's:
-// parts of letters, digits, '_', '-' and '.', a tag of at most 80 characters.
-// Checking before calling turns "a b" into a clear reason instead of a
-// confusing 404 or 500 from the server.
-func checkModelName(name string) string {
-	if !model.ParseName(name).IsValid() {
-		return fmt.Sprintf("invalid model name %q", name)
-	}
-	return ""
 }
