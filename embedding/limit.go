@@ -5,13 +5,18 @@ import (
 	"unicode/utf8"
 )
 
-// Texts are cut to the model's input limit before they are sent, rather than
+// Texts are cut to the model's input limit before they are sent (to
+// limitMargin of it, by an estimate), rather than
 // split and their vectors averaged: a chunk is ~1,200 characters, far under
 // the 2k-8k tokens of the usual embedding models, so only odd chunks (a long
 // line of CJK text, a minified file) reach the limit at all, and for those
 // the beginning is what the lexical index also ranks first. Averaging would
 // cost a request per part for a vector that no judged set here shows to be
-// better; truncation is what Ollama itself does with truncate=true.
+// better; truncation is what Ollama itself does with truncate=true. A text
+// the server still refuses alone as too long (its tokenizer makes more of
+// it than estimated) is cut to half and sent once more; refused again, it
+// is unembeddable (Result.Unembeddable): two requests at most, never a
+// loop.
 const (
 	// specialTokens is what a model adds to every text ([CLS] and [SEP],
 	// or <s> and </s>).
@@ -21,7 +26,18 @@ const (
 	// words whole (5-6 characters a token); 3 leaves room for rare words
 	// cut into pieces, and for code.
 	asciiRunesPerToken = 3
+	// limitMargin is the share of the model's limit the estimate may fill:
+	// the estimate is a guess of the server's tokenizer, and real Ollama
+	// with glove-100d makes 1.06 tokens of a Traditional Chinese character
+	// (measured: 300 characters are 319 tokens).
+	limitMargin = 0.9
 )
+
+// budget is the estimated tokens a text may have for a model of limit
+// tokens.
+func budget(limit int) int {
+	return int(float64(limit) * limitMargin)
+}
 
 // estimateTokens returns an upper estimate of the tokens a model makes of
 // s, special tokens included: every non-ASCII letter (CJK, Cyrillic…) and

@@ -313,7 +313,7 @@ func (s *Service) jobs(texts []string, prefix string, limit int) (jobs []*job, s
 			skipped++
 			continue
 		}
-		sent, cut := truncateTokens(prefix+t, limit)
+		sent, cut := truncateTokens(prefix+t, budget(limit))
 		key := CacheKey(sent)
 		if j, ok := byKey[key]; ok {
 			j.at = append(j.at, i)
@@ -362,10 +362,24 @@ func (s *Service) lookup(ctx context.Context, jobs []*job) (pending []*job) {
 // and only when texts are rejected.
 func (s *Service) isolate(ctx context.Context, jobs []*job, timeout time.Duration) outcome {
 	o := s.batch(ctx, jobs, timeout)
-	if o.tooLong && len(jobs) == 1 {
-		// Refused alone, after truncation to the limit: this model never
-		// will embed it.
-		jobs[0].never = o.reason
+	if o.tooLong && len(jobs) == 1 && ctx.Err() == nil {
+		// Refused alone, though cut to the estimated limit: the server's
+		// tokenizer makes more of it. Once more at half; refused again,
+		// this model never will embed it.
+		// Only a text near the limit: a short one refused as too long is
+		// refused for another reason, whatever its length.
+		j := jobs[0]
+		est := estimateTokens(j.sent)
+		if half, cut := truncateTokens(j.sent, est/2); cut && est >= budget(s.knownLimit())/2 {
+			j.sent, j.key, j.truncated = half, CacheKey(half), true
+			s.log.Debug("the provider refused a text as too long; sending it cut to half", "reason", o.reason)
+			again := s.batch(ctx, jobs, timeout)
+			again.calls += o.calls
+			o = again
+		}
+		if o.tooLong {
+			j.never = o.reason
+		}
 	}
 	if !o.rejected || len(jobs) == 1 || ctx.Err() != nil {
 		return o
