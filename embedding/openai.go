@@ -264,7 +264,18 @@ func (p *openAI) do(ctx context.Context, method, path string, body []byte) ([]by
 	if resp.StatusCode/100 == 2 {
 		return b, nil
 	}
-	se := &StatusError{StatusCode: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
+	se := parseError(resp.StatusCode, resp.Header.Get("Retry-After"), b, time.Now())
+	// The message may quote what was sent; never the key.
+	if p.key != "" {
+		se.Message = strings.ReplaceAll(se.Message, string(p.key), redacted)
+	}
+	return nil, se
+}
+
+// parseError reads an error answer: the documented shape, or the other
+// shapes servers of the API answer with.
+func parseError(status int, retry string, b []byte, now time.Time) *StatusError {
+	se := &StatusError{StatusCode: status, RetryAfter: retryAfter(retry, now)}
 	var eb openAIErrorBody
 	if json.Unmarshal(b, &eb) == nil && eb.Error != nil {
 		se.Message, se.Type = eb.Error.Message, eb.Error.Type
@@ -296,12 +307,8 @@ func (p *openAI) do(ctx context.Context, method, path string, body []byte) ([]by
 			se.Message = string(b)
 		}
 	}
-	se.Message = clip(se.Message)
-	// The message may quote what was sent; never the key.
-	if p.key != "" {
-		se.Message = strings.ReplaceAll(se.Message, string(p.key), redacted)
-	}
-	return nil, se
+	se.Message, se.Type, se.Code = clip(se.Message), clip(se.Type), clip(se.Code)
+	return se
 }
 
 // retryAfter reads a Retry-After header: seconds or an HTTP date; 0 when
@@ -313,7 +320,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 	}
 	var d time.Duration
 	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
-		d = time.Duration(n * float64(time.Second))
+		d = time.Duration(min(n, maxRetryAfter.Seconds()) * float64(time.Second))
 	} else if t, err := http.ParseTime(v); err == nil {
 		d = t.Sub(now)
 	}

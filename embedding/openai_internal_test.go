@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,5 +157,32 @@ func FuzzTruncateTokens(f *testing.F) {
 		if !cut && got != s {
 			t.Fatalf("changed without a cut")
 		}
+	})
+}
+
+// FuzzOpenAIAnswer: whatever a server answers, reading it does not panic,
+// and an error answer becomes a one-line message and a bounded wait.
+func FuzzOpenAIAnswer(f *testing.F) {
+	f.Add(200, "", []byte(`{"object":"list","data":[{"object":"embedding","embedding":[0.1,0.2],"index":0}]}`), 1)
+	f.Add(429, "2", []byte(`{"error":{"message":"slow","type":"requests","param":null,"code":"rate_limit_exceeded"}}`), 1)
+	f.Add(400, "", []byte(`{"error":{"message":"bad","type":"x","code":400}}`), 2)
+	f.Add(413, "Inf", []byte(`{"error":"too big","error_type":"Validation"}`), 3)
+	f.Add(400, "", []byte(`{"object":"error","message":"too long","type":"BadRequestError"}`), 1)
+	f.Add(502, "Wed, 21 Oct 2015 07:28:00 GMT", []byte("<html>bad gateway</html>"), 1)
+	f.Fuzz(func(t *testing.T, status int, retry string, body []byte, n int) {
+		n = int(uint(n) % 64)
+		// One vector per text, or a count the Service reports, or an error.
+		vecs, err := decodeEmbeddings(body, n)
+		if err != nil && vecs != nil {
+			t.Fatalf("vectors and an error: %v", err)
+		}
+		se := parseError(status, retry, body, time.Unix(0, 0))
+		if se.RetryAfter < 0 || se.RetryAfter > maxRetryAfter {
+			t.Fatalf("Retry-After %q read as %v", retry, se.RetryAfter)
+		}
+		if len(se.Message) > maxReasonDetail+len("…") || strings.ContainsAny(se.Message, "\n\t") {
+			t.Fatalf("message not clipped to one line: %q", se.Message)
+		}
+		_ = (&openAI{base: "http://h/v1", model: "m"}).Classify(se)
 	})
 }
