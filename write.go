@@ -52,6 +52,9 @@ type ScopeStats struct {
 	Chunks int
 	// LexicalOnly counts chunks without a vector.
 	LexicalOnly int
+	// Unembeddable counts, by reason, the LexicalOnly chunks the model
+	// refused for good (see Unembeddable): the fill does not retry them.
+	Unembeddable map[string]int
 	// Sources maps each source (the path for docs and adr, the session id
 	// for session) to its number of chunks.
 	Sources map[string]int
@@ -60,7 +63,10 @@ type ScopeStats struct {
 // ChunkState is what a reindex compares a stored chunk with, beside its id.
 type ChunkState struct {
 	// Vector reports whether the chunk has a vector.
-	Vector       bool
+	Vector bool
+	// Unembeddable reports a chunk without a vector that the model
+	// refused for good: a reindex does not ask again.
+	Unembeddable bool
 	SourceCommit string
 	HeadingPath  []string
 	Title        string
@@ -199,6 +205,19 @@ type PendingVector struct {
 	Scope       string
 	Content     string
 	ContentHash string
+}
+
+// Unembeddable marks a pending chunk whose text the embedding model will
+// never embed: it stays lexical-only and leaves the fill's queue, for the
+// store's embedding space.
+type Unembeddable struct {
+	Seq int64
+	// ContentHash is the pending chunk's: a text changed since is not
+	// marked.
+	ContentHash string
+	// Reason is why, as the provider answered, e.g. "ollama rejected the
+	// request: the input length exceeds the context length".
+	Reason string
 }
 
 // VectorFill is the vector computed for a pending chunk.

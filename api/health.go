@@ -56,8 +56,8 @@ type DatabaseHealth struct {
 // EmbeddingHealth is the state of the embedding provider, for the daemon's
 // health route and `ragd doctor`.
 type EmbeddingHealth struct {
-	Provider       string `json:"provider"` // "ollama"
-	Host           string `json:"host"`     // base URL, e.g. http://127.0.0.1:11434
+	Provider       string `json:"provider"` // "ollama" or "openai"
+	Host           string `json:"host"`     // base URL, e.g. http://127.0.0.1:11434 or http://127.0.0.1:8080/v1
 	Model          string `json:"model"`    // as configured
 	Dims           int    `json:"dims"`     // as the index expects
 	Space          string `json:"space"`    // Space().String()
@@ -66,6 +66,12 @@ type EmbeddingHealth struct {
 	Version        string `json:"version,omitempty"` // Ollama's, when reachable
 	Available      bool   `json:"available"`
 	Reason         string `json:"reason,omitempty"` // why not, when not available
+	// Busy is set when not available because the server is up but does
+	// not answer now (overloaded, or embedding a reindex): not down.
+	Busy bool `json:"busy,omitempty"`
+	// ContextLength is the model's input limit in tokens that texts are
+	// cut to: configured, learned from the server, or the default.
+	ContextLength int `json:"contextLength,omitempty"`
 }
 
 // IndexStats are the sizes of the index, for the daemon's health route.

@@ -233,6 +233,12 @@ type Head struct {
 	WorkTree bool `json:"workTree,omitempty"`
 }
 
+// NoVectorReason counts the chunks left without a vector for one reason.
+type NoVectorReason struct {
+	Reason string `json:"reason"`
+	Chunks int    `json:"chunks"`
+}
+
 // ScopeCoverage is one scope's coverage.
 type ScopeCoverage struct {
 	Scope string `json:"scope"`
@@ -255,6 +261,11 @@ type ScopeCoverage struct {
 	// Chunks in the scope; LexicalOnly of them have no vector.
 	Chunks      int `json:"chunks"`
 	LexicalOnly int `json:"lexicalOnly"`
+	// Unembeddable says why some of the LexicalOnly chunks will never
+	// get a vector from this model (the provider refused their text for
+	// good, e.g. too long); the background fill does not retry them. The
+	// others are waiting for the fill.
+	Unembeddable []NoVectorReason `json:"unembeddable,omitempty"`
 	// LastIndexed is when the last successful reindex of the scope ended,
 	// and LastCommit what it read; nil and "" when there was none. A run
 	// that failed, or never finished, does not count.

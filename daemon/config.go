@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,11 +40,22 @@ type DaemonConfig struct {
 	LogLevel     string `toml:"log_level" json:"logLevel"`          // debug, info, warn, error
 }
 
-// EmbeddingConfig: the Ollama embedding provider.
+// EmbeddingConfig: the embedding provider, Ollama's API or an
+// OpenAI-compatible one.
 type EmbeddingConfig struct {
-	Host           string   `toml:"host" json:"host"` // "" = $OLLAMA_HOST, else http://127.0.0.1:11434
+	Provider string `toml:"provider" json:"provider"` // see embedding.Providers
+	Host     string `toml:"host" json:"host"`         // ollama: "" = $OLLAMA_HOST, else http://127.0.0.1:11434
+	// BaseURL, APIKeyEnv, APIKeyFile and SendDimensions are the openai
+	// provider's: the part of the URL before /embeddings, where the API
+	// key is (a variable's name or a private file's path: never the key
+	// itself, which would be printed by `ragd config`).
+	BaseURL        string   `toml:"base_url" json:"baseURL"`
+	APIKeyEnv      string   `toml:"api_key_env" json:"apiKeyEnv"`
+	APIKeyFile     string   `toml:"api_key_file" json:"apiKeyFile"`
 	Model          string   `toml:"model" json:"model"`
 	Dims           int      `toml:"dims" json:"dims"`
+	SendDimensions bool     `toml:"send_dimensions" json:"sendDimensions"`
+	ContextLength  int      `toml:"context_length" json:"contextLength"` // tokens; 0 = the server's, else 512
 	BatchSize      int      `toml:"batch_size" json:"batchSize"`
 	Concurrency    int      `toml:"concurrency" json:"concurrency"`
 	IndexTimeout   Duration `toml:"index_timeout" json:"indexTimeout"`
@@ -131,7 +144,8 @@ func DefaultConfig() Config {
 	return Config{
 		Daemon: DaemonConfig{MaxBodyBytes: DefaultMaxBodyBytes, LogLevel: DefaultLogLevel},
 		Embedding: EmbeddingConfig{
-			Model: embedding.DefaultModel, Dims: embedding.DefaultDims,
+			Provider: embedding.ProviderOllama,
+			Model:    embedding.DefaultModel, Dims: embedding.DefaultDims,
 			BatchSize: embedding.DefaultBatchSize, Concurrency: embedding.DefaultConcurrency,
 			IndexTimeout: Duration{embedding.DefaultIndexTimeout}, QueryTimeout: Duration{embedding.DefaultQueryTimeout},
 		},
@@ -150,7 +164,10 @@ func DefaultConfig() Config {
 // conversion every user of the [embedding] section goes through.
 func (c EmbeddingConfig) Service(logger *slog.Logger) embedding.Config {
 	return embedding.Config{
-		Host: c.Host, Model: c.Model, Dims: c.Dims,
+		Provider: c.Provider, Host: c.Host, BaseURL: c.BaseURL,
+		APIKeyEnv: c.APIKeyEnv, APIKeyFile: expandHome(c.APIKeyFile),
+		SendDimensions: c.SendDimensions, ContextLength: c.ContextLength,
+		Model: c.Model, Dims: c.Dims,
 		BatchSize: c.BatchSize, Concurrency: c.Concurrency,
 		IndexTimeout: c.IndexTimeout.Duration, QueryTimeout: c.QueryTimeout.Duration,
 		DocumentPrefix: c.DocumentPrefix, QueryPrefix: c.QueryPrefix,
@@ -366,6 +383,15 @@ func (c *Config) Validate() error {
 	if c.Daemon.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("daemon.max_body_bytes %d: want at least 1024", c.Daemon.MaxBodyBytes))
 	}
+	if !slices.Contains(embedding.Providers(), c.Embedding.Provider) {
+		errs = append(errs, fmt.Errorf("embedding.provider %q: want one of %s", c.Embedding.Provider, strings.Join(embedding.Providers(), ", ")))
+	}
+	if c.Embedding.Provider == embedding.ProviderOpenAI && strings.TrimSpace(c.Embedding.BaseURL) == "" {
+		errs = append(errs, errors.New(`embedding.base_url: the openai provider needs the server's URL up to /embeddings, e.g. "http://127.0.0.1:8080/v1"`))
+	}
+	if c.Embedding.ContextLength < 0 {
+		errs = append(errs, fmt.Errorf("embedding.context_length %d: want >= 0 (0 = what the server says)", c.Embedding.ContextLength))
+	}
 	if c.Embedding.Dims < 1 || c.Embedding.Dims > 8192 {
 		errs = append(errs, fmt.Errorf("embedding.dims %d: want 1..8192", c.Embedding.Dims))
 	}
@@ -384,3 +410,17 @@ func (c *Config) Validate() error {
 // ConfigTemplate is the documented configuration file with every default
 // written out: Template of DefaultConfig.
 var ConfigTemplate = Template(DefaultConfig(), nil)
+
+// expandHome turns a leading "~/" into the home directory, for paths
+// written in the configuration file; other paths are returned as they are.
+func expandHome(p string) string {
+	rest, ok := strings.CutPrefix(p, "~/")
+	if !ok {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(home, rest)
+}

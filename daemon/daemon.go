@@ -132,7 +132,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}
 	d.limiter = newLimitListener(d.ln, d.limits.MaxConns, idleWhenFull)
 
-	space := embedding.SpaceOf(cfg.Embedding.Model, cfg.Embedding.Dims)
+	space := embedding.SpaceFor(cfg.Embedding.Service(nil))
 	vectors, err := store.ParseVectorMode(cfg.Search.Vectors)
 	if err != nil {
 		return nil, fmt.Errorf("config [search]: %w", err)

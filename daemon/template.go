@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/search"
 )
 
@@ -37,13 +38,20 @@ var keyDocs = map[string]string{
 	"daemon.database":             `"" = $XDG_DATA_HOME/ragd/ragd.db`,
 	"daemon.max_body_bytes":       "larger request bodies get 413",
 	"daemon.log_level":            "debug, info, warn, error",
-	"embedding.host":              `"" = $OLLAMA_HOST, else http://127.0.0.1:11434`,
+	"embedding.provider":          `"ollama" (its /api/embed) or "openai" (any server of POST /v1/embeddings)`,
+	"embedding.host":              `ollama: "" = $OLLAMA_HOST, else http://127.0.0.1:11434`,
+	"embedding.base_url":          "openai: the URL before /embeddings, e.g. http://127.0.0.1:8080/v1",
+	"embedding.api_key_env":       "openai: the variable holding the API key (never the key here)",
+	"embedding.api_key_file":      "openai: or a file holding it, readable by you only (chmod 600)",
+	"embedding.send_dimensions":   `openai: send dims as "dimensions" (models that shorten vectors)`,
+	"embedding.context_length":    "the model's input limit in tokens, longer texts are cut; 0 = the server's, else 512",
 	"embedding.dims":              "the model's vector length; model + dims = the embedding space",
-	"embedding.batch_size":        "texts per /api/embed request",
+	"embedding.batch_size":        "texts per request",
 	"embedding.concurrency":       "requests in flight while indexing",
 	"embedding.index_timeout":     "per batch while indexing",
 	"embedding.query_timeout":     "a search answers lexical-only after this",
-	"embedding.document_prefix":   "unset = the model's known convention",
+	"embedding.document_prefix":   "unset = the model's known convention, shown; part of the embedding space",
+	"embedding.query_prefix":      "unset = the model's known convention, shown",
 	"search.fusion":               search.FusionChoices(),
 	"search.vector_weight":        "weighted: score = vector_weight*vector + lexical_weight*lexical",
 	"search.threshold":            "weighted: hits below are dropped",
@@ -64,10 +72,17 @@ var keyDocs = map[string]string{
 	"sessions.follow":             "transcripts to follow as written: " + followChoices(),
 }
 
-// unsetExamples are shown, commented out, for optional keys that are unset.
-var unsetExamples = map[string]string{
-	"embedding.document_prefix": `"search_document: "`,
-	"embedding.query_prefix":    `"search_query: "`,
+// unsetExample is shown, commented out, for an optional key that is unset:
+// for the prefixes, the model's known convention, which is what applies.
+func unsetExample(cfg Config, key string) string {
+	doc, query := embedding.PrefixesFor(cfg.Embedding.Model)
+	switch key {
+	case "embedding.document_prefix":
+		return tomlString(doc)
+	case "embedding.query_prefix":
+		return tomlString(query)
+	}
+	return `""`
 }
 
 // templateCommentColumn aligns the comments of the template.
@@ -95,7 +110,7 @@ func Template(cfg Config, sources Sources) string {
 			line, set := tomlValue(sv.FieldByIndex(f.Index))
 			line = key + " = " + line
 			if !set {
-				line = "# " + key + " = " + unsetExamples[full]
+				line = "# " + key + " = " + unsetExample(cfg, full)
 			}
 			comment := keyDocs[full]
 			if sources != nil {

@@ -37,6 +37,14 @@ const (
 	// (see responseLimit) and its decoded vectors stay a few hundred MB at
 	// most even at MaxDims.
 	MaxBatchSize = 1024
+	// DefaultContextLength is the input limit assumed when neither the
+	// configuration nor the server gives one: 512 tokens, the smallest
+	// context of common embedding models (BERT-sized: all-MiniLM, bge,
+	// e5), so that nothing is cut that a model would have read, nor sent
+	// that it must refuse.
+	DefaultContextLength = 512
+	// MaxContextLength bounds ContextLength: no embedding model reads more.
+	MaxContextLength = 1 << 20
 	// MaxConcurrency bounds Concurrency: Ollama serves a model with a few
 	// parallel slots (OLLAMA_NUM_PARALLEL), more requests only queue.
 	MaxConcurrency = 64
@@ -47,11 +55,38 @@ const (
 // length is a property of the model, and guessing it would silently create a
 // wrong embedding space.
 type Config struct {
+	// Provider is the server's API: ProviderOllama (the default) or
+	// ProviderOpenAI.
+	Provider string
 	// Host is the Ollama server, in OLLAMA_HOST's syntax: "", "host",
 	// "host:port", "http://host:port" or "https://host[:port][/path]".
 	// Empty means http://127.0.0.1:11434. See ParseHost and HostFromEnv.
 	Host string
-	// Model is the Ollama model name, e.g. "nomic-embed-text" or
+	// BaseURL is the OpenAI-compatible server's base URL, the part before
+	// "/embeddings", e.g. "http://127.0.0.1:8080/v1" or
+	// "https://api.openai.com/v1". Required with ProviderOpenAI, unused
+	// otherwise.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer" by ProviderOpenAI. When
+	// empty it is read from the environment variable APIKeyEnv, else from
+	// APIKeyFile, which must be readable by its owner only. Optional: local
+	// servers need none.
+	APIKey Secret
+	// APIKeyEnv names the environment variable holding the API key.
+	APIKeyEnv string
+	// APIKeyFile is a file holding the API key (surrounding white space
+	// ignored); one readable by group or others is refused.
+	APIKeyFile string
+	// SendDimensions makes ProviderOpenAI send Dims as the request's
+	// "dimensions", for models that can shorten their vectors
+	// (text-embedding-3-*). Off by default: most servers refuse the field
+	// or ignore it, and a model/dims mismatch must show, not be cut.
+	SendDimensions bool
+	// ContextLength is the model's input limit in tokens. 0 means what the
+	// provider reports (Ollama's /api/show), else DefaultContextLength.
+	// Texts estimated past it are cut before sending (see truncateTokens).
+	ContextLength int
+	// Model is the model name, e.g. "nomic-embed-text" or
 	// "mxbai-embed-large:335m". Default DefaultModel.
 	Model string
 	// Dims is the vector length the index expects from Model. Default
@@ -85,6 +120,7 @@ type Config struct {
 // Host from HostFromEnv where that is wanted.
 func DefaultConfig() Config {
 	return Config{
+		Provider:     ProviderOllama,
 		Host:         "",
 		Model:        DefaultModel,
 		Dims:         DefaultDims,
@@ -100,6 +136,9 @@ func DefaultConfig() Config {
 // is reported as a Reason by every call (see Service), so that the daemon
 // still starts and serves lexical search.
 func (c Config) withDefaults() (Config, error) {
+	if c.Provider == "" {
+		c.Provider = ProviderOllama
+	}
 	if c.Model == "" {
 		if c.Dims == 0 {
 			c.Dims = DefaultDims
@@ -134,6 +173,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Concurrency < 0 || c.Concurrency > MaxConcurrency {
 		errs = append(errs, fmt.Errorf("embedding config: Concurrency %d out of range 1..%d", c.Concurrency, MaxConcurrency))
+	}
+	if c.ContextLength < 0 || c.ContextLength > MaxContextLength {
+		errs = append(errs, fmt.Errorf("embedding config: ContextLength %d out of range 0..%d", c.ContextLength, MaxContextLength))
 	}
 	if c.IndexTimeout < 0 {
 		errs = append(errs, fmt.Errorf("embedding config: IndexTimeout %v is negative", c.IndexTimeout))

@@ -1,5 +1,6 @@
-// Package embedding turns text into vectors with a local Ollama server
-// (POST /api/embed) and degrades honestly when it cannot.
+// Package embedding turns text into vectors through a [Provider], Ollama's
+// own API (POST /api/embed) or any server of the OpenAI embeddings API (POST
+// /v1/embeddings), and degrades honestly when it cannot.
 //
 // A [Service] never returns an error for the provider's state: when Ollama is
 // down, the model is not pulled, a request times out or the answer is not
@@ -17,5 +18,6 @@
 // values and unit L2 norm.
 //
 // The package does not read the process environment except in
-// [HostFromEnv], which the caller uses to fill Config.Host.
+// [HostFromEnv], which the caller uses to fill Config.Host, and for the
+// variable Config.APIKeyEnv names.
 package embedding

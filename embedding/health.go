@@ -2,28 +2,27 @@ package embedding
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net/http"
+	"sync/atomic"
 
 	"github.com/ragd/ragd/api"
-
-	ollama "github.com/ollama/ollama/api"
 )
 
 // healthProbe is the text Health embeds: one short sentence is enough to
 // prove the model is pulled, loads, and answers with the expected dims.
 const healthProbe = "ragd health check"
 
-// Health checks the provider for real: it asks Ollama's version, then embeds
-// a probe text (bypassing the cache), each bounded by Config.QueryTimeout.
-// So it reports what a search would meet right now: Ollama down, the model
-// not pulled, a model answering with other dims, or one too slow for a query
-// (for example while it is still loading).
+// Health checks the provider for real: it asks the server's version (a
+// reachability probe), then embeds a probe text (bypassing the cache), each
+// bounded by Config.QueryTimeout. So it reports what a search would meet
+// right now: the server down, the model not pulled, a model answering with
+// other dims, or one too slow for a query. A server that answered the first
+// probe, or took the embedding request and stayed silent, or said it is
+// overloaded (HTTP 429, 503) is reported Busy, not down: typically it is
+// embedding a reindex, and answers again when that is done.
 func (s *Service) Health(ctx context.Context) api.EmbeddingHealth {
 	h := api.EmbeddingHealth{
-		Provider:       "ollama",
-		Host:           s.provider.host,
+		Provider:       s.provider.Name(),
+		Host:           s.provider.Endpoint(),
 		Model:          s.cfg.Model,
 		Dims:           s.space.Dims,
 		Space:          s.space.String(),
@@ -33,45 +32,45 @@ func (s *Service) Health(ctx context.Context) api.EmbeddingHealth {
 	down := func(reason string) api.EmbeddingHealth {
 		h.Reason = reason
 		if ctx.Err() != nil {
-			h.Reason = cancelled(ctx, Result{}).Reason
+			h.Reason, h.Busy = cancelled(ctx, Result{}).Reason, false
 		}
 		return h
 	}
 	if ctx.Err() != nil {
 		return down("")
 	}
-
-	version, reason := s.version(ctx)
-	if reason != "" {
-		return down(reason)
+	version, f := s.version(ctx)
+	if f.Reason != "" {
+		h.Busy = f.Busy
+		return down(f.Reason)
 	}
 	h.Version = version
-
 	if s.modelReason != "" {
 		return down(s.modelReason)
 	}
+	h.ContextLength = s.ContextLength(ctx)
+
 	o := s.batch(ctx, []*job{{sent: healthProbe}}, s.cfg.QueryTimeout)
 	if o.reason != "" || ctx.Err() != nil {
+		// Reachable a moment ago (the version answered): silence now is
+		// a busy server.
+		h.Busy = o.busy
 		return down(o.reason)
 	}
 	h.Available = true
 	return h
 }
 
-// version asks Ollama's version, or says why it could not.
-func (s *Service) version(ctx context.Context) (version, reason string) {
+// version asks the server's version, or says why it could not.
+func (s *Service) version(ctx context.Context) (string, Failure) {
 	vctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	version, err := s.provider.version(vctx)
+	var sent atomic.Bool
+	version, err := s.provider.Version(withSentFlag(vctx, &sent))
 	if err == nil {
-		return version, ""
+		return version, Failure{}
 	}
-	var status ollama.StatusError
-	if errors.As(err, &status) && status.StatusCode == http.StatusNotFound {
-		// Every Ollama has /api/version: something else listens there.
-		return "", fmt.Sprintf("no ollama API at %s (GET /api/version: HTTP 404)", s.provider.host)
-	}
-	f := s.provider.classify(vctx, s.cfg.QueryTimeout, err)
-	s.log.Debug("ollama version check failed", "host", s.provider.host, "reason", f.reason, "err", err)
-	return "", f.reason
+	f := classify(s.provider, vctx, s.cfg.QueryTimeout, sent.Load(), err)
+	s.log.Debug("provider version check failed", "endpoint", s.provider.Endpoint(), "reason", f.Reason, "err", err)
+	return "", f
 }

@@ -21,7 +21,7 @@ func TestHealth(t *testing.T) {
 	want := api.EmbeddingHealth{
 		Provider: "ollama", Host: srv.URL, Model: "nomic-embed-text", Dims: 768,
 		Space: "nomic-embed-text/768", DocumentPrefix: "search_document: ", QueryPrefix: "search_query: ",
-		Version: "0.17.4", Available: true,
+		Version: "0.17.4", Available: true, ContextLength: ollamatest.DefaultContextLength,
 	}
 	if h != want {
 		t.Fatalf("Health\n got %+v\nwant %+v", h, want)
@@ -45,16 +45,21 @@ func TestHealthReasons(t *testing.T) {
 	defer notOllama.Close()
 	down := ollamatest.ClosedURL(t)
 
-	// The hung server answers /api/version but not /api/embed.
+	queueFull := ollamatest.NewServer(t, ollamatest.Options{})
+	queueFull.SetFault(ollamatest.Respond(http.StatusServiceUnavailable, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`))
+
+	// The hung server answers /api/version but not /api/embed: up, busy.
 	tests := []struct {
 		name, host, model, reason, version string
 		timeout                            time.Duration
+		busy                               bool
 	}{
-		{"down", down, "nomic-embed-text", "ollama not reachable at " + down, "", 0},
-		{"not pulled", srv.URL, "nope", "model nope not pulled: run `ollama pull nope`", "0.17.4", 0},
-		{"wrong dims", wrongDims.URL, "nomic-embed-text", "model returned 384 dims, index expects 768", "0.17.4", 0},
-		{"hung", hung.URL, "nomic-embed-text", "timeout after 500ms", "0.17.4", 500 * time.Millisecond},
-		{"not ollama", notOllama.URL, "nomic-embed-text", "no ollama API at " + notOllama.URL + " (GET /api/version: HTTP 404)", "", 0},
+		{"down", down, "nomic-embed-text", "ollama not reachable at " + down, "", 0, false},
+		{"not pulled", srv.URL, "nope", "model nope not pulled: run `ollama pull nope`", "0.17.4", 0, false},
+		{"wrong dims", wrongDims.URL, "nomic-embed-text", "model returned 384 dims, index expects 768", "0.17.4", 0, false},
+		{"hung", hung.URL, "nomic-embed-text", "timeout after 500ms", "0.17.4", 500 * time.Millisecond, true},
+		{"queue full", queueFull.URL, "nomic-embed-text", "ollama is busy (HTTP 503): server busy, please try again. maximum pending requests exceeded", "0.17.4", 0, true},
+		{"not ollama", notOllama.URL, "nomic-embed-text", "no ollama API at " + notOllama.URL + " (GET /api/version: HTTP 404)", "", 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,8 +70,8 @@ func TestHealthReasons(t *testing.T) {
 				}
 			})
 			h := s.Health(t.Context())
-			if h.Available || h.Reason != tt.reason || h.Version != tt.version || h.Host != tt.host {
-				t.Fatalf("Health = %+v, want reason %q version %q", h, tt.reason, tt.version)
+			if h.Available || h.Reason != tt.reason || h.Version != tt.version || h.Host != tt.host || h.Busy != tt.busy {
+				t.Fatalf("Health = %+v, want reason %q version %q busy %v", h, tt.reason, tt.version, tt.busy)
 			}
 		})
 	}

@@ -140,7 +140,7 @@ func TestResponseLimit(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
-	p := &provider{host: "http://h:1", model: "m"}
+	p := &ollama{host: "http://h:1", model: "m"}
 	live := t.Context()
 	expired, cancel := context.WithDeadline(t.Context(), time.Unix(1, 0))
 	defer cancel()
@@ -160,11 +160,18 @@ func TestClassify(t *testing.T) {
 		{"proxy page", live, api.StatusError{StatusCode: 502, ErrorMessage: "<html>\n<body>Bad   Gateway</body></html>"}, "ollama failed (HTTP 502): <html> <body>Bad Gateway</body></html>", false},
 		{"auth", live, api.AuthorizationError{StatusCode: 401}, "ollama at http://h:1 requires authorization (HTTP 401)", true},
 		{"body cut", live, io.ErrUnexpectedEOF, "lost connection to ollama at http://h:1: unexpected EOF", false},
+		{"queue full", live, api.StatusError{StatusCode: 503, ErrorMessage: "server busy, please try again.  maximum pending requests exceeded"}, "ollama is busy (HTTP 503): server busy, please try again. maximum pending requests exceeded", false},
+	}
+	if f := classify(p, live, 2*time.Second, false, api.StatusError{StatusCode: 400, ErrorMessage: "the input length exceeds the context length"}); !f.Rejected || !f.TooLong {
+		t.Errorf("too long: %+v, want rejected and too long", f)
+	}
+	if f := classify(p, expired, 2*time.Second, true, context.DeadlineExceeded); !f.Busy || !f.Fatal {
+		t.Errorf("a timeout after the request was sent: %+v, want busy and fatal", f)
 	}
 	for _, tt := range tests {
-		f := p.classify(tt.ctx, 2*time.Second, tt.err)
-		if f.reason != tt.want || f.fatal != tt.fatal {
-			t.Errorf("%s: classify = %q fatal=%v, want %q fatal=%v", tt.name, f.reason, f.fatal, tt.want, tt.fatal)
+		f := classify(p, tt.ctx, 2*time.Second, false, tt.err)
+		if f.Reason != tt.want || f.Fatal != tt.fatal {
+			t.Errorf("%s: classify = %q fatal=%v, want %q fatal=%v", tt.name, f.Reason, f.Fatal, tt.want, tt.fatal)
 		}
 	}
 }

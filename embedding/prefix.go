@@ -12,6 +12,10 @@ const (
 	// retrieval models trained in the BGE style (mxbai-embed-large,
 	// snowflake-arctic-embed v1); their documents take no prefix.
 	retrievalQueryInstruction = "Represent this sentence for searching relevant passages: "
+	// e5QueryPrefix and e5DocumentPrefix are the E5 models' (model card:
+	// "query: " / "passage: "; without them quality drops).
+	e5QueryPrefix    = "query: "
+	e5DocumentPrefix = "passage: "
 )
 
 // taskPrefixes is a model family's prompt convention.
@@ -23,10 +27,28 @@ type taskPrefixes struct {
 // family (see modelFamily). It is a function, not a package variable, so that
 // nothing can modify it.
 func knownPrefixes() map[string]taskPrefixes {
+	nomic := taskPrefixes{document: nomicDocumentPrefix, query: nomicQueryPrefix}
+	e5 := taskPrefixes{document: e5DocumentPrefix, query: e5QueryPrefix}
 	return map[string]taskPrefixes{
-		"nomic-embed-text":       {document: nomicDocumentPrefix, query: nomicQueryPrefix},
-		"mxbai-embed-large":      {query: retrievalQueryInstruction},
-		"snowflake-arctic-embed": {query: retrievalQueryInstruction},
+		"nomic-embed-text": nomic,
+		// The same weights under the names of the OpenAI-compatible
+		// servers: Hugging Face's (vLLM, text-embeddings-inference,
+		// llama.cpp's GGUF) and LM Studio's.
+		"nomic-embed-text-v1":                  nomic,
+		"nomic-embed-text-v1.5":                nomic,
+		"text-embedding-nomic-embed-text-v1":   nomic,
+		"text-embedding-nomic-embed-text-v1.5": nomic,
+		"e5-small":                             e5,
+		"e5-base":                              e5,
+		"e5-large":                             e5,
+		"e5-small-v2":                          e5,
+		"e5-base-v2":                           e5,
+		"e5-large-v2":                          e5,
+		"multilingual-e5-small":                e5,
+		"multilingual-e5-base":                 e5,
+		"multilingual-e5-large":                e5,
+		"mxbai-embed-large":                    {query: retrievalQueryInstruction},
+		"snowflake-arctic-embed":               {query: retrievalQueryInstruction},
 		// EmbeddingGemma's model card prompts for retrieval.
 		"embeddinggemma": {document: "title: none | text: ", query: "task: search result | query: "},
 	}

@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// Service embeds documents and queries with one Ollama model. It is safe for
-// concurrent use.
+// Service embeds documents and queries with one model through a Provider,
+// and keeps the rules of degrading honestly above any provider. It is safe
+// for concurrent use.
 //
 // No method returns an error for the provider's state. Each reports
 // Available=false and a Reason a person can act on instead, with nil vectors
@@ -22,14 +23,21 @@ import (
 type Service struct {
 	cfg         Config // with defaults filled in
 	space       Space
-	provider    *provider
+	provider    Provider
 	cache       Cache // nil: none
 	log         *slog.Logger
 	docPrefix   string
 	queryPrefix string
-	// modelReason is non-empty when the model name cannot be sent to
-	// Ollama: every call then fails with it, without a request.
+	// modelReason is non-empty when no request can be sent (a model name
+	// Ollama cannot accept, an API key that cannot be read): every call
+	// then fails with it, without a request.
 	modelReason string
+
+	// limitMu guards limit: the model's input limit in tokens, from the
+	// configuration or learned from the provider on first use (0: not
+	// learned yet).
+	limitMu sync.Mutex
+	limit   int
 }
 
 // Result is the outcome of EmbedDocuments.
@@ -55,8 +63,15 @@ type Result struct {
 	// from the cache, Skipped blank texts, Failed texts without a vector.
 	// They add up to len(Vectors).
 	Embedded, Cached, Skipped, Failed int
-	// Calls counts /api/embed requests made.
+	// Calls counts embedding requests made.
 	Calls int
+	// Truncated counts texts cut to the model's input limit before sending.
+	Truncated int
+	// Unembeddable is nil, or has one entry per input text: the reason a
+	// text can never be embedded by this model (the provider refused it
+	// alone as too long even after truncation), "" for the others. Such a
+	// text stays lexical-only: asking again would fail the same way.
+	Unembeddable []string
 }
 
 // New returns a Service for cfg. cache may be nil. The error is only for an
@@ -67,11 +82,28 @@ type Result struct {
 // search while the configuration is fixed.
 func New(cfg Config, cache Cache) (*Service, error) {
 	cfg, err := cfg.withDefaults()
-	base, hostErr := ParseHost(cfg.Host)
-	if err := errors.Join(err, hostErr); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	cfg.Host = base.String()
+	p, reason, err := newProvider(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return NewWithProvider(cfg, p, reason, cache)
+}
+
+// NewWithProvider returns a Service for cfg over p, for a provider this
+// package does not build; reason, when not "", is why no request can be
+// sent (every call then reports it). cfg's provider fields (Provider, Host,
+// BaseURL, the API key) are not used.
+func NewWithProvider(cfg Config, p Provider, reason string, cache Cache) (*Service, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Provider == ProviderOllama {
+		cfg.Host = p.Endpoint()
+	}
 	doc, query := PrefixesFor(cfg.Model)
 	if cfg.DocumentPrefix != nil {
 		doc = *cfg.DocumentPrefix
@@ -81,18 +113,57 @@ func New(cfg Config, cache Cache) (*Service, error) {
 	}
 	return &Service{
 		cfg:         cfg,
-		space:       SpaceOf(cfg.Model, cfg.Dims),
-		provider:    newProvider(base, cfg.Model, cfg.Concurrency),
+		space:       SpaceFor(cfg),
+		provider:    p,
 		cache:       cache,
-		log:         cfg.Logger.With("component", "embedding", "model", cfg.Model),
+		log:         cfg.Logger.With("component", "embedding", "provider", p.Name(), "model", cfg.Model),
 		docPrefix:   doc,
 		queryPrefix: query,
-		modelReason: checkModelName(cfg.Model),
+		modelReason: reason,
+		limit:       cfg.ContextLength,
 	}, nil
 }
 
 // Space returns the embedding space of the Service's vectors.
 func (s *Service) Space() Space { return s.space }
+
+// Provider returns the Service's provider.
+func (s *Service) Provider() Provider { return s.provider }
+
+// knownLimit returns the input limit known without a request.
+func (s *Service) knownLimit() int {
+	s.limitMu.Lock()
+	defer s.limitMu.Unlock()
+	if s.limit > 0 {
+		return s.limit
+	}
+	return DefaultContextLength
+}
+
+// ContextLength returns the model's input limit in tokens: configured, else
+// learned from the provider (once it answered), else DefaultContextLength.
+func (s *Service) ContextLength(ctx context.Context) int {
+	s.limitMu.Lock()
+	defer s.limitMu.Unlock()
+	if s.limit > 0 {
+		return s.limit
+	}
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	defer cancel()
+	n, err := s.provider.ContextLength(lctx)
+	switch {
+	case err == nil && n > 0:
+		s.limit = n
+	case err == nil:
+		s.limit = DefaultContextLength // the server does not say: it will not
+	default:
+		// Not reachable now: assume the default for this call, ask again
+		// on the next.
+		s.log.Debug("model context length unknown", "err", err)
+		return DefaultContextLength
+	}
+	return s.limit
+}
 
 // EmbedDocuments embeds texts for indexing: with the model's document
 // prefix, through the cache, in batches of Config.BatchSize with up to
@@ -130,6 +201,10 @@ type job struct {
 	vec  []float32
 	// cached is set when vec came from the cache.
 	cached bool
+	// truncated is set when sent was cut to the model's input limit.
+	truncated bool
+	// never is why the provider refused this text alone as too long.
+	never string
 }
 
 // outcome is what one batch gave.
@@ -138,9 +213,11 @@ type outcome struct {
 	vecs   [][]float32 // per text of the batch, nil where none; nil if all failed
 	reason string      // first failure, of the batch or of one vector
 	fatal  bool        // see failure
-	// rejected is set when Ollama refused the request for its content
-	// (HTTP 400), so that a smaller batch may succeed.
+	// rejected is set when the server refused the request for its
+	// content, so that a smaller batch may succeed.
 	rejected bool
+	tooLong  bool
+	busy     bool // see Failure
 }
 
 func (s *Service) run(ctx context.Context, texts []string, prefix string, timeout time.Duration, concurrency int, useCache bool) Result {
@@ -152,7 +229,12 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 		return cancelled(ctx, res)
 	}
 
-	jobs, skipped := s.jobs(texts, prefix)
+	limit := s.knownLimit()
+	if useCache && s.modelReason == "" {
+		// Indexing learns the limit; a query must not wait for it.
+		limit = s.ContextLength(ctx)
+	}
+	jobs, skipped := s.jobs(texts, prefix, limit)
 	res.Skipped = skipped
 	if len(jobs) == 0 {
 		return res
@@ -222,21 +304,22 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 	return s.finish(res, jobs, reason)
 }
 
-// jobs groups the non-blank texts by the exact text sent.
-func (s *Service) jobs(texts []string, prefix string) (jobs []*job, skipped int) {
+// jobs groups the non-blank texts by the exact text sent: the prefix and
+// the text, cut to limit tokens.
+func (s *Service) jobs(texts []string, prefix string, limit int) (jobs []*job, skipped int) {
 	byKey := make(map[string]*job, len(texts))
 	for i, t := range texts {
 		if strings.TrimSpace(t) == "" {
 			skipped++
 			continue
 		}
-		sent := prefix + t
+		sent, cut := truncateTokens(prefix+t, budget(limit))
 		key := CacheKey(sent)
 		if j, ok := byKey[key]; ok {
 			j.at = append(j.at, i)
 			continue
 		}
-		j := &job{sent: sent, key: key, at: []int{i}}
+		j := &job{sent: sent, key: key, at: []int{i}, truncated: cut}
 		byKey[key] = j
 		jobs = append(jobs, j)
 	}
@@ -264,7 +347,7 @@ func (s *Service) lookup(ctx context.Context, jobs []*job) (pending []*job) {
 				j.vec, j.cached = u, true
 				continue
 			}
-			s.log.Warn("embedding cache holds an unusable vector; embedding again", "space", s.space.String(), "key", j.key, "problem", problem.describe(len(v), s.space.Dims))
+			s.log.Warn("embedding cache holds an unusable vector; embedding again", "space", s.space.String(), "key", j.key, "problem", problem.describe(s.provider.Name(), len(v), s.space.Dims))
 		}
 		pending = append(pending, j)
 	}
@@ -279,10 +362,29 @@ func (s *Service) lookup(ctx context.Context, jobs []*job) (pending []*job) {
 // and only when texts are rejected.
 func (s *Service) isolate(ctx context.Context, jobs []*job, timeout time.Duration) outcome {
 	o := s.batch(ctx, jobs, timeout)
+	if o.tooLong && len(jobs) == 1 && ctx.Err() == nil {
+		// Refused alone, though cut to the estimated limit: the server's
+		// tokenizer makes more of it. Once more at half; refused again,
+		// this model never will embed it.
+		// Only a text near the limit: a short one refused as too long is
+		// refused for another reason, whatever its length.
+		j := jobs[0]
+		est := estimateTokens(j.sent)
+		if half, cut := truncateTokens(j.sent, est/2); cut && est >= budget(s.knownLimit())/2 {
+			j.sent, j.key, j.truncated = half, CacheKey(half), true
+			s.log.Debug("the provider refused a text as too long; sending it cut to half", "reason", o.reason)
+			again := s.batch(ctx, jobs, timeout)
+			again.calls += o.calls
+			o = again
+		}
+		if o.tooLong {
+			j.never = o.reason
+		}
+	}
 	if !o.rejected || len(jobs) == 1 || ctx.Err() != nil {
 		return o
 	}
-	s.log.Debug("ollama rejected a batch; retrying its halves", "texts", len(jobs), "reason", o.reason)
+	s.log.Debug("the provider rejected a batch; retrying its halves", "texts", len(jobs), "reason", o.reason)
 	half := len(jobs) / 2
 	merged := outcome{calls: o.calls, vecs: make([][]float32, len(jobs))}
 	for i, part := range [][]*job{jobs[:half], jobs[half:]} {
@@ -309,19 +411,20 @@ func (s *Service) batch(ctx context.Context, jobs []*job, timeout time.Duration)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	dims := s.space.Dims
-	raw, err := s.provider.embed(rctx, texts, dims)
+	var sent atomic.Bool
+	raw, err := s.provider.Embed(withSentFlag(rctx, &sent), texts, dims)
 	o := outcome{calls: 1}
 	if err != nil {
 		if ctx.Err() != nil {
 			return o // the caller gave up; run reports it
 		}
-		f := s.provider.classify(rctx, timeout, err)
-		s.log.Debug("embed request failed", "host", s.provider.host, "texts", len(texts), "reason", f.reason, "err", err)
-		o.reason, o.fatal, o.rejected = f.reason, f.fatal, f.rejected
+		f := classify(s.provider, rctx, timeout, sent.Load(), err)
+		s.log.Debug("embed request failed", "endpoint", s.provider.Endpoint(), "texts", len(texts), "reason", f.Reason, "err", err)
+		o.reason, o.fatal, o.rejected, o.tooLong, o.busy = f.Reason, f.Fatal, f.Rejected, f.TooLong, f.Busy
 		return o
 	}
 	if len(raw) != len(texts) {
-		o.reason = invalidAnswer(fmt.Sprintf("got %d vectors, want %d", len(raw), len(texts)))
+		o.reason = invalidAnswer(s.provider.Name(), fmt.Sprintf("got %d vectors, want %d", len(raw), len(texts)))
 		return o
 	}
 	for _, v := range raw {
@@ -339,7 +442,7 @@ func (s *Service) batch(ctx context.Context, jobs []*job, timeout time.Duration)
 		if problem != vectorOK {
 			bad++
 			if o.reason == "" {
-				o.reason = problem.describe(len(v), dims)
+				o.reason = problem.describe(s.provider.Name(), len(v), dims)
 			}
 			continue
 		}
@@ -355,6 +458,17 @@ func (s *Service) batch(ctx context.Context, jobs []*job, timeout time.Duration)
 // counts and Reason.
 func (s *Service) finish(res Result, jobs []*job, reason string) Result {
 	for _, j := range jobs {
+		if j.truncated {
+			res.Truncated += len(j.at)
+		}
+		if j.never != "" {
+			if res.Unembeddable == nil {
+				res.Unembeddable = make([]string, len(res.Vectors))
+			}
+			for _, i := range j.at {
+				res.Unembeddable[i] = j.never
+			}
+		}
 		if j.vec == nil {
 			res.Failed += len(j.at)
 			continue
@@ -399,6 +513,7 @@ func cancelled(ctx context.Context, res Result) Result {
 		res.Reason = "cancelled: the caller's deadline passed"
 	}
 	res.Cause, res.ProviderDown = res.Reason, false
+	res.Unembeddable = nil
 	return res
 }
 

@@ -1,11 +1,11 @@
 package embedding
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/ollama/ollama/types/model"
 )
 
 // Space is an embedding space: vectors are comparable only within one.
@@ -35,6 +35,31 @@ func SpaceOf(model string, dims int) Space {
 		m = strings.TrimSpace(base)
 	}
 	return Space{Model: m, Dims: dims}
+}
+
+// SpaceFor returns the space of the vectors a Service configured with cfg
+// makes. A document prefix is part of what a stored vector means, so one
+// other than the model's known convention (see PrefixesFor) is part of the
+// space: "nomic-embed-text#1a2b3c4d/768", the hex the start of the prefix's
+// SHA-256. Changing it then changes the space, which the store refuses to
+// mix with the vectors it holds. The query prefix is not: no stored vector
+// depends on it. The provider is not either: the same model through two
+// APIs gives the same vectors (the test kit measures cosine >= 0.999).
+func SpaceFor(cfg Config) Space {
+	model, dims := cfg.Model, cfg.Dims
+	if model == "" {
+		model = DefaultModel
+		if dims == 0 {
+			dims = DefaultDims
+		}
+	}
+	sp := SpaceOf(model, dims)
+	known, _ := PrefixesFor(model)
+	if cfg.DocumentPrefix != nil && *cfg.DocumentPrefix != known {
+		sum := sha256.Sum256([]byte(*cfg.DocumentPrefix))
+		sp.Model += "#" + hex.EncodeToString(sum[:4])
+	}
+	return sp
 }
 
 // String returns "model/dims", e.g. "nomic-embed-text/768".
@@ -80,16 +105,4 @@ func modelFamily(name string) string {
 		base = base[i+1:]
 	}
 	return base
-}
-
-// checkModelName returns the Reason for a model name Ollama cannot accept, or
-// "". It uses Ollama's own parser, so the rules are exactly the server's:
-// parts of letters, digits, '_', '-' and '.', a tag of at most 80 characters.
-// Checking before calling turns "a b" into a clear reason instead of a
-// confusing 404 or 500 from the server.
-func checkModelName(name string) string {
-	if !model.ParseName(name).IsValid() {
-		return fmt.Sprintf("invalid model name %q", name)
-	}
-	return ""
 }

@@ -44,6 +44,12 @@ func TestModelFamilyAndPrefixes(t *testing.T) {
 		{"all-minilm", "", ""},
 		{"glove-100d", "", ""},
 		{"nomic-embed-text-v2-moe", "", ""}, // a family of its own: not guessed
+		{"nomic-ai/nomic-embed-text-v1.5", "search_document: ", "search_query: "},
+		{"text-embedding-nomic-embed-text-v1.5", "search_document: ", "search_query: "},
+		{"intfloat/e5-large-v2", "passage: ", "query: "},
+		{"intfloat/multilingual-e5-small", "passage: ", "query: "},
+		{"intfloat/multilingual-e5-large-instruct", "", ""}, // instructions, not prefixes
+		{"text-embedding-3-small", "", ""},
 	}
 	for _, tt := range tests {
 		doc, query := PrefixesFor(tt.model)
@@ -74,6 +80,33 @@ func TestCheckModelName(t *testing.T) {
 	for name, want := range tests {
 		if got := checkModelName(name); got != want {
 			t.Errorf("checkModelName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// A document prefix other than the model's convention is part of the
+// space; the query prefix and the provider are not.
+func TestSpaceFor(t *testing.T) {
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"defaults", Config{}, "nomic-embed-text/768"},
+		{"the known prefix, said", Config{Model: "nomic-embed-text", Dims: 768, DocumentPrefix: str("search_document: ")}, "nomic-embed-text/768"},
+		{"query prefix only", Config{Model: "nomic-embed-text", Dims: 768, QueryPrefix: str("")}, "nomic-embed-text/768"},
+		{"other provider", Config{Provider: ProviderOpenAI, Model: "Nomic-Embed-Text", Dims: 768}, "nomic-embed-text/768"},
+		{"no prefix", Config{Model: "nomic-embed-text", Dims: 768, DocumentPrefix: str("")}, "nomic-embed-text#e3b0c442/768"},
+		{"another prefix", Config{Model: "glove-100d", Dims: 100, DocumentPrefix: str("passage: ")}, "glove-100d#707ad539/100"},
+	}
+	for _, tt := range tests {
+		got := SpaceFor(tt.cfg).String()
+		if got != tt.want {
+			t.Errorf("%s: SpaceFor = %q, want %q", tt.name, got, tt.want)
+		}
+		if sp, err := ParseSpace(got); err != nil || sp.String() != got {
+			t.Errorf("%s: ParseSpace(%q) = %v, %v", tt.name, got, sp, err)
 		}
 	}
 }

@@ -49,12 +49,12 @@ func unitVector(v []float32, dims int) ([]float32, vectorProblem) {
 }
 
 // describe returns the Reason for a vector problem.
-func (p vectorProblem) describe(got, dims int) string {
+func (p vectorProblem) describe(provider string, got, dims int) string {
 	switch p {
 	case vectorWrongDims:
 		return dimsReason(got, dims)
 	case vectorNonFinite:
-		return invalidAnswer("vector contains NaN or Inf")
+		return invalidAnswer(provider, "vector contains NaN or Inf")
 	case vectorZero:
 		return "model returned a zero vector (the text has nothing it can represent)"
 	default:
@@ -66,6 +66,6 @@ func dimsReason(got, want int) string {
 	return fmt.Sprintf("model returned %d dims, index expects %d", got, want)
 }
 
-func invalidAnswer(detail string) string {
-	return "ollama returned an invalid answer: " + detail
+func invalidAnswer(provider, detail string) string {
+	return provider + " returned an invalid answer: " + detail
 }

@@ -103,7 +103,7 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 	}
 	x.RepoTime = time.Since(start)
 
-	space := embedding.SpaceOf(opt.Embedding.Model, opt.Embedding.Dims)
+	space := embedding.SpaceFor(opt.Embedding)
 	dbPath := filepath.Join(opt.Work, "index-"+fileSafe(space.String())+".db")
 	x.Store, err = store.Open(ctx, dbPath, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
 		Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})

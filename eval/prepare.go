@@ -137,7 +137,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 			ev.Close()
 		}
 	}()
-	space := embedding.SpaceOf(opt.Embedding.Model, opt.Embedding.Dims)
+	space := embedding.SpaceFor(opt.Embedding)
 	rep := &Report{Space: space.String(), Bootstrap: opt.Bootstrap, Warnings: []string{}}
 	ev.Report = rep
 

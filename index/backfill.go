@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ type BackfillStore interface {
 	PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVector, error)
 	PendingVectorCount(ctx context.Context) (int, error)
 	FillVectors(ctx context.Context, fills []ragd.VectorFill) (int, error)
+	MarkUnembeddable(ctx context.Context, marks []ragd.Unembeddable) (int, error)
 	Space() string
 }
 
@@ -57,6 +59,8 @@ const (
 	DefaultBackfillBatch = 64
 	// DefaultBackfillRetry: a down provider is asked again this often.
 	DefaultBackfillRetry = 30 * time.Second
+	// blankReason marks a chunk of white space only.
+	blankReason = "blank text: nothing to embed"
 	// rateWeight is the weight of the newest step in the moving average
 	// of the fill rate.
 	rateWeight = 0.2
@@ -113,10 +117,32 @@ func (b *Backfill) Step(ctx context.Context) (filled int, more bool, err error) 
 	}
 	res := b.Embedder.EmbedDocuments(ctx, texts)
 	var fills []ragd.VectorFill
+	var marks []ragd.Unembeddable
 	for i, p := range pending {
-		if i < len(res.Vectors) && res.Vectors[i] != nil {
+		switch {
+		case i < len(res.Vectors) && res.Vectors[i] != nil:
 			fills = append(fills, ragd.VectorFill{Seq: p.Seq, ContentHash: p.ContentHash, Vector: res.Vectors[i]})
+		case i < len(res.Unembeddable) && res.Unembeddable[i] != "":
+			// Refused alone, for good (too long even cut to the model's
+			// limit): asked again, it would be refused again, every Retry.
+			marks = append(marks, ragd.Unembeddable{Seq: p.Seq, ContentHash: p.ContentHash, Reason: res.Unembeddable[i]})
+		case strings.TrimSpace(p.Content) == "":
+			// Nothing to embed: not a failure, and no vector ever.
+			marks = append(marks, ragd.Unembeddable{Seq: p.Seq, ContentHash: p.ContentHash, Reason: blankReason})
 		}
+	}
+	if len(marks) > 0 {
+		n, err := b.Store.MarkUnembeddable(ctx, marks)
+		if err != nil {
+			b.record(0, 0, err)
+			return 0, true, err
+		}
+		b.Logger.Info("vector backfill: chunks left lexical-only for good", "chunks", n, "reason", marks[0].Reason)
+	}
+	if len(fills) == 0 && len(marks) == len(pending) {
+		// Every chunk left the queue for good: a step done, not a failure.
+		b.record(0, time.Since(t0), nil)
+		return 0, len(pending) == b.Batch, nil
 	}
 	if len(fills) == 0 {
 		err := fmt.Errorf("backfill: no vector for %d chunks: %s", len(pending), res.Reason)
@@ -128,19 +154,17 @@ func (b *Backfill) Step(ctx context.Context) (filled int, more bool, err error) 
 		return 0, true, err
 	}
 	b.record(filled, time.Since(t0), nil)
-	if res.Failed > 0 {
+	if left := len(pending) - len(fills) - len(marks); left > 0 {
 		// A batch the provider partly failed: what it left stays first in
 		// the queue, and the step counts as failed, so that Run asks again
 		// after Retry instead of waiting for the next Wake, which may
 		// never come.
-		err := fmt.Errorf("backfill: no vector for %d of %d chunks: %s", res.Failed, len(pending), res.Reason)
+		err := fmt.Errorf("backfill: no vector for %d of %d chunks: %s", left, len(pending), res.Reason)
 		b.mu.Lock()
 		b.lastErr = err.Error()
 		b.mu.Unlock()
 		return filled, true, err
 	}
-	// A blank text never gets a vector: it stays in the queue, so a short
-	// batch (fewer than asked) means the queue is done.
 	return filled, len(pending) == b.Batch, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ragd/ragd"
@@ -75,6 +77,7 @@ func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string
 		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
 	}
 	sc.Chunks, sc.LexicalOnly = stats.Chunks, stats.LexicalOnly
+	sc.Unembeddable = noVectorReasons(stats.Unembeddable)
 	run, err := ix.lastOK(ctx, p, scope)
 	if err != nil {
 		return nil, err
@@ -155,6 +158,7 @@ func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*api.Sc
 		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
 	}
 	sc.Chunks, sc.LexicalOnly = chunks.Chunks, chunks.LexicalOnly
+	sc.Unembeddable = noVectorReasons(chunks.Unembeddable)
 	run, err := ix.lastOK(ctx, p, ragd.ScopeSession)
 	if err != nil {
 		return nil, err
@@ -212,4 +216,20 @@ func (ix *Indexer) unindexedSessions(ctx context.Context, p ragd.Project, indexe
 		}
 	}
 	return out, nil
+}
+
+// noVectorReasons lists the reasons of chunks left without a vector for
+// good, most chunks first; nil when there are none.
+func noVectorReasons(by map[string]int) []api.NoVectorReason {
+	var out []api.NoVectorReason
+	for reason, n := range by {
+		out = append(out, api.NoVectorReason{Reason: reason, Chunks: n})
+	}
+	slices.SortFunc(out, func(a, b api.NoVectorReason) int {
+		if a.Chunks != b.Chunks {
+			return b.Chunks - a.Chunks
+		}
+		return strings.Compare(a.Reason, b.Reason)
+	})
+	return out
 }

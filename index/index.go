@@ -38,7 +38,9 @@ import (
 // never fails, it reports texts it could not embed with nil vectors and a
 // reason. Reindex reads the Result's counts, Cause (the failure without
 // counts: it counts over the whole scope itself) and ProviderDown (its
-// breaker: once set, the rest of the reindex does not ask again).
+// breaker: once set, the rest of the reindex does not ask again); Backfill
+// reads Unembeddable (texts the model refused for good, marked in the store
+// so that neither asks for them again).
 type Embedder interface {
 	EmbedDocuments(ctx context.Context, texts []string) embedding.Result
 	Space() embedding.Space

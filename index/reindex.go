@@ -228,9 +228,16 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.
 
 	var need []int
 	for i := range inputs {
-		if stored[keys[i]].Vector {
+		switch st := stored[keys[i]]; {
+		case st.Vector:
 			er.Reused++
-		} else {
+		case st.Unembeddable: // the same id: the same text
+			// The model refused this very text for good: not asked again.
+			er.Failed++
+			if er.Reason == "" {
+				er.Reason = unembeddableReason
+			}
+		default:
 			need = append(need, i)
 		}
 	}
@@ -330,6 +337,10 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.
 // deferredReason says why a scope was written without vectors that the
 // provider could compute: more were needed than InlineVectors.
 const deferredReason = "%d texts need a vector, more than the %d a reindex embeds before writing: the chunks are searchable lexically now, and the background fill embeds them at the provider's pace (see coverage)"
+
+// unembeddableReason is the embedding reason of chunks the model refused
+// for good in an earlier run (coverage lists the provider's answers).
+const unembeddableReason = "the model refused these texts for good (see coverage); not asked again"
 
 // notAskedAgain ends the embedding reason once the provider is found down.
 const notAskedAgain = "the provider was not asked again during this reindex"

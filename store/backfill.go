@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ragd/ragd"
 )
@@ -18,10 +19,17 @@ import (
 // chunks without a vector: the queue is cheap to read however large the
 // index.
 
-// PendingVectors returns up to limit chunks without a vector, newest first.
+// notUnembeddable leaves out the chunks the store's space refused for good
+// (migration 9); its one parameter is the space.
+const notUnembeddable = `NOT EXISTS (SELECT 1 FROM unembeddable_chunks u
+	WHERE u.chunk_seq = chunks.seq AND u.embedding_space = ? AND u.content_hash = chunks.content_hash)`
+
+// PendingVectors returns up to limit chunks without a vector, newest first,
+// leaving out those marked unembeddable in the store's space.
 func (s *Store) PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVector, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, project_id, scope, content, content_hash FROM chunks
-		INDEXED BY chunks_without_vector WHERE embedding_space IS NULL ORDER BY seq DESC LIMIT ?`, limit)
+		INDEXED BY chunks_without_vector WHERE embedding_space IS NULL AND `+notUnembeddable+`
+		ORDER BY seq DESC LIMIT ?`, s.space, limit)
 	if err != nil {
 		return nil, fmt.Errorf("chunks without vectors: %w", err)
 	}
@@ -37,11 +45,12 @@ func (s *Store) PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVe
 	return out, rows.Err()
 }
 
-// PendingVectorCount counts the chunks without a vector.
+// PendingVectorCount counts the chunks without a vector that the fill may
+// still embed (not marked unembeddable in the store's space).
 func (s *Store) PendingVectorCount(ctx context.Context) (int, error) {
 	var n int
 	if err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM chunks INDEXED BY chunks_without_vector
-		WHERE embedding_space IS NULL`).Scan(&n); err != nil {
+		WHERE embedding_space IS NULL AND `+notUnembeddable, s.space).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count chunks without vectors: %w", err)
 	}
 	return n, nil
@@ -98,4 +107,37 @@ func (s *Store) FillVectors(ctx context.Context, fills []ragd.VectorFill) (int, 
 		return 0, fmt.Errorf("fill vectors: commit: %w", err)
 	}
 	return filled, nil
+}
+
+// MarkUnembeddable records that the store's embedding space will never
+// embed these chunks, so that they leave the fill's queue; it returns how
+// many it marked. A chunk that changed, got a vector or was deleted
+// meanwhile is skipped.
+func (s *Store) MarkUnembeddable(ctx context.Context, marks []ragd.Unembeddable) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("mark unembeddable chunks: %w", err)
+	}
+	defer tx.Rollback()
+	now := formatTime(time.Now())
+	marked := 0
+	for _, m := range marks {
+		res, err := tx.ExecContext(ctx, `INSERT INTO unembeddable_chunks (chunk_seq, embedding_space, content_hash, reason, marked_at)
+			SELECT seq, ?, content_hash, ?, ? FROM chunks WHERE seq = ? AND content_hash = ? AND embedding_space IS NULL
+			ON CONFLICT (chunk_seq) DO UPDATE SET embedding_space = excluded.embedding_space,
+				content_hash = excluded.content_hash, reason = excluded.reason, marked_at = excluded.marked_at`,
+			s.space, m.Reason, now, m.Seq, m.ContentHash)
+		if err != nil {
+			return 0, fmt.Errorf("mark chunk %d unembeddable: %w", m.Seq, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, fmt.Errorf("mark chunk %d unembeddable: %w", m.Seq, err)
+		}
+		marked += int(n)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("mark unembeddable chunks: commit: %w", err)
+	}
+	return marked, nil
 }

@@ -13,7 +13,7 @@ import (
 
 // ragd.ScopeStats counts the chunks of a project's scope by source.
 func (s *Store) ScopeStats(ctx context.Context, projectID int64, scope string) (ragd.ScopeStats, error) {
-	st := ragd.ScopeStats{Sources: map[string]int{}}
+	st := ragd.ScopeStats{Sources: map[string]int{}, Unembeddable: map[string]int{}}
 	if !ragd.ValidScope(scope) {
 		return st, fmt.Errorf("scope stats: unknown scope %q", scope)
 	}
@@ -33,15 +33,34 @@ func (s *Store) ScopeStats(ctx context.Context, projectID int64, scope string) (
 		st.Chunks += n
 		st.LexicalOnly += lexical
 	}
-	return st, rows.Err()
+	if err := rows.Err(); err != nil {
+		return st, fmt.Errorf("%s stats of project %d: %w", scope, projectID, err)
+	}
+	reasons, err := s.rdb.QueryContext(ctx, `SELECT u.reason, count(*) FROM unembeddable_chunks u JOIN chunks c ON c.seq = u.chunk_seq
+		WHERE c.project_id = ? AND c.scope = ? AND c.embedding_space IS NULL AND u.embedding_space = ? AND u.content_hash = c.content_hash
+		GROUP BY u.reason`, projectID, scope, s.space)
+	if err != nil {
+		return st, fmt.Errorf("%s unembeddable chunks of project %d: %w", scope, projectID, err)
+	}
+	defer reasons.Close()
+	for reasons.Next() {
+		var reason string
+		var n int
+		if err := reasons.Scan(&reason, &n); err != nil {
+			return st, fmt.Errorf("%s unembeddable chunks of project %d: %w", scope, projectID, err)
+		}
+		st.Unembeddable[reason] = n
+	}
+	return st, reasons.Err()
 }
 
 // ChunkStates maps the id of each chunk of a project's scope to its state,
 // so that a reindex asks the embedder only for the chunks that are new or
 // still lack a vector, and writes nothing when nothing would change.
 func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) (map[string]ragd.ChunkState, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, embedding_space IS NOT NULL, coalesce(source_commit, ''), heading_path, title,
-		start_offset, end_offset FROM chunks WHERE project_id = ? AND scope = ?`, projectID, scope)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, embedding_space IS NOT NULL, embedding_space IS NULL AND NOT `+notUnembeddable+`,
+		coalesce(source_commit, ''), heading_path, title, start_offset, end_offset FROM chunks WHERE project_id = ? AND scope = ?`,
+		s.space, projectID, scope)
 	if err != nil {
 		return nil, fmt.Errorf("chunk states of %s, project %d: %w", scope, projectID, err)
 	}
@@ -50,7 +69,7 @@ func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) 
 	for rows.Next() {
 		var id, heading string
 		var st ragd.ChunkState
-		if err := rows.Scan(&id, &st.Vector, &st.SourceCommit, &heading, &st.Title, &st.Start, &st.End); err != nil {
+		if err := rows.Scan(&id, &st.Vector, &st.Unembeddable, &st.SourceCommit, &heading, &st.Title, &st.Start, &st.End); err != nil {
 			return nil, fmt.Errorf("chunk states of %s, project %d: %w", scope, projectID, err)
 		}
 		if err := json.Unmarshal([]byte(heading), &st.HeadingPath); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -249,5 +250,29 @@ func TestCLI_Errors(t *testing.T) {
 	var ce *client.Error
 	if _, _, err := ragdErr(t, "feedback", "999", "abc", "useful", "--json"); !errors.As(err, &ce) || ce.Status != 404 || !strings.Contains(ce.Message, "999") {
 		t.Errorf("feedback on an unknown search: %v", err)
+	}
+}
+
+// TestCLI_DoctorBusyIsNotDown: a provider that takes the probe and says
+// nothing within the query timeout (busy with a reindex) is reported busy
+// and does not fail doctor; one that cannot be reached does.
+func TestCLI_DoctorBusyIsNotDown(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+	srv.SetFault(srv.Hang())
+	w := daemontest.NewWorld(t)
+	w.Setenv(t)
+	cfg := daemontest.Config(srv.URL)
+	cfg.Embedding.QueryTimeout = daemon.Duration{Duration: 300 * time.Millisecond}
+	daemontest.Start(t, w, cfg)
+
+	out, _, err := ragdErr(t, "doctor", "--json")
+	doc := decode[doctorReport](t, out)
+	i := slices.IndexFunc(doc.Checks, func(c check) bool { return c.Name == "provider" })
+	if err != nil || !doc.OK || i < 0 || !doc.Checks[i].OK || !strings.Contains(doc.Checks[i].Detail, "busy, not down: timeout after 300ms") {
+		t.Errorf("doctor with a busy provider: %v %+v", err, doc)
+	}
+	h, err := client.New(w.Paths.Socket).Health(t.Context())
+	if err != nil || h.Embedding.Available || !h.Embedding.Busy {
+		t.Errorf("health of a busy provider: %v %+v", err, h.Embedding)
 	}
 }

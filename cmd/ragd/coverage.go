@@ -64,6 +64,9 @@ func cmdCoverage(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "  %-8s %d/%d %s indexed, %d chunks (lexical only: %d), %s%s\n",
 			sc.Scope, sc.Indexed, sc.Total, sc.Unit, sc.Chunks, sc.LexicalOnly, last, stale)
+		for _, u := range sc.Unembeddable {
+			fmt.Fprintf(e.stdout, "           %d chunks never get a vector (searched by keywords): %s\n", u.Chunks, u.Reason)
+		}
 	}
 	for _, n := range cov.Notes {
 		if cov.Layout == nil || !slices.Contains(cov.Layout.Notes, n) {

@@ -102,11 +102,26 @@ func spaceCheck(p *api.SpaceProfile) check {
 }
 
 func providerCheck(h api.EmbeddingHealth) check {
-	c := check{Name: "provider", OK: h.Available, Detail: fmt.Sprintf("ollama at %s, model %s (%d dims)", h.Host, h.Model, h.Dims)}
+	what := "ollama"
+	if h.Provider == embedding.ProviderOpenAI {
+		what = "openai-compatible server"
+	}
+	c := check{Name: "provider", OK: h.Available, Detail: fmt.Sprintf("%s at %s, model %s (%d dims)", what, h.Host, h.Model, h.Dims)}
 	if h.Version != "" {
 		c.Detail += ", ollama " + h.Version
 	}
-	if !h.Available {
+	switch {
+	case h.Available:
+	case h.Busy:
+		// Up, but not answering now: typically embedding a reindex or the
+		// background fill. Not a failure to fix.
+		c.OK = true
+		c.Detail += ": busy, not down: " + h.Reason
+		c.Fix = "it is up but does not answer now (embedding a reindex?); searches meanwhile may answer lexical only; check again later"
+	case h.Provider == embedding.ProviderOpenAI:
+		c.Detail += ": " + h.Reason
+		c.Fix = "start the server and load the model, or fix [embedding] base_url, model and the API key; until then search is lexical only"
+	default:
 		c.Detail += ": " + h.Reason
 		c.Fix = "start Ollama and pull the model (`ollama pull " + h.Model + "`), or set OLLAMA_HOST; until then search is lexical only"
 	}

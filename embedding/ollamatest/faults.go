@@ -39,11 +39,20 @@ func Respond(status int, body string) Fault {
 	}
 }
 
-// WithVectors returns a Fault that answers 200 in Ollama's format with the
+// WithVectors returns a Fault that answers 200 in the request's API format
+// (Ollama's, or an OpenAI embedding list at /v1) with the
 // embeddings vectors returns for the request, whatever their number or
 // length: for count and dims mismatches and zero vectors.
 func WithVectors(vectors func(req Request) [][]float32) Fault {
 	return func(w http.ResponseWriter, _ *http.Request, req Request) bool {
+		if req.OpenAI {
+			list := openAIList{Object: "list", Model: req.Model, Data: []openAIEmbedding{}}
+			for i, v := range vectors(req) {
+				list.Data = append(list.Data, openAIEmbedding{Object: "embedding", Embedding: v, Index: i})
+			}
+			writeJSON(w, http.StatusOK, list)
+			return true
+		}
 		writeJSON(w, http.StatusOK, api.EmbedResponse{
 			Model:         req.Model,
 			Embeddings:    vectors(req),

@@ -1,8 +1,11 @@
 // Package ollamatest provides a fake Ollama server for tests: it speaks the
 // parts of Ollama's HTTP API that ragd uses exactly as Ollama 0.17.4 does
 // (status codes, error texts, empty-input answers, case-insensitive model
-// names, truncation, "dimensions"), embeds text deterministically, counts
-// requests, and can be told to fail, hang or answer garbage.
+// names, truncation, "dimensions"), and the OpenAI embeddings API Ollama
+// serves beside it at /v1 (POST /v1/embeddings, GET /v1/models, errors as
+// {"error":{"message","type","param","code"}}), embeds text
+// deterministically, counts requests, and can be told to fail, hang or
+// answer garbage on either.
 package ollamatest
 
 import (
@@ -45,13 +48,27 @@ type Options struct {
 	Version string
 	// ContextLength in tokens. Default DefaultContextLength.
 	ContextLength int
+	// RefuseOverlong makes a text past the context fail its request with
+	// HTTP 400 "the input length exceeds the context length" even when
+	// truncation is asked for (or, at /v1, implied): what real Ollama
+	// 0.17.4 does for some texts with glove-100d's tokenizer, and what
+	// servers that never truncate (vLLM, llama.cpp) do.
+	RefuseOverlong bool
 }
 
-// Request is what a Fault sees of one /api/embed request, already decoded.
+// Request is what a Fault sees of one embedding request, already decoded.
 type Request struct {
-	Call  int // 1-based number of this /api/embed request
+	Call  int // 1-based number of this embedding request, of either API
 	Model string
 	Input []string
+	// OpenAI is set for POST /v1/embeddings: a Fault then answers in that
+	// API's shape (see OpenAIError); the server converts nothing a Fault
+	// writes.
+	OpenAI bool
+	// Dimensions is the request's "dimensions", 0 when absent.
+	Dimensions int
+	// Authorization is the request's Authorization header.
+	Authorization string
 }
 
 // Fault decides how the server answers one well-formed /api/embed request
@@ -72,7 +89,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	fault  Fault
-	calls  int        // /api/embed requests
+	calls  int        // /api/embed and /v1/embeddings requests
 	inputs [][]string // inputs of the /api/embed requests, in arrival order
 }
 
@@ -112,8 +129,8 @@ func (s *Server) SetFault(f Fault) {
 	s.fault = f
 }
 
-// Calls returns the number of /api/embed requests received, well-formed or
-// not.
+// Calls returns the number of embedding requests received (/api/embed and
+// /v1/embeddings), well-formed or not.
 func (s *Server) Calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -168,6 +185,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		"/api/version": {http.MethodGet, s.version},
 		"/api/embed":   {http.MethodPost, s.embed},
 		"/api/show":    {http.MethodPost, s.show},
+		// Ollama's OpenAI-compatible routes.
+		"/v1/embeddings": {http.MethodPost, s.openAIEmbeddings},
+		"/v1/models":     {http.MethodGet, s.openAIModels},
 	}
 	route, ok := routes[r.URL.Path]
 	switch {
@@ -258,7 +278,8 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", req.Model))
 		return
 	}
-	if fault != nil && fault(w, r, Request{Call: call, Model: req.Model, Input: slices.Clone(input)}) {
+	if fault != nil && fault(w, r, Request{Call: call, Model: req.Model, Input: slices.Clone(input),
+		Dimensions: req.Dimensions, Authorization: r.Header.Get("Authorization")}) {
 		return
 	}
 	if len(input) == 0 {
@@ -266,20 +287,29 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	resp, msg := s.compute(req.Model, input, dims, req.Truncate == nil || *req.Truncate, req.Dimensions)
+	if msg != "" {
+		writeError(w, http.StatusBadRequest, msg)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// compute embeds input as /api/embed does, or returns its 400 message.
+func (s *Server) compute(model string, input []string, dims int, truncate bool, dimensions int) (api.EmbedResponse, string) {
 	start := time.Now()
-	resp := api.EmbedResponse{Model: req.Model, Embeddings: make([][]float32, len(input))}
+	resp := api.EmbedResponse{Model: model, Embeddings: make([][]float32, len(input))}
 	for i, text := range input {
 		words := Words(text)
 		if len(words)+2 > s.opts.ContextLength {
-			if req.Truncate != nil && !*req.Truncate {
-				writeError(w, http.StatusBadRequest, "the input length exceeds the context length")
-				return
+			if !truncate || s.opts.RefuseOverlong {
+				return api.EmbedResponse{}, "the input length exceeds the context length"
 			}
 			words = words[:max(s.opts.ContextLength-2, 0)]
 		}
 		v := vectorOf(words, dims)
-		if req.Dimensions > 0 && req.Dimensions < dims {
-			v = normalize(v[:req.Dimensions])
+		if dimensions > 0 && dimensions < dims {
+			v = normalize(v[:dimensions])
 		}
 		resp.Embeddings[i] = v
 		resp.PromptEvalCount += len(words) + 2
@@ -288,7 +318,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	// comparable with its field set (zero would be omitted).
 	resp.LoadDuration = time.Millisecond
 	resp.TotalDuration = time.Since(start) + resp.LoadDuration
-	writeJSON(w, http.StatusOK, resp)
+	return resp, ""
 }
 
 // decode reads a JSON request body as Ollama (gin) does, answering 400 on
