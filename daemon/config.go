@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/search"
@@ -96,6 +98,18 @@ type IndexConfig struct {
 	// and the background fill embeds it (index.Indexer.InlineVectors). 0
 	// embeds every scope inline.
 	InlineVectors int `toml:"inline_vectors" json:"inlineVectors"`
+	// Exclude are globs of paths no project reads, before each project's
+	// own settings (ragd.Layout.Exclude): a user's "never my drafts/".
+	Exclude []string `toml:"exclude" json:"exclude"`
+	// PackageReadmes and RootFiles turn those rules off for every project
+	// when false; a project can turn them off for itself too.
+	PackageReadmes bool `toml:"package_readmes" json:"packageReadmes"`
+	RootFiles      bool `toml:"root_files" json:"rootFiles"`
+}
+
+// layout is the index's settings for every project, before each one's own.
+func (c IndexConfig) layout() ragd.Layout {
+	return ragd.Layout{Exclude: c.Exclude, NoPackageReadmes: !c.PackageReadmes, NoRootFiles: !c.RootFiles}
 }
 
 // SessionsConfig: coding agents' transcripts.
@@ -155,7 +169,7 @@ func DefaultConfig() Config {
 		},
 		Chunking: ChunkingConfig{Target: chunking.TargetRunes, Overlap: chunking.OverlapRunes, Window: chunking.WindowRunes},
 		Index: IndexConfig{MaxFileBytes: source.DefaultMaxFileBytes, AutoDebounce: Duration{DefaultAutoDebounce},
-			InlineVectors: DefaultInlineVectors},
+			InlineVectors: DefaultInlineVectors, Exclude: []string{}, PackageReadmes: true, RootFiles: true},
 		Sessions: SessionsConfig{Follow: []string{}},
 	}
 }
@@ -400,6 +414,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Index.MaxFileBytes < 1 {
 		errs = append(errs, fmt.Errorf("index.max_file_bytes %d: want > 0", c.Index.MaxFileBytes))
+	}
+	if err := source.ValidateLayout(ragd.Layout{Exclude: c.Index.Exclude}); err != nil {
+		errs = append(errs, fmt.Errorf("index.%v", err))
 	}
 	if _, err := followFormats(c.Sessions); err != nil {
 		errs = append(errs, fmt.Errorf("sessions.follow: %v (or %q)", err, FollowAll))

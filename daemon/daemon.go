@@ -158,7 +158,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		Store:    d.store,
 		Embedder: d.embedder,
 		Chunking: cfg.Chunking.Options(),
-		Source:   source.Options{MaxFileBytes: cfg.Index.MaxFileBytes, WorkTree: cfg.Index.WorkTree},
+		Source:   source.Options{MaxFileBytes: cfg.Index.MaxFileBytes, WorkTree: cfg.Index.WorkTree, Layout: cfg.Index.layout()},
 		Logger:   opt.Logger,
 
 		InlineVectors: cfg.Index.InlineVectors,

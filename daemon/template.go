@@ -69,6 +69,9 @@ var keyDocs = map[string]string{
 	"index.work_tree":             "read docs from the working tree instead of HEAD",
 	"index.inline_vectors":        "new vectors a reindex waits for; more are filled in the background (0 = wait for all)",
 	"index.auto_debounce":         "quiet time before an opt-in auto-reindex runs",
+	"index.exclude":               "globs of paths no project reads (each project adds its own: ragd layout)",
+	"index.package_readmes":       "read README files in sub-folders (false: for no project)",
+	"index.root_files":            "read prose files at the repository root (false: for no project)",
 	"sessions.follow":             "transcripts to follow as written: " + followChoices(),
 }
 

@@ -40,10 +40,16 @@ func replacedReason(runs int) string {
 const RulesVersion = 2
 
 // sourceOptions are the reader's options for project p: the daemon's, with
-// the project's own settings.
+// the project's own settings over the daemon's for every project
+// (Indexer.Source.Layout: its excludes add to the project's, and a rule
+// off there is off for every project).
 func (ix *Indexer) sourceOptions(p ragd.Project) source.Options {
 	opt := ix.Source
+	all := ix.Source.Layout
 	opt.Layout = p.Layout
+	opt.Layout.Exclude = append(slices.Clip(all.Exclude), p.Layout.Exclude...)
+	opt.Layout.NoPackageReadmes = p.Layout.NoPackageReadmes || all.NoPackageReadmes
+	opt.Layout.NoRootFiles = p.Layout.NoRootFiles || all.NoRootFiles
 	return opt
 }
 
