@@ -50,7 +50,9 @@ run() { # run CMD...: the prompt line, then what it printed (both streams)
 note() { printf '$ # %s\n' "$*" >>"$out"; }
 
 query="why is telemetry in its own database file"
-run add .
+# The README holds this very record: indexed, it would quote the last
+# recording back (and change its own counts with every recording).
+run add . --exclude README.md
 run reindex
 run search "$query" --limit 2
 # Vote for the top hit of that search, as its last line proposes.

@@ -111,7 +111,7 @@ func TestRecordedSession(t *testing.T) {
 		prompts = append(prompts, c.prompt)
 	}
 	query := "why is telemetry in its own database file"
-	wantPrompts := []string{"ragd add .", "ragd reindex", `ragd search "` + query + `" --limit 2`,
+	wantPrompts := []string{"ragd add . --exclude README.md", "ragd reindex", `ragd search "` + query + `" --limit 2`,
 		"", "# Ollama stopped", `ragd search "` + query + `" --limit 1`, "ragd measure"}
 	if len(prompts) != len(wantPrompts) || !strings.HasPrefix(prompts[3], "ragd feedback 1 ") {
 		t.Fatalf("recorded commands %q, want those of scripts/record-session.sh", prompts)
@@ -141,7 +141,7 @@ func TestRecordedSession(t *testing.T) {
 			t.Errorf("$ %s\nrecorded:\n%s\n\nthe code prints:\n%s\n\nre-record the README's session: make record-session", c.prompt, want, got)
 		}
 	}
-	check(rec[0], run("add", "."))
+	check(rec[0], run("add", ".", "--exclude", "README.md"))
 	check(rec[1], run("reindex"))
 	run("search", query, "--limit", "2") // search 1, as recorded
 
