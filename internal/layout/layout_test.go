@@ -24,7 +24,9 @@ var rules = map[string][]string{
 	"client":     {"*-ragd-api", "database/sql"},
 	"chunking":   {"*", "database/sql", "net/http"},
 	"lexical":    {"*", "net/http"},
-	"transcript": {"*-ragd", "database/sql", "net/http"},
+	// transcript reads other tools' SQLite files (Cursor, OpenCode, Crush)
+	// through database/sql, read-only from a copy: never ragd's store.
+	"transcript": {"*-ragd", "net/http"},
 	"source":     {"*-ragd", "database/sql", "net/http"},
 	"store":      {"search", "index", "daemon", "client", "eval", "embedding", "net/http"},
 	"search":     {"store", "index", "daemon", "client", "eval", "database/sql", "net/http"},
