@@ -41,6 +41,9 @@ type AppendResult struct {
 	SessionsCreated int `json:"sessionsCreated"`
 	// Conflicts are events refused: their id is stored with other content.
 	Conflicts []Conflict `json:"conflicts"`
+	// Redactions counts the secrets redacted from the events before they
+	// were stored, by kind.
+	Redactions map[string]int `json:"redactions,omitempty"`
 }
 
 // ImportReport counts what ImportEvents did.

@@ -16,6 +16,7 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/transcript"
 )
@@ -307,6 +308,9 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("transcript %s: checkpoint: %w", path, err)
 	}
+	// The readers redact what their checkpoints hold; this is the same
+	// redaction once more, for state a reader keeps that it did not.
+	b = redact.JSON(b, ir.rep.Redactions)
 	row := store.TranscriptFile{Path: path, ProjectID: saveAs.ID, Format: string(ir.opt.format),
 		Size: info.Size(), ModTime: info.ModTime(), Checkpoint: b}
 	switch {
@@ -349,7 +353,7 @@ func (ir *importRun) count(p ragd.Project) *projectCount {
 // append stores a batch of events of one project through the indexer, which
 // holds them to the event rules and is idempotent by id.
 func (ir *importRun) append(ctx context.Context, p ragd.Project, events []ragd.Event) error {
-	res, err := ir.d.indexer.AppendEvents(ctx, p, events)
+	res, err := ir.d.indexer.AppendEventsWith(ctx, p, events, index.AppendOptions{KeepRawPayload: ir.opt.keepRaw})
 	if err != nil {
 		if errors.Is(err, index.ErrInvalidEvent) {
 			return fmt.Errorf("%w: %v", ragd.ErrInvalid, err)
@@ -363,6 +367,9 @@ func (ir *importRun) append(ctx context.Context, p ragd.Project, events []ragd.E
 	rep.Kept += res.Appended - res.Messages
 	rep.Duplicates += res.Duplicates
 	rep.SessionsCreated += res.SessionsCreated
+	for k, v := range res.Redactions {
+		rep.Redactions[k] += v
+	}
 	for _, c := range res.Conflicts {
 		if len(rep.Conflicts) < maxListed {
 			rep.Conflicts = append(rep.Conflicts, c)
@@ -487,7 +494,7 @@ func (d *Daemon) handleTranscriptImport(w http.ResponseWriter, r *http.Request) 
 	})
 	if err != nil {
 		he := d.asHTTPError(err)
-		send(api.TranscriptImportEvent{Report: rep, Error: &api.ErrorDetail{Code: he.code, Message: he.msg}})
+		send(api.TranscriptImportEvent{Report: rep, Error: &api.ErrorDetail{Code: he.code, Message: redact.String(he.msg, nil)}})
 		return nil
 	}
 	send(api.TranscriptImportEvent{Report: rep})

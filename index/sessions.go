@@ -1,15 +1,18 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/source"
 )
 
@@ -34,23 +37,41 @@ const importBatch = 500
 // Every event is first checked by source's rules (Event.Validate): if one
 // fails, nothing is stored and the error wraps ErrInvalidEvent, naming the
 // event. Other errors are the store's (nothing of the call is stored).
+//
+// Before anything is stored or chunked, every event's text, title and
+// payload go through redact.Event: secrets become "[REDACTED:kind]", and
+// the result counts them by kind. events is not modified.
 func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ragd.Event) (api.AppendResult, error) {
+	return ix.AppendEventsWith(ctx, p, events, AppendOptions{})
+}
+
+// AppendOptions tune AppendEventsWith. The zero value is AppendEvents.
+type AppendOptions struct {
+	// KeepRawPayload stores payloads as given, unredacted: a transcript
+	// import's keep-raw, whose payload is the source record verbatim.
+	// Text and title are redacted all the same.
+	KeepRawPayload bool
+}
+
+// AppendEventsWith is AppendEvents with options.
+func (ix *Indexer) AppendEventsWith(ctx context.Context, p ragd.Project, events []ragd.Event, opt AppendOptions) (api.AppendResult, error) {
 	res := api.AppendResult{Conflicts: []api.Conflict{}}
 	for i, e := range events {
 		if err := e.Validate(); err != nil {
 			return res, fmt.Errorf("append events to %s: event %d (id %q): %w", p.Name, i, e.ID, err)
 		}
 	}
-	if err := ix.append(ctx, p, events, &res); err != nil {
+	if err := ix.append(ctx, p, events, opt, &res); err != nil {
 		return res, err
 	}
 	return res, nil
 }
 
-// append stores rows, with the chunks of their messages, in one store
-// transaction. Chunking every message of rows, before knowing which are
-// new, costs what rows cost; the store writes the chunks of the new ones.
-func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, res *api.AppendResult) error {
+// append redacts rows and stores them, with the chunks of their messages,
+// in one store transaction. Chunking every message of rows, before
+// knowing which are new, costs what rows cost; the store writes the
+// chunks of the new ones.
+func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, aopt AppendOptions, res *api.AppendResult) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -58,6 +79,7 @@ func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event
 	if err != nil {
 		return err
 	}
+	rows = redactEvents(rows, aopt, res)
 	chunks := make([][]ragd.ChunkInput, len(rows))
 	for i := range rows {
 		e := &rows[i]
@@ -88,6 +110,38 @@ func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event
 		res.Messages += sres.ByType[t]
 	}
 	return nil
+}
+
+// redactEvents returns rows with their text, title and payload redacted,
+// counting in res.Redactions; rows itself is copied only if some event
+// changes.
+func redactEvents(rows []ragd.Event, opt AppendOptions, res *api.AppendResult) []ragd.Event {
+	var out []ragd.Event
+	for i := range rows {
+		e := rows[i]
+		if res.Redactions == nil {
+			res.Redactions = map[string]int{}
+		}
+		payload := e.Payload
+		redact.Event(&e, res.Redactions)
+		if opt.KeepRawPayload {
+			e.Payload = payload
+		}
+		changed := e.Text != rows[i].Text || e.Title != rows[i].Title || !bytes.Equal(e.Payload, rows[i].Payload)
+		if changed && out == nil {
+			out = slices.Clone(rows)
+		}
+		if out != nil {
+			out[i] = e
+		}
+	}
+	if len(res.Redactions) == 0 {
+		res.Redactions = nil
+	}
+	if out == nil {
+		return rows
+	}
+	return out
 }
 
 // messageChunks cuts one message into its session chunks, titled title,
@@ -126,7 +180,7 @@ func (ix *Indexer) ImportEvents(ctx context.Context, p ragd.Project, r io.Reader
 	var stopped error // why storing stopped: ctx or the store
 	flush := func() error {
 		if stopped = ctx.Err(); stopped == nil {
-			stopped = ix.append(ctx, p, batch, &rep.AppendResult)
+			stopped = ix.append(ctx, p, batch, AppendOptions{}, &rep.AppendResult)
 		}
 		batch = batch[:0]
 		return stopped
