@@ -522,3 +522,43 @@ func (d *Daemon) handleFollowStatus(w http.ResponseWriter, r *http.Request) erro
 	writeJSON(w, http.StatusOK, d.followStatus())
 	return nil
 }
+
+// handleRedactSessions re-applies the redaction rules to the session text
+// already stored, for one project or all.
+func (d *Daemon) handleRedactSessions(w http.ResponseWriter, r *http.Request) error {
+	var req api.RedactRequest
+	if err := d.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	start := time.Now()
+	var projects []ragd.Project
+	if req.Project != "" {
+		p, err := d.store.Project(r.Context(), req.Project)
+		if errors.Is(err, ragd.ErrNotFound) {
+			return notFound("unknown project %q: register it with `ragd add PATH` (GET /v1/projects lists them)", req.Project)
+		}
+		if err != nil {
+			return err
+		}
+		projects = []ragd.Project{p}
+	} else {
+		var err error
+		if projects, err = d.store.Projects(r.Context()); err != nil {
+			return err
+		}
+	}
+	rep := api.RedactReport{Projects: []api.RedactedProject{}, Redactions: map[string]int{}}
+	// An import writes checkpoints as it goes: not while they are rewritten.
+	d.transcripts.Lock()
+	defer d.transcripts.Unlock()
+	for _, p := range projects {
+		res, err := d.indexer.RedactSessions(r.Context(), p, rep.Redactions)
+		if err != nil {
+			return err
+		}
+		rep.Projects = append(rep.Projects, res)
+	}
+	rep.DurationMs = time.Since(start).Milliseconds()
+	writeJSON(w, http.StatusOK, rep)
+	return nil
+}

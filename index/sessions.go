@@ -268,3 +268,25 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]rag
 	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
 	return inputs, nil
 }
+
+// RedactSessions re-applies the current redaction rules (package redact)
+// to what project p's session scope stores already: events and their
+// payloads, session titles, chunks and their lexical rows, transcript
+// checkpoints, rewritten in place. It adds what it finds to counts, by
+// kind; a second pass finds nothing. Run it after the rules improve.
+func (ix *Indexer) RedactSessions(ctx context.Context, p ragd.Project, counts map[string]int) (api.RedactedProject, error) {
+	rw := ragd.Rewriter{
+		Text: func(s string, count bool) string {
+			if !count {
+				return redact.String(s, nil)
+			}
+			return redact.String(s, counts)
+		},
+		JSON: func(b []byte) []byte { return redact.JSON(b, counts) },
+	}
+	res, err := ix.Store.RewriteSessions(ctx, p.ID, rw)
+	if err != nil {
+		return api.RedactedProject{}, fmt.Errorf("redact the sessions of %s: %w", p.Name, err)
+	}
+	return api.RedactedProject{Project: p.Name, Events: res.Events, Sessions: res.Sessions, Chunks: res.Chunks, Checkpoints: res.Checkpoints}, nil
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 
 	"github.com/ragd/ragd"
 )
@@ -26,25 +25,10 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 	fail := func(what string, err error) (ForgetResult, error) {
 		return ForgetResult{}, fmt.Errorf("forget session %q of project %d: %s: %w", sessionID, projectID, what, err)
 	}
-	// Forgetting erases: on this connection, freed pages and cells are
-	// overwritten with zeros (secure_delete), and the project's lexical
-	// index is rewritten without the session's terms (optimizeLexical).
-	// Other writes keep the cheaper defaults.
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return fail("connect", err)
-	}
-	// The writer pool has one connection: it goes back before the votes
-	// and the checkpoint, which need it.
-	release := sync.OnceFunc(func() {
-		conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA secure_delete = OFF")
-		conn.Close()
-	})
-	defer release()
-	if _, err := conn.ExecContext(ctx, "PRAGMA secure_delete = ON"); err != nil {
-		return fail("secure_delete", err)
-	}
-	tx, err := conn.BeginTx(ctx, nil)
+	// Forgetting erases: the writer overwrites what it frees with zeros
+	// (secure_delete, see dsn), and the project's lexical index is
+	// rewritten without the session's terms (optimizeLexical).
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fail("begin", err)
 	}
@@ -104,7 +88,6 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 		return fail("commit", err)
 	}
 	res.Events, res.Chunks = int(events), len(seqs)
-	release()
 	// The WAL still holds the pages as they were before: copy the erased
 	// ones into the database and empty it.
 	s.truncateWAL(ctx)
