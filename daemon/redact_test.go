@@ -113,4 +113,3 @@ func TestRedactSessions(t *testing.T) {
 		}
 	}
 }
-
