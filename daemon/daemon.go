@@ -109,6 +109,8 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	paths.Lock = paths.Database + ".lock"
 	// Logs are written: what they say is redacted like the database.
 	opt.Logger = slog.New(redact.Handler(opt.Logger.Handler()))
+	// The first import or append should not wait for the rules to compile.
+	go redact.Load()
 	d := &Daemon{cfg: cfg, paths: paths, limits: defaultLimits, logger: opt.Logger.With("system", "daemon"), served: make(chan error, 1)}
 	if fi, err := os.Stat(paths.Config); err == nil {
 		t := fi.ModTime().UTC()

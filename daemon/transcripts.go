@@ -353,7 +353,7 @@ func (ir *importRun) count(p ragd.Project) *projectCount {
 // append stores a batch of events of one project through the indexer, which
 // holds them to the event rules and is idempotent by id.
 func (ir *importRun) append(ctx context.Context, p ragd.Project, events []ragd.Event) error {
-	res, err := ir.d.indexer.AppendEventsWith(ctx, p, events, index.AppendOptions{KeepRawPayload: ir.opt.keepRaw})
+	res, err := ir.d.indexer.AppendEventsWith(ctx, p, events, index.AppendOptions{KeepRawPayload: ir.opt.keepRaw, Redacted: true})
 	if err != nil {
 		if errors.Is(err, index.ErrInvalidEvent) {
 			return fmt.Errorf("%w: %v", ragd.ErrInvalid, err)

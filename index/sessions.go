@@ -51,6 +51,10 @@ type AppendOptions struct {
 	// import's keep-raw, whose payload is the source record verbatim.
 	// Text and title are redacted all the same.
 	KeepRawPayload bool
+	// Redacted says that the events' text and title have been through
+	// redact.String already (a transcript reader's are): they are not
+	// scanned a second time. Payloads are, unless KeepRawPayload.
+	Redacted bool
 }
 
 // AppendEventsWith is AppendEvents with options.
@@ -122,10 +126,15 @@ func redactEvents(rows []ragd.Event, opt AppendOptions, res *api.AppendResult) [
 		if res.Redactions == nil {
 			res.Redactions = map[string]int{}
 		}
-		payload := e.Payload
-		redact.Event(&e, res.Redactions)
-		if opt.KeepRawPayload {
-			e.Payload = payload
+		switch {
+		case !opt.Redacted:
+			payload := e.Payload
+			redact.Event(&e, res.Redactions)
+			if opt.KeepRawPayload {
+				e.Payload = payload
+			}
+		case !opt.KeepRawPayload && e.Payload != nil:
+			e.Payload = redact.JSON(e.Payload, res.Redactions)
 		}
 		changed := e.Text != rows[i].Text || e.Title != rows[i].Title || !bytes.Equal(e.Payload, rows[i].Payload)
 		if changed && out == nil {

@@ -223,3 +223,11 @@ func Kinds() []string {
 	slices.Sort(out)
 	return out
 }
+
+// Load compiles the rules now rather than at the first redaction (about
+// a tenth of a second: the gitleaks configuration is parsed and its
+// expressions compiled once per process). A daemon calls it as it starts.
+func Load() error {
+	_, err := loadGitleaks()
+	return err
+}
