@@ -62,3 +62,34 @@ func TestForgetSession_Erases(t *testing.T) {
 	}
 	check("closed")
 }
+
+// BenchmarkForgetSession forgets one session of 50 messages from a project
+// of sessions×50 messages with their chunks: the cost of erasing (zeroed
+// pages, the lexical index rewritten, the WAL truncated).
+func BenchmarkForgetSession(b *testing.B) {
+	ctx := context.Background()
+	const sessions, perSession = 200, 50
+	s := mustOpen(b, 4)
+	p := mustProject(b, s, "p")
+	for si := range sessions {
+		var evs []ragd.Event
+		for m := range perSession {
+			evs = append(evs, ev(fmt.Sprintf("e%d-%d", si, m), fmt.Sprintf("s%d", si), ragd.TypeChatMessage,
+				fmt.Sprintf("message %d of session %d about the importer, the lexical index and word%d", m, si, si*perSession+m), 0))
+		}
+		if _, err := s.AppendSession(ctx, p.ID, evs, chunksOf(evs...)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if i >= sessions {
+			b.Fatalf("more iterations than sessions (%d): use -benchtime of at most %dx", sessions, sessions)
+		}
+		if _, err := s.ForgetSession(ctx, p.ID, fmt.Sprintf("s%d", i)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
