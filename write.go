@@ -228,3 +228,22 @@ type VectorFill struct {
 	ContentHash string
 	Vector      []float32
 }
+
+// Rewriter rewrites stored session text (a redaction pass): the store
+// applies it, the caller decides what changes. Each function returns its
+// input unchanged when there is nothing to rewrite.
+type Rewriter struct {
+	// Text rewrites a text. count is false for chunks, whose text repeats
+	// their event's, so that a caller counting what it finds counts once.
+	Text func(s string, count bool) string
+	// JSON rewrites a JSON document (an event payload, a checkpoint).
+	JSON func(b []byte) []byte
+}
+
+// RewriteResult counts the rows a rewrite changed.
+type RewriteResult struct {
+	Events      int
+	Sessions    int
+	Chunks      int
+	Checkpoints int
+}

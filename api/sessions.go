@@ -41,6 +41,9 @@ type AppendResult struct {
 	SessionsCreated int `json:"sessionsCreated"`
 	// Conflicts are events refused: their id is stored with other content.
 	Conflicts []Conflict `json:"conflicts"`
+	// Redactions counts the secrets redacted from the events before they
+	// were stored, by kind.
+	Redactions map[string]int `json:"redactions,omitempty"`
 }
 
 // ImportReport counts what ImportEvents did.
@@ -63,4 +66,33 @@ func (r AppendResult) Err() error {
 		errs = append(errs, ragd.EventConflict{EventID: c.EventID, Fields: c.Fields})
 	}
 	return errors.Join(errs...)
+}
+
+// PathSessionsRedact is the route that re-applies the redaction rules to
+// the session text already stored.
+const PathSessionsRedact = Version + "/sessions/redact"
+
+// RedactRequest is the body of POST /v1/sessions/redact.
+type RedactRequest struct {
+	// Project limits the pass to one project. Optional: every project by
+	// default.
+	Project string `json:"project,omitempty"`
+}
+
+// RedactReport is what a redaction pass changed.
+type RedactReport struct {
+	Projects []RedactedProject `json:"projects"`
+	// Redactions counts the secrets found in stored text, by kind: 0 for
+	// a second pass with the same rules.
+	Redactions map[string]int `json:"redactions"`
+	DurationMs int64          `json:"durationMs"`
+}
+
+// RedactedProject counts the rows of one project a pass rewrote.
+type RedactedProject struct {
+	Project     string `json:"project"`
+	Events      int    `json:"events"`
+	Sessions    int    `json:"sessions"`
+	Chunks      int    `json:"chunks"`
+	Checkpoints int    `json:"checkpoints"`
 }

@@ -212,6 +212,12 @@ func (c *Client) ForgetSession(ctx context.Context, project, sessionID string) (
 	return call[api.Forgotten](ctx, c, http.MethodDelete, api.SessionPath(project, sessionID), nil)
 }
 
+// RedactSessions re-applies the daemon's redaction rules to the session
+// text it stores, for project (a name or id) or, when "", every project.
+func (c *Client) RedactSessions(ctx context.Context, project string) (*api.RedactReport, error) {
+	return call[api.RedactReport](ctx, c, http.MethodPost, api.PathSessionsRedact, api.RedactRequest{Project: project})
+}
+
 // FollowStatus reports which transcripts the daemon follows.
 func (c *Client) FollowStatus(ctx context.Context) (*api.FollowStatus, error) {
 	return call[api.FollowStatus](ctx, c, http.MethodGet, api.PathTranscriptsFollow, nil)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
@@ -107,6 +108,10 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		paths.Database = cfg.Daemon.Database
 	}
 	paths.Lock = paths.Database + ".lock"
+	// Logs are written: what they say is redacted like the database.
+	opt.Logger = slog.New(redact.Handler(opt.Logger.Handler()))
+	// The first import or append should not wait for the rules to compile.
+	go redact.Load()
 	d := &Daemon{cfg: cfg, paths: paths, limits: defaultLimits, logger: opt.Logger.With("system", "daemon"), served: make(chan error, 1)}
 	if fi, err := os.Stat(paths.Config); err == nil {
 		t := fi.ModTime().UTC()

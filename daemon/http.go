@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/redact"
 )
 
 // httpError is an error with its status and code, returned by handlers.
@@ -80,7 +81,8 @@ func clientGone(r *http.Request, err error) bool {
 
 // detail is the error shape of he.
 func (he *httpError) detail() api.ErrorDetail {
-	ed := api.ErrorDetail{Code: he.code, Message: he.msg}
+	// An error may quote its input: it is redacted like what is stored.
+	ed := api.ErrorDetail{Code: he.code, Message: redact.String(he.msg, nil)}
 	if he.details != nil {
 		// The details are the daemon's own wire types: they encode.
 		ed.Details, _ = json.Marshal(he.details)

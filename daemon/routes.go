@@ -41,6 +41,7 @@ func (d *Daemon) Handler() http.Handler {
 	h("DELETE /v1/projects/{project}/sessions/{session}", d.handleForgetSession)
 	h("POST /v1/transcripts/import", d.handleTranscriptImport)
 	h("GET /v1/transcripts/follow", d.handleFollowStatus)
+	h("POST /v1/sessions/redact", d.handleRedactSessions)
 	h("POST /v1/feedback", d.handleFeedback)
 	h("GET /v1/measure", d.handleMeasure)
 	return muxErrorsAsJSON(mux)

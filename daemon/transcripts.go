@@ -16,6 +16,7 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/transcript"
 )
@@ -398,6 +399,9 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("transcript %s: checkpoint: %w", path, err)
 	}
+	// The readers redact what their checkpoints hold; this is the same
+	// redaction once more, for state a reader keeps that it did not.
+	b = redact.JSON(b, ir.rep.Redactions)
 	row := store.TranscriptFile{Path: path, ProjectID: saveAs.ID, Format: string(ir.opt.format),
 		Size: size, ModTime: modTime, Checkpoint: b}
 	switch {
@@ -455,7 +459,7 @@ func (ir *importRun) count(p ragd.Project) *projectCount {
 // append stores a batch of events of one project through the indexer, which
 // holds them to the event rules and is idempotent by id.
 func (ir *importRun) append(ctx context.Context, p ragd.Project, events []ragd.Event) error {
-	res, err := ir.d.indexer.AppendEvents(ctx, p, events)
+	res, err := ir.d.indexer.AppendEventsWith(ctx, p, events, index.AppendOptions{KeepRawPayload: ir.opt.keepRaw, Redacted: true})
 	if err != nil {
 		if errors.Is(err, index.ErrInvalidEvent) {
 			return fmt.Errorf("%w: %v", ragd.ErrInvalid, err)
@@ -469,6 +473,9 @@ func (ir *importRun) append(ctx context.Context, p ragd.Project, events []ragd.E
 	rep.Kept += res.Appended - res.Messages
 	rep.Duplicates += res.Duplicates
 	rep.SessionsCreated += res.SessionsCreated
+	for k, v := range res.Redactions {
+		rep.Redactions[k] += v
+	}
 	for _, c := range res.Conflicts {
 		if len(rep.Conflicts) < maxListed {
 			rep.Conflicts = append(rep.Conflicts, c)
@@ -602,7 +609,7 @@ func (d *Daemon) handleTranscriptImport(w http.ResponseWriter, r *http.Request) 
 	})
 	if err != nil {
 		he := d.asHTTPError(err)
-		send(api.TranscriptImportEvent{Report: rep, Error: &api.ErrorDetail{Code: he.code, Message: he.msg}})
+		send(api.TranscriptImportEvent{Report: rep, Error: &api.ErrorDetail{Code: he.code, Message: redact.String(he.msg, nil)}})
 		return nil
 	}
 	send(api.TranscriptImportEvent{Report: rep})
@@ -628,5 +635,45 @@ func (d *Daemon) handleForgetSession(w http.ResponseWriter, r *http.Request) err
 
 func (d *Daemon) handleFollowStatus(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, d.followStatus())
+	return nil
+}
+
+// handleRedactSessions re-applies the redaction rules to the session text
+// already stored, for one project or all.
+func (d *Daemon) handleRedactSessions(w http.ResponseWriter, r *http.Request) error {
+	var req api.RedactRequest
+	if err := d.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	start := time.Now()
+	var projects []ragd.Project
+	if req.Project != "" {
+		p, err := d.store.Project(r.Context(), req.Project)
+		if errors.Is(err, ragd.ErrNotFound) {
+			return notFound("unknown project %q: register it with `ragd add PATH` (GET /v1/projects lists them)", req.Project)
+		}
+		if err != nil {
+			return err
+		}
+		projects = []ragd.Project{p}
+	} else {
+		var err error
+		if projects, err = d.store.Projects(r.Context()); err != nil {
+			return err
+		}
+	}
+	rep := api.RedactReport{Projects: []api.RedactedProject{}, Redactions: map[string]int{}}
+	// An import writes checkpoints as it goes: not while they are rewritten.
+	d.transcripts.Lock()
+	defer d.transcripts.Unlock()
+	for _, p := range projects {
+		res, err := d.indexer.RedactSessions(r.Context(), p, rep.Redactions)
+		if err != nil {
+			return err
+		}
+		rep.Projects = append(rep.Projects, res)
+	}
+	rep.DurationMs = time.Since(start).Milliseconds()
+	writeJSON(w, http.StatusOK, rep)
 	return nil
 }

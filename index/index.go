@@ -110,6 +110,9 @@ type Store interface {
 	SetLanguage(ctx context.Context, projectID int64, language string) (ragd.LanguageChange, error)
 	// Space names the embedding space of the stored vectors.
 	Space() string
+	// RewriteSessions rewrites a project's stored session text in place
+	// (a redaction pass).
+	RewriteSessions(ctx context.Context, projectID int64, rw ragd.Rewriter) (ragd.RewriteResult, error)
 }
 
 // Indexer indexes projects into Store. Set its fields, then use it; it is

@@ -1,15 +1,18 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
+	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/source"
 )
 
@@ -35,18 +38,40 @@ const importBatch = 500
 // (ragd.Event.Validate): if one fails, nothing is stored and the error
 // wraps ErrInvalidEvent, naming the event. Other errors are the store's
 // (nothing of the call is stored).
+//
+// Before anything is stored or chunked, every event's text, title and
+// payload go through redact.Event: secrets become "[REDACTED:kind]", and
+// the result counts them by kind. events is not modified.
 func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ragd.Event) (api.AppendResult, error) {
+	return ix.AppendEventsWith(ctx, p, events, AppendOptions{})
+}
+
+// AppendOptions tune AppendEventsWith. The zero value is AppendEvents.
+type AppendOptions struct {
+	// KeepRawPayload stores payloads as given, unredacted: a transcript
+	// import's keep-raw, whose payload is the source record verbatim.
+	// Text and title are redacted all the same.
+	KeepRawPayload bool
+	// Redacted says that the events' text and title have been through
+	// redact.String already (a transcript reader's are): they are not
+	// scanned a second time. Payloads are, unless KeepRawPayload.
+	Redacted bool
+}
+
+// AppendEventsWith is AppendEvents with options.
+func (ix *Indexer) AppendEventsWith(ctx context.Context, p ragd.Project, events []ragd.Event, opt AppendOptions) (api.AppendResult, error) {
 	res := api.AppendResult{Conflicts: []api.Conflict{}}
-	if err := ix.append(ctx, p, events, &res); err != nil {
+	if err := ix.append(ctx, p, events, opt, &res); err != nil {
 		return res, err
 	}
 	return res, nil
 }
 
-// append stores rows, with the chunks of their messages, in one store
-// transaction. Chunking every message of rows, before knowing which are
-// new, costs what rows cost; the store writes the chunks of the new ones.
-func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, res *api.AppendResult) error {
+// append redacts rows and stores them, with the chunks of their messages,
+// in one store transaction. Chunking every message of rows, before
+// knowing which are new, costs what rows cost; the store writes the
+// chunks of the new ones.
+func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, aopt AppendOptions, res *api.AppendResult) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -54,6 +79,7 @@ func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event
 	if err != nil {
 		return err
 	}
+	rows = redactEvents(rows, aopt, res)
 	chunks := make([][]ragd.ChunkInput, len(rows))
 	for i := range rows {
 		e := &rows[i]
@@ -84,6 +110,43 @@ func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event
 		res.Messages += sres.ByType[t]
 	}
 	return nil
+}
+
+// redactEvents returns rows with their text, title and payload redacted,
+// counting in res.Redactions; rows itself is copied only if some event
+// changes.
+func redactEvents(rows []ragd.Event, opt AppendOptions, res *api.AppendResult) []ragd.Event {
+	var out []ragd.Event
+	for i := range rows {
+		e := rows[i]
+		if res.Redactions == nil {
+			res.Redactions = map[string]int{}
+		}
+		switch {
+		case !opt.Redacted:
+			payload := e.Payload
+			redact.Event(&e, res.Redactions)
+			if opt.KeepRawPayload {
+				e.Payload = payload
+			}
+		case !opt.KeepRawPayload && e.Payload != nil:
+			e.Payload = redact.JSON(e.Payload, res.Redactions)
+		}
+		changed := e.Text != rows[i].Text || e.Title != rows[i].Title || !bytes.Equal(e.Payload, rows[i].Payload)
+		if changed && out == nil {
+			out = slices.Clone(rows)
+		}
+		if out != nil {
+			out[i] = e
+		}
+	}
+	if len(res.Redactions) == 0 {
+		res.Redactions = nil
+	}
+	if out == nil {
+		return rows
+	}
+	return out
 }
 
 // messageChunks cuts one message into its session chunks, titled title,
@@ -122,7 +185,7 @@ func (ix *Indexer) ImportEvents(ctx context.Context, p ragd.Project, r io.Reader
 	var stopped error // why storing stopped: ctx or the store
 	flush := func() error {
 		if stopped = ctx.Err(); stopped == nil {
-			stopped = ix.append(ctx, p, batch, &rep.AppendResult)
+			stopped = ix.append(ctx, p, batch, AppendOptions{}, &rep.AppendResult)
 		}
 		batch = batch[:0]
 		return stopped
@@ -209,4 +272,26 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]rag
 	}
 	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
 	return inputs, nil
+}
+
+// RedactSessions re-applies the current redaction rules (package redact)
+// to what project p's session scope stores already: events and their
+// payloads, session titles, chunks and their lexical rows, transcript
+// checkpoints, rewritten in place. It adds what it finds to counts, by
+// kind; a second pass finds nothing. Run it after the rules improve.
+func (ix *Indexer) RedactSessions(ctx context.Context, p ragd.Project, counts map[string]int) (api.RedactedProject, error) {
+	rw := ragd.Rewriter{
+		Text: func(s string, count bool) string {
+			if !count {
+				return redact.String(s, nil)
+			}
+			return redact.String(s, counts)
+		},
+		JSON: func(b []byte) []byte { return redact.JSON(b, counts) },
+	}
+	res, err := ix.Store.RewriteSessions(ctx, p.ID, rw)
+	if err != nil {
+		return api.RedactedProject{}, fmt.Errorf("redact the sessions of %s: %w", p.Name, err)
+	}
+	return api.RedactedProject{Project: p.Name, Events: res.Events, Sessions: res.Sessions, Chunks: res.Chunks, Checkpoints: res.Checkpoints}, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/ragd/ragd"
@@ -24,6 +25,9 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 	fail := func(what string, err error) (ForgetResult, error) {
 		return ForgetResult{}, fmt.Errorf("forget session %q of project %d: %s: %w", sessionID, projectID, what, err)
 	}
+	// Forgetting erases: the writer overwrites what it frees with zeros
+	// (secure_delete, see dsn), and the project's lexical index is
+	// rewritten without the session's terms (optimizeLexical).
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fail("begin", err)
@@ -70,6 +74,11 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 		ON CONFLICT DO NOTHING`, projectID, sessionID, now()); err != nil {
 		return fail("remember", err)
 	}
+	if len(seqs) > 0 {
+		if err := optimizeLexical(ctx, tx, projectID); err != nil {
+			return fail("rewrite the lexical index", err)
+		}
+	}
 	// The session's vectors leave the quantized codes with the commit.
 	ops := make([]codeOp, len(seqs))
 	for i, seq := range seqs {
@@ -79,8 +88,38 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 		return fail("commit", err)
 	}
 	res.Events, res.Chunks = int(events), len(seqs)
+	// The WAL still holds the pages as they were before: copy the erased
+	// ones into the database and empty it.
+	s.truncateWAL(ctx)
 	if err := s.dropVotes(ctx, ids); err != nil {
 		s.logger.Warn("drop votes of forgotten chunks (retried at next open)", "err", err)
 	}
 	return res, nil
+}
+
+// optimizeLexical rewrites project projectID's lexical index into one
+// segment. Its tables are contentless, so a delete only records the
+// rowid as deleted (FTS5 cannot know a deleted row's terms to remove
+// them); the rewrite leaves them out, and secure_delete zeroes the pages
+// that held them. It costs a pass over the project's index.
+func optimizeLexical(ctx context.Context, tx *sql.Tx, projectID int64) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = ?`, lexicalTable(projectID)).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	t := lexicalTable(projectID)
+	_, err := tx.ExecContext(ctx, "INSERT INTO "+t+"("+t+") VALUES ('optimize')")
+	return err
+}
+
+// truncateWAL checkpoints the WAL into the database and truncates it, so
+// that no frame of what was just erased stays in it. It is best effort: a
+// reader holding an old snapshot keeps the WAL until it ends, and the
+// next checkpoint overwrites it then.
+func (s *Store) truncateWAL(ctx context.Context) {
+	var busy, logFrames, done int
+	err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done)
+	if err != nil || busy != 0 {
+		s.logger.Warn("truncate the WAL after forgetting (the next checkpoint overwrites it)", "err", err, "busy", busy)
+	}
 }

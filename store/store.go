@@ -249,6 +249,10 @@ func dsn(path string, busy time.Duration, readOnly bool) string {
 		v.Set("_query_only", "true")
 	} else {
 		v.Set("_txlock", "immediate")
+		// What a write frees is overwritten with zeros, so that forgotten
+		// sessions and redacted secrets leave nothing readable in the
+		// file's free space (ragd sessions forget, ragd sessions redact).
+		v.Set("_secure_delete", "on")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + v.Encode()
 }

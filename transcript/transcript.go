@@ -43,7 +43,9 @@
 //
 // # Secrets
 //
-// Every text is passed through [Redact] before it leaves the reader: values
+// Every text is passed through [Redact] before it leaves the reader, and
+// so is the text a [Checkpoint] holds (Claude Code summaries waiting for
+// the record they name): values
 // that look like keys, tokens and passwords become "[REDACTED:kind]", and
 // [Stats.Redactions] counts them by kind. An event's payload holds a few
 // redacted facts about its source record (record type, tool name, call id);
@@ -520,7 +522,22 @@ func (rd *reader) checkpoint(offset int64, line int) {
 	if rd.keep != nil {
 		rd.keep(&c)
 	}
+	rd.redactCheckpoint(&c)
 	rd.st.Checkpoint = c
+}
+
+// redactCheckpoint redacts the text a checkpoint carries (the importer
+// stores it): the session's names and the summaries held for records
+// not yet read, which are other sessions' text.
+func (rd *reader) redactCheckpoint(c *Checkpoint) {
+	if s := c.Session; s != nil {
+		s.Title = rd.redact(s.Title)
+		s.Cwd = rd.redact(s.Cwd)
+		s.GitBranch = rd.redact(s.GitBranch)
+	}
+	for k, v := range c.Summaries {
+		c.Summaries[k] = rd.redact(v)
+	}
 }
 
 // seen notes t as a record time, so records without one can borrow it.

@@ -19,12 +19,13 @@ import (
 
 var sessionsCommand = command{
 	name:    "sessions",
-	summary: "sessions: import --from TOOL [PATH…] | import FILE | follow | forget SESSION | show EVENT_ID",
+	summary: "sessions: import --from TOOL [PATH…] | import FILE | follow | forget SESSION | show EVENT_ID | redact",
 	usage: `Usage: ragd sessions import --from TOOL [PATH…] [flags]
        ragd sessions import FILE [flags]
        ragd sessions follow [flags]
        ragd sessions forget SESSION [flags]
        ragd sessions show EVENT_ID [flags]
+       ragd sessions redact [--project P] [flags]
 
 import --from reads a coding agent's transcripts (default: the tool's own
 folder, as the daemon's environment gives it; for the tools that keep
@@ -39,8 +40,11 @@ record, unredacted, as the event's payload.
 import FILE reads a session event file (JSON lines) into the project.
 follow shows which tools' transcripts the daemon follows as they are
 written: set [sessions] follow in the configuration and restart the
-daemon to change it. forget deletes a session's events and chunks; later
-imports leave it out. show prints one stored event.
+daemon to change it. forget erases a session's events and chunks; later
+imports leave it out. show prints one stored event. redact re-applies the
+current redaction rules to what is stored already (events, chunks, the
+keyword index, transcript checkpoints), in every project or the one given
+with --project: run it after upgrading ragd, since the rules improve.
 Imported messages are searchable at once: their chunks are written as
 they are stored.
 
@@ -53,6 +57,7 @@ TOOL is one of: ` + transcript.Names(", ") + `.
   ragd sessions follow
   ragd sessions forget claude-code:fe869ecb-c176-478f-9734-7e4b8ef12cff
   ragd sessions show evt-17 --json
+  ragd sessions redact
 `,
 	run: cmdSessions,
 }
@@ -66,7 +71,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	const synopsis = "sessions import FILE | sessions import --from TOOL [PATH…] | sessions follow | sessions forget SESSION | sessions show EVENT_ID"
+	const synopsis = "sessions import FILE | sessions import --from TOOL [PATH…] | sessions follow | sessions forget SESSION | sessions show EVENT_ID | sessions redact"
 	if len(pos) == 0 {
 		return usagef(synopsis)
 	}
@@ -78,6 +83,8 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		return importTranscripts(ctx, e, fs, *from, pos[1:], *keepRaw)
 	case pos[0] == "follow" && len(pos) == 1:
 		return followStatus(ctx, e)
+	case pos[0] == "redact" && len(pos) == 1:
+		return redactSessions(ctx, e, fs)
 	case len(pos) != 2:
 		return usagef(synopsis)
 	case pos[0] == "import":
@@ -97,6 +104,9 @@ func importTranscripts(ctx context.Context, e *env, fs *flag.FlagSet, from strin
 		return usagef("--from %q: want one of %s", from, formatNames())
 	}
 	req := api.TranscriptImportRequest{Format: from, KeepRaw: keepRaw}
+	if keepRaw {
+		fmt.Fprintln(e.stderr, "warning: --keep-raw stores each source record verbatim, unredacted, as its event's payload:\n  secrets pasted in these transcripts stay in ragd's database (ragd sessions forget SESSION erases a session)")
+	}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -286,6 +296,9 @@ func importEventFile(ctx context.Context, e *env, path string) error {
 	for _, c := range rep.Conflicts {
 		fmt.Fprintf(e.stdout, "  conflict: %s\n", c.Error)
 	}
+	for _, kind := range sortedKeys(rep.Redactions) {
+		fmt.Fprintf(e.stdout, "  redacted %d: %s\n", rep.Redactions[kind], kind)
+	}
 	if rep.Messages > 0 {
 		fmt.Fprintln(e.stdout, searchableHint(ctx, c, id, rep.AppendResult))
 	}
@@ -322,4 +335,40 @@ func followLine(format, state string, paths []string) string {
 		line += " (" + strings.Join(paths, ", ") + ")"
 	}
 	return line
+}
+
+// redactSessions re-applies the daemon's redaction rules to what it
+// stores, in the project given with --project or in every project.
+func redactSessions(ctx context.Context, e *env, fs *flag.FlagSet) error {
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	project := ""
+	projectGiven := false
+	fs.Visit(func(f *flag.Flag) { projectGiven = projectGiven || f.Name == "project" })
+	if projectGiven {
+		if project, err = e.projectID(ctx, c); err != nil {
+			return err
+		}
+	}
+	rep, err := c.RedactSessions(ctx, project)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(rep)
+	}
+	n := 0
+	for _, v := range rep.Redactions {
+		n += v
+	}
+	fmt.Fprintf(e.stdout, "redacted %d secrets in %d projects\n", n, len(rep.Projects))
+	for _, p := range rep.Projects {
+		fmt.Fprintf(e.stdout, "  %s: %d events, %d session titles, %d chunks, %d checkpoints rewritten\n", p.Project, p.Events, p.Sessions, p.Chunks, p.Checkpoints)
+	}
+	for _, kind := range sortedKeys(rep.Redactions) {
+		fmt.Fprintf(e.stdout, "  redacted %d: %s\n", rep.Redactions[kind], kind)
+	}
+	return nil
 }

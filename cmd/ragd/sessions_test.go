@@ -81,3 +81,39 @@ func TestPrintTranscriptReport_Unreadable(t *testing.T) {
 		}
 	}
 }
+
+// TestCLI_SessionsSecrets: an event file's secret is redacted on import
+// and the report says so by kind; --keep-raw warns on stderr; ragd
+// sessions redact reports a pass over every project, and nothing to do the
+// second time.
+func TestCLI_SessionsSecrets(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+	startDaemon(t, srv.URL)
+	repo := daemontest.Repo(t, daemontest.Docs)
+	ragd(t, "add", repo.Dir, "--name", "demo")
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	line := `{"id":"e1","sessionId":"s1","type":"chat.message","actor":"person","text":"deploy with glpat-Zx9Qw7Er5Ty3Ui1Op8As","time":"2026-11-29T12:00:00Z"}` + "\n"
+	if err := os.WriteFile(file, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := string(ragd(t, "sessions", "import", file, "--project", "demo"))
+	if !strings.Contains(out, "redacted 1: gitlab-pat") {
+		t.Errorf("event import does not report its redaction:\n%s", out)
+	}
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "transcript", "testdata", "aider.chat.history.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := ragdErr(t, "sessions", "import", "--from", "aider", fixture, "--project", "demo", "--keep-raw")
+	if err != nil || !strings.Contains(string(stderr), "warning: --keep-raw stores each source record verbatim, unredacted") {
+		t.Errorf("--keep-raw: %v, stderr:\n%s", err, stderr)
+	}
+	rep := decode[api.RedactReport](t, ragd(t, "sessions", "redact", "--json"))
+	if len(rep.Projects) != 1 || rep.Projects[0].Project != "demo" || len(rep.Redactions) != 0 {
+		t.Errorf("sessions redact of redacted text: %+v", rep)
+	}
+	if out := string(ragd(t, "sessions", "redact", "--project", "demo")); !strings.Contains(out, "redacted 0 secrets in 1 projects") ||
+		!strings.Contains(out, "demo: 0 events, 0 session titles, 0 chunks, 0 checkpoints rewritten") {
+		t.Errorf("sessions redact for people:\n%s", out)
+	}
+}

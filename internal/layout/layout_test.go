@@ -19,14 +19,15 @@ const module = "github.com/ragd/ragd"
 // the imports it must not have: project packages by relative path, other
 // packages by import path.
 var rules = map[string][]string{
-	"":           {"*"}, // the domain imports nothing of the project
-	"api":        {"*-ragd"},
-	"client":     {"*-ragd-api", "database/sql"},
-	"chunking":   {"*", "database/sql", "net/http"},
-	"lexical":    {"*", "net/http"},
+	"":         {"*"}, // the domain imports nothing of the project
+	"api":      {"*-ragd"},
+	"client":   {"*-ragd-api", "database/sql"},
+	"chunking": {"*", "database/sql", "net/http"},
+	"lexical":  {"*", "net/http"},
 	// transcript reads other tools' SQLite files (Cursor, OpenCode, Crush)
 	// through database/sql, read-only from a copy: never ragd's store.
-	"transcript": {"*-ragd", "net/http"},
+	"transcript": {"*-ragd-redact", "net/http"},
+	"redact":     {"*-ragd", "database/sql", "net/http"},
 	"source":     {"*-ragd", "database/sql", "net/http"},
 	"store":      {"search", "index", "daemon", "client", "eval", "embedding", "net/http"},
 	"search":     {"store", "index", "daemon", "client", "eval", "database/sql", "net/http"},
