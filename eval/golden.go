@@ -197,30 +197,11 @@ func ParseGolden(r io.Reader, name string) (*Set, error) {
 	return set, nil
 }
 
-// readLine reads one line (without its end) of at most limit bytes; a
-// longer line is consumed and reported tooLong. err is io.EOF after the
-// last line.
+// readLine is ragd.ReadLine at limit: one line reader for every
+// line-by-line file.
 func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
-	for {
-		part, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(part) > limit+1 { // +1: the line end
-				tooLong, line = true, nil
-			} else {
-				line = append(line, part...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err == nil && len(line) > 0 {
-			line = line[:len(line)-1]
-		}
-		if err == nil || errors.Is(err, io.EOF) && (len(line) > 0 || tooLong) {
-			return line, tooLong, nil
-		}
-		return line, tooLong, err
-	}
+	line, _, tooLong, _, err = ragd.ReadLine(br, nil, limit)
+	return line, tooLong, err
 }
 
 // parseGoldenLine parses one non-blank line, reporting problems to le.

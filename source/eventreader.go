@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -134,38 +133,11 @@ func (st *Stats) bad(line int, reason string) {
 	}
 }
 
-// readLine appends the next line of br to buf, without its line ending
-// (LF or CRLF). A line longer than MaxLineBytes is read to its end and
-// dropped, with tooLong set, so one bad line costs bounded memory and does
-// not end the file. It returns io.EOF only when no line is left; a last
-// line without a line ending is a line.
+// readLine is ragd.ReadLine at MaxLineBytes: one line reader for every
+// line-by-line file.
 func readLine(br *bufio.Reader, buf []byte) (line []byte, tooLong bool, err error) {
-	read := false
-	for {
-		frag, err := br.ReadSlice('\n')
-		read = read || len(frag) > 0
-		if !tooLong {
-			// +2 leaves room for the CRLF trimmed below.
-			if len(buf)+len(frag) > MaxLineBytes+2 {
-				tooLong, buf = true, buf[:0]
-			} else {
-				buf = append(buf, frag...)
-			}
-		}
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF && read:
-		case err != nil:
-			return buf, false, err
-		}
-		if tooLong {
-			return buf, true, nil
-		}
-		buf = bytes.TrimSuffix(buf, []byte("\n"))
-		buf = bytes.TrimSuffix(buf, []byte("\r"))
-		return buf, len(buf) > MaxLineBytes, nil
-	}
+	line, _, tooLong, _, err = ragd.ReadLine(br, buf, MaxLineBytes)
+	return line, tooLong, err
 }
 
 type seenEvent struct {

@@ -60,7 +60,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -609,34 +608,10 @@ func (rd *reader) lines(r io.Reader, fn func(line []byte, n int, off int64, fina
 	}
 }
 
-// readLine appends the next line of br to buf without its ending (LF or
-// CRLF). size is the line's length in the input, ending included. A line
-// longer than MaxLineBytes is read to its end and dropped, with tooLong
-// set. terminated is false for a last line without LF. It returns io.EOF
-// only when no line is left.
+// readLine is ragd.ReadLine at MaxLineBytes: one line reader for every
+// line-by-line file.
 func readLine(br *bufio.Reader, buf []byte) (line []byte, size int, tooLong, terminated bool, err error) {
-	for {
-		frag, err := br.ReadSlice('\n')
-		size += len(frag)
-		if !tooLong {
-			if len(buf)+len(frag) > MaxLineBytes+2 {
-				tooLong, buf = true, buf[:0]
-			} else {
-				buf = append(buf, frag...)
-			}
-		}
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF && size > 0:
-			return buf, size, tooLong, false, nil
-		case err != nil:
-			return buf, size, false, false, err
-		}
-		buf = bytes.TrimSuffix(buf, []byte("\n"))
-		buf = bytes.TrimSuffix(buf, []byte("\r"))
-		return buf, size, tooLong, true, nil
-	}
+	return ragd.ReadLine(br, buf, MaxLineBytes)
 }
 
 // derivedID names a record that has no id of its own: its session, the
