@@ -296,7 +296,10 @@ func writeCodex(t *testing.T, dir string, by map[string][]string) string {
 	}
 	rec("session_meta", map[string]any{"id": "0199cccc-0000-7000-8000-00000000c0de", "timestamp": stamp(0), "cwd": "/home/dev/proj", "originator": "codex_cli_rs", "cli_version": "0.80.0"})
 	for _, s := range by["codex/prompt"] {
+		// As Codex writes a prompt: the response item, then the
+		// user_message event that is the canonical record of it.
 		rec("response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": s}}})
+		rec("event_msg", map[string]any{"type": "user_message", "message": s, "kind": "plain"})
 	}
 	for _, s := range by["codex/answer"] {
 		rec("response_item", map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": s}}})
