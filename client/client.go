@@ -212,6 +212,17 @@ func (c *Client) ForgetSession(ctx context.Context, project, sessionID string) (
 	return call[api.Forgotten](ctx, c, http.MethodDelete, api.SessionPath(project, sessionID), nil)
 }
 
+// Sessions lists a project's sessions, the most recent first; see
+// api.SessionsQuery.
+func (c *Client) Sessions(ctx context.Context, project string, q api.SessionsQuery) (*api.SessionList, error) {
+	return call[api.SessionList](ctx, c, http.MethodGet, api.ProjectPath(project, "/sessions")+q.Encode(), nil)
+}
+
+// Conversation returns one session of a project with all its events.
+func (c *Client) Conversation(ctx context.Context, project, sessionID string) (*api.Conversation, error) {
+	return call[api.Conversation](ctx, c, http.MethodGet, api.SessionPath(project, sessionID), nil)
+}
+
 // FollowStatus reports which transcripts the daemon follows.
 func (c *Client) FollowStatus(ctx context.Context) (*api.FollowStatus, error) {
 	return call[api.FollowStatus](ctx, c, http.MethodGet, api.PathTranscriptsFollow, nil)
