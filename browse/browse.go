@@ -8,6 +8,7 @@ package browse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -858,8 +859,8 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	opts.NoColor = opts.NoColor || os.Getenv("NO_COLOR") != ""
 	p := tea.NewProgram(New(b, opts), tea.WithAltScreen(), tea.WithContext(ctx))
 	_, err := p.Run()
-	if err != nil && ctx.Err() != nil {
-		return nil // cancelled: a signal, not a failure
+	if err != nil && (ctx.Err() != nil || errors.Is(err, tea.ErrInterrupted)) {
+		return nil // a signal or C-c: the person's way out, not a failure
 	}
 	return err
 }
