@@ -764,6 +764,15 @@ func (m Model) previewLines(rows int) []string {
 	return text
 }
 
+// plural is n and noun, with an s unless n is 1 (as internal/words says
+// counts, which this layer does not import).
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // wrap cuts s into lines of at most width cells, at spaces.
@@ -799,7 +808,7 @@ func (m Model) sessionsView() []string {
 		if m.all {
 			where = s.project + " · "
 		}
-		line := m.fit(fmt.Sprintf("%s%s  %-11s %3d msgs  %s%s", mark, s.Last.Local().Format("2006-01-02 15:04"), format, s.Messages, where, title))
+		line := m.fit(fmt.Sprintf("%s%s  %-11s %8s  %s%s", mark, s.Last.Local().Format("2006-01-02 15:04"), format, plural(s.Messages, "msg"), where, title))
 		if i == m.sessionSel {
 			line = m.st.selected.Render(line)
 		}
@@ -817,7 +826,7 @@ func (m Model) conversationView() []string {
 	if title == "" {
 		title = m.conv.Session.ID
 	}
-	header := m.st.header.Render(m.fit(fmt.Sprintf("ragd browse · %s · %s · %d messages", m.convProj, title, m.conv.Session.Messages)))
+	header := m.st.header.Render(m.fit(fmt.Sprintf("ragd browse · %s · %s · %s", m.convProj, title, plural(m.conv.Session.Messages, "message"))))
 	lines := append([]string{header, m.statusLine()}, strings.Split(m.vp.View(), "\n")...)
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")

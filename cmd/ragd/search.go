@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 	"github.com/ragd/ragd/search"
 )
 
@@ -191,7 +192,7 @@ func printAllHits(w io.Writer, r *api.AllProjectsResponse, query string) {
 		}
 	}
 	if len(r.Hits) == 0 {
-		fmt.Fprintf(w, "no hits in %d projects\n", len(r.Projects))
+		fmt.Fprintf(w, "no hits in %s\n", words.Plural(len(r.Projects), "project"))
 	}
 	for _, h := range r.Hits {
 		fmt.Fprintf(w, "[%d] %s  %s  (rank %d there, score %#.4g; %s)\n", h.Position, h.Project, h.Origin, h.Rank, h.Score, signals(h.Hit))
@@ -207,7 +208,7 @@ func printAllHits(w io.Writer, r *api.AllProjectsResponse, query string) {
 		}
 		fmt.Fprintf(w, "    chunk %s · search %s\n", h.ChunkID, id)
 	}
-	fmt.Fprintf(w, "%d projects merged by rank (rrf k=%d)\n", len(r.Projects), r.RRFK)
+	fmt.Fprintf(w, "%s merged by rank (rrf k=%d)\n", words.Plural(len(r.Projects), "project"), r.RRFK)
 }
 
 func signals(h api.Hit) string {

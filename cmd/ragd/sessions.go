@@ -16,6 +16,7 @@ import (
 	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
+	"github.com/ragd/ragd/internal/words"
 	"github.com/ragd/ragd/transcript"
 )
 
@@ -316,8 +317,8 @@ func printSessions(w io.Writer, list *api.SessionList) {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(w, "%s – %s  %-11s %3d messages  %s\n    %s\n", s.First.Local().Format(sessionTimeLayout), s.Last.Local().Format("15:04"),
-			format, s.Messages, title, s.ID)
+		fmt.Fprintf(w, "%s – %s  %-11s %12s  %s\n    %s\n", s.First.Local().Format(sessionTimeLayout), s.Last.Local().Format("15:04"),
+			format, words.Plural(s.Messages, "message"), title, s.ID)
 	}
 }
 
@@ -332,7 +333,8 @@ func printConversation(w io.Writer, conv *api.Conversation) {
 	if s.Title != "" {
 		fmt.Fprintf(w, " %q", s.Title)
 	}
-	fmt.Fprintf(w, "\n%s – %s, %d messages, %d events\n", s.First.Local().Format(sessionTimeLayout), s.Last.Local().Format(sessionTimeLayout), s.Messages, s.Events)
+	fmt.Fprintf(w, "\n%s – %s, %s, %s\n", s.First.Local().Format(sessionTimeLayout), s.Last.Local().Format(sessionTimeLayout),
+		words.Plural(s.Messages, "message"), words.Plural(s.Events, "event"))
 	for _, ev := range conv.Events {
 		if domain.Indexed(ev.Type) {
 			fmt.Fprintf(w, "\n── %s · %s · %s\n%s\n", ev.Actor, ev.Time.Local().Format("15:04:05"), ev.ID, strings.TrimRight(ev.Text, "\n"))
