@@ -283,7 +283,7 @@ func TestBrowse_Keys(t *testing.T) {
 
 	// Sessions, the most recent first; one read whole.
 	h.key("tab")
-	h.wants("sessions", "ragd browse · sessions · project demo", "› 2026-02-01 10:30  events         1 msg  Notes", "10:02  codex        2 msgs  Storage questions")
+	h.wants("sessions", "ragd browse · sessions · project demo", "› 2026-02-01 10:30  events         1 msg  Notes", "10:02  codex         2 msgs  Storage questions")
 	h.key("down", "down", "j", "k", "up", "r")
 	h.key("down")
 	if h.m.sessionSel != 1 {
