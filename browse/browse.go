@@ -121,6 +121,11 @@ type Model struct {
 	conv       *api.Conversation
 	convProj   string
 	expand     bool
+	// finding is true while a find in the conversation is typed; find is
+	// its text, kept for n (the next match).
+	finding bool
+	find    string
+	findAt  int // the line of the current match
 	vp         viewport.Model
 }
 
@@ -368,7 +373,32 @@ func (m Model) sessionsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) conversationKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if m.finding {
+		switch msg.Type {
+		case tea.KeyEnter:
+			m.finding = false
+			m.findNext(m.vp.YOffset)
+		case tea.KeyEsc:
+			m.finding, m.find = false, ""
+			m.status = ""
+		case tea.KeyBackspace:
+			if r := []rune(m.find); len(r) > 0 {
+				m.find = string(r[:len(r)-1])
+			}
+			m.status = "find: " + m.find
+		case tea.KeyRunes, tea.KeySpace:
+			m.find += string(msg.Runes)
+			m.status = "find: " + m.find
+		}
+		return m, nil
+	}
 	switch msg.String() {
+	case "/":
+		m.finding, m.find, m.status = true, "", "find: "
+		return m, nil
+	case "n":
+		m.findNext(m.findAt + 1)
+		return m, nil
 	case "q":
 		return m, tea.Quit
 	case "esc", "backspace":
@@ -385,6 +415,37 @@ func (m Model) conversationKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.vp, cmd = m.vp.Update(msg)
 	return m, cmd
+}
+
+// findNext scrolls the conversation to the first line from line from on
+// (wrapping around) that holds the find, and says which match it is.
+func (m *Model) findNext(from int) {
+	if m.find == "" {
+		m.status = ""
+		return
+	}
+	lines := strings.Split(ansi.Strip(m.conversationText()), "\n")
+	want := strings.ToLower(m.find)
+	var at []int
+	for i, l := range lines {
+		if strings.Contains(strings.ToLower(l), want) {
+			at = append(at, i)
+		}
+	}
+	if len(at) == 0 {
+		m.status = fmt.Sprintf("! no %q in this session", m.find)
+		return
+	}
+	k := 0
+	for i, line := range at {
+		if line >= from {
+			k = i
+			break
+		}
+	}
+	m.findAt = at[k]
+	m.vp.SetYOffset(at[k])
+	m.status = fmt.Sprintf("%q: match %d of %d (n: next)", m.find, k+1, len(at))
 }
 
 func (m *Model) sizeViewport() {
@@ -831,7 +892,7 @@ func (m Model) conversationView() []string {
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")
 	}
-	help := fmt.Sprintf("↑↓ pgup pgdn scroll (%.0f%%) · m mechanism · esc sessions · tab search · q quit", 100*m.vp.ScrollPercent())
+	help := fmt.Sprintf("↑↓ pgdn scroll %.0f%% · / find · m mechanism · esc sessions · tab search · q quit", 100*m.vp.ScrollPercent())
 	return append(lines[:m.height-1], m.st.help.Render(m.fit(help)))
 }
 

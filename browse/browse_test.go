@@ -294,7 +294,23 @@ func TestBrowse_Keys(t *testing.T) {
 		"Where does the storage ADR keep telemetry?", "· tool.call {\"name\":\"grep\"", "Beside the chunks")
 	h.key("m")
 	h.wants("mechanism unfolded", "tool.call {\"name\":\"grep\",\"args\":[\"telemetry\",\"docs/adr\"]}")
-	h.key("m", "down", "pgdown", "esc")
+	h.key("m")
+	// Find within the conversation: typed after /, enter jumps, n goes on.
+	h.key("/", "t", "e", "l", "x", "backspace")
+	h.wants("find typed", "find: tel")
+	h.key("e", "m", "e", "t", "r", "y", "enter")
+	h.wants("find", `"telemetry": match 1 of 2 (n: next)`)
+	h.key("n")
+	h.wants("find next", `"telemetry": match 2 of 2`)
+	h.key("n")
+	h.wants("find wraps", `"telemetry": match 1 of 2`)
+	h.key("/", "z", "z", "enter")
+	h.wants("find nothing", `! no "zz" in this session`)
+	h.key("/", "q", "esc")
+	if h.quit || h.m.finding || h.m.view != viewConversation {
+		t.Errorf("esc in a find: quit %v, finding %v, view %d", h.quit, h.m.finding, h.m.view)
+	}
+	h.key("down", "pgdown", "esc")
 	if h.m.view != viewSessions {
 		t.Errorf("esc from a conversation: view %d", h.m.view)
 	}

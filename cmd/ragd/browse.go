@@ -25,7 +25,8 @@ has a vector. Keys on the search view:
   C-p            this project or every project
   M-1 M-2 M-3    the scopes docs, adr, session on or off
   tab            the sessions, most recent first: enter reads one
-                 (m unfolds the tool calls), esc goes back
+                 (m unfolds the tool calls, / finds in it, n the next
+                 match), esc goes back
   C-c            quit (q too, off the search view)
 
 NO_COLOR set renders without colours; the marks › and ! say the same.
