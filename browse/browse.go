@@ -126,7 +126,7 @@ type Model struct {
 	finding bool
 	find    string
 	findAt  int // the line of the current match
-	vp         viewport.Model
+	vp      viewport.Model
 }
 
 type sessionRow struct {
