@@ -38,6 +38,8 @@ type Backend interface {
 	Projects(ctx context.Context) ([]api.ProjectInfo, error)
 	Sessions(ctx context.Context, project string, q api.SessionsQuery) (*api.SessionList, error)
 	Conversation(ctx context.Context, project, sessionID string) (*api.Conversation, error)
+	Health(ctx context.Context) (*api.Health, error)
+	Coverage(ctx context.Context, project string) (*api.Coverage, error)
 }
 
 // DefaultDebounce is how long typing pauses before a search is sent: long
@@ -70,6 +72,7 @@ const (
 	viewSearch view = iota
 	viewSessions
 	viewConversation
+	viewStatus
 )
 
 // scopes are the scope toggles, in their keys' order (alt+1, alt+2, alt+3).
@@ -127,6 +130,9 @@ type Model struct {
 	find    string
 	findAt  int // the line of the current match
 	vp      viewport.Model
+
+	health   *api.Health
+	coverage []*api.Coverage
 }
 
 type sessionRow struct {
@@ -160,6 +166,11 @@ type (
 		c       *api.Conversation
 		project string
 		err     error
+	}
+	statusMsg struct {
+		h   *api.Health
+		cov []*api.Coverage
+		err error
 	}
 )
 
@@ -243,11 +254,32 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.vp.SetContent(m.conversationText())
 		m.vp.GotoTop()
 		return m, nil
+	case statusMsg:
+		if msg.err != nil {
+			m.status = "! status failed: " + msg.err.Error()
+			return m, nil
+		}
+		m.health, m.coverage, m.status = msg.h, msg.cov, ""
+		return m, nil
 	case tea.KeyMsg:
 		if msg.Type == tea.KeyCtrlC {
 			return m, tea.Quit
 		}
+		if msg.Type == tea.KeyCtrlS && !m.finding {
+			m.view = viewStatus
+			return m, m.loadStatus()
+		}
 		switch m.view {
+		case viewStatus:
+			switch msg.String() {
+			case "q":
+				return m, tea.Quit
+			case "esc", "tab":
+				m.view = viewSearch
+			case "r":
+				return m, m.loadStatus()
+			}
+			return m, nil
 		case viewSessions:
 			return m.sessionsKey(msg)
 		case viewConversation:
@@ -583,6 +615,76 @@ func (m Model) loadSessions() tea.Cmd {
 	}
 }
 
+func (m Model) loadStatus() tea.Cmd {
+	b, all, project := m.b, m.all, m.opts.Project
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+		defer cancel()
+		h, err := b.Health(ctx)
+		if err != nil {
+			return statusMsg{err: err}
+		}
+		projects := []string{project}
+		if all {
+			ps, err := b.Projects(ctx)
+			if err != nil {
+				return statusMsg{err: err}
+			}
+			projects = projects[:0]
+			for _, p := range ps {
+				projects = append(projects, p.ID)
+			}
+		}
+		var cov []*api.Coverage
+		for _, p := range projects {
+			c, err := b.Coverage(ctx, p)
+			if err != nil {
+				return statusMsg{err: err}
+			}
+			cov = append(cov, c)
+		}
+		return statusMsg{h: h, cov: cov}
+	}
+}
+
+// statusView is what the daemon says of itself and the projects: the
+// provider, the background fill, and each scope's coverage and staleness.
+func (m Model) statusView() []string {
+	lines := []string{m.st.header.Render(m.fit("ragd browse · status · " + m.where())), m.statusLine(), ""}
+	if h := m.health; h != nil {
+		e := h.Embedding
+		state := "available"
+		if !e.Available {
+			state = "! unavailable: " + e.Reason
+		}
+		lines = append(lines, m.fit(fmt.Sprintf("provider %s, model %s (%d dims): %s", e.Provider, e.Model, e.Dims, state)))
+		if f := h.Backfill; f != nil && f.Pending > 0 {
+			line := fmt.Sprintf("background fill: %s pending, %d filled, %.1f/s", plural(f.Pending, "chunk"), f.Filled, f.PerSecond)
+			if f.LastError != "" {
+				line += " · ! " + f.LastError
+			}
+			lines = append(lines, m.fit(line))
+		} else {
+			lines = append(lines, m.fit("background fill: idle, every vector filled"))
+		}
+	}
+	for _, c := range m.coverage {
+		lines = append(lines, "", m.st.header.Render(m.fit(c.Project)))
+		for _, sc := range c.Scopes {
+			state := "fresh"
+			if sc.Stale {
+				state = "! stale: " + sc.StaleReason
+			}
+			lines = append(lines, m.fit(fmt.Sprintf("  %-8s %4d/%-4d %-8s %6s  %5d lexical only  %s",
+				sc.Scope, sc.Indexed, sc.Total, sc.Unit, plural(sc.Chunks, "chunk"), sc.LexicalOnly, state)))
+		}
+	}
+	for len(lines) < m.height-1 {
+		lines = append(lines, "")
+	}
+	return append(lines[:m.height-1], m.st.help.Render(m.fit("r reload · esc/tab search · q quit")))
+}
+
 // styles are the view's styles; all plain under NO_COLOR.
 type styles struct {
 	noColor                                 bool
@@ -614,6 +716,8 @@ func (m Model) View() string {
 		lines = m.sessionsView()
 	case viewConversation:
 		lines = m.conversationView()
+	case viewStatus:
+		lines = m.statusView()
 	default:
 		lines = m.searchView()
 	}
@@ -669,7 +773,7 @@ func (m Model) searchView() []string {
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")
 	}
-	help := "↑↓ enter preview · C-g/C-x useful/irrelevant · C-p all · tab sessions · C-c quit"
+	help := "↑↓ enter preview · C-g/C-x vote · C-p all · tab sessions · C-s status · C-c quit"
 	return append(lines[:m.height-1], m.st.help.Render(m.fit(help)))
 }
 
@@ -878,7 +982,7 @@ func (m Model) sessionsView() []string {
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")
 	}
-	help := "↑↓ select · enter read · r reload · tab/esc search · q quit"
+	help := "↑↓ select · enter read · r reload · tab/esc search · C-s status · q quit"
 	return append(lines[:m.height-1], m.st.help.Render(m.fit(help)))
 }
 

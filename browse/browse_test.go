@@ -159,6 +159,8 @@ func keyMsg(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyCtrlJ}
 	case "ctrl+k":
 		return tea.KeyMsg{Type: tea.KeyCtrlK}
+	case "ctrl+s":
+		return tea.KeyMsg{Type: tea.KeyCtrlS}
 	}
 	if d, ok := strings.CutPrefix(k, "alt+"); ok {
 		return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(d), Alt: true}
@@ -324,10 +326,23 @@ func TestBrowse_Keys(t *testing.T) {
 		t.Errorf("esc from sessions: view %d", h.m.view)
 	}
 
+	// Status: the provider, the fill, each scope.
+	h.key("ctrl+s")
+	h.wants("status", "ragd browse · status · project demo", "provider ollama, model", ": available", "docs", "adr", "session", "fresh")
+	h.key("r", "esc")
+	if h.m.view != viewSearch {
+		t.Errorf("esc from status: view %d", h.m.view)
+	}
+	h.key("tab", "ctrl+s")
+	h.key("tab")
+	if h.m.view != viewSearch {
+		t.Errorf("tab from status: view %d", h.m.view)
+	}
+
 	// Resize: every frame fits.
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {40, 10}, {20, 8}} {
 		h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		for _, v := range []view{viewSearch, viewSessions, viewConversation} {
+		for _, v := range []view{viewSearch, viewSessions, viewConversation, viewStatus} {
 			h.m.view = v
 			checkFrame(t, h.m, size[0], size[1])
 		}
@@ -343,7 +358,7 @@ func TestBrowse_Keys(t *testing.T) {
 	if !h.quit {
 		t.Error("ctrl+c did not quit")
 	}
-	for _, v := range []view{viewSessions, viewConversation} {
+	for _, v := range []view{viewSessions, viewConversation, viewStatus} {
 		h := newHarness(t, b, "demo")
 		h.m.view = v
 		h.m.conv = &api.Conversation{}
@@ -383,6 +398,9 @@ func TestBrowse_DaemonLost(t *testing.T) {
 	d.Stop(t)
 	h.typeText("storage")
 	h.wants("daemon lost", "! search failed: ")
+	h.key("ctrl+s")
+	h.wants("status, daemon lost", "! status failed: ")
+	h.key("esc")
 	h.key("tab")
 	h.wants("sessions, daemon lost", "! sessions failed: ")
 	checkFrame(t, h.m, 80, 24)
@@ -402,6 +420,7 @@ func TestBrowse_Frames(t *testing.T) {
 		{"preview", func() { h.key("enter") }},
 		{"sessions", func() { h.key("esc", "tab") }},
 		{"conversation", func() { h.key("down", "enter") }},
+		{"status", func() { h.key("ctrl+s") }},
 	}
 	for _, f := range frames {
 		f.do()

@@ -27,6 +27,8 @@ has a vector. Keys on the search view:
   tab            the sessions, most recent first: enter reads one
                  (m unfolds the tool calls, / finds in it, n the next
                  match), esc goes back
+  C-s            the status: the provider, the background fill, each
+                 scope's coverage and staleness (r reloads, esc goes back)
   C-c            quit (q too, off the search view)
 
 NO_COLOR set renders without colours; the marks › and ! say the same.
