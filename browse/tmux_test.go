@@ -83,6 +83,15 @@ func TestBrowse_Tmux(t *testing.T) {
 	x.waitFor("results", "› 1 docs/adr/0001-storage.md § Decision", "hybrid · vectors")
 	x.run("send-keys", "-t", "browse", "Enter")
 	x.waitFor("preview", "We keep every chunk in one SQLite database", "↓ next § Consequences")
+	// The real terminal shows the model's golden frame (the README's
+	// screenshot), cell for cell.
+	want, err := os.ReadFile(filepath.Join("testdata", "preview.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := trimLines(x.screen()); got != trimLines(string(want)) {
+		t.Errorf("the terminal's preview frame:\n%s\nis not testdata/preview.golden:\n%s", got, want)
+	}
 	x.run("send-keys", "-t", "browse", "C-g")
 	x.waitFor("vote", "voted useful on hit 1 of search")
 	x.run("send-keys", "-t", "browse", "Tab")
@@ -104,4 +113,13 @@ func TestBrowse_Tmux(t *testing.T) {
 	if errOut, _ := os.ReadFile(filepath.Join(dir, "browse.err")); len(errOut) > 0 {
 		t.Errorf("browse wrote to stderr: %s", errOut)
 	}
+}
+
+// trimLines is s without trailing spaces on its lines, nor trailing lines.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }
