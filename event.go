@@ -119,3 +119,21 @@ type LineError struct {
 func (e LineError) Error() string {
 	return "line " + strconv.Itoa(e.Line) + ": " + e.Reason
 }
+
+// SessionInfo summarises one stored session: what a list of sessions shows
+// to pick one without knowing its id.
+type SessionInfo struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
+	// Format is the coding agent whose transcript the session was imported
+	// from (the id's prefix before ":", "claude-code"), "" for a session of
+	// an event file.
+	Format string `json:"format,omitempty"`
+	// First and Last are the times of its first and last event.
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+	// Events counts every event; Messages those that are conversation
+	// (chat.message, agent.response).
+	Events   int `json:"events"`
+	Messages int `json:"messages"`
+}

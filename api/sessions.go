@@ -1,7 +1,10 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/ragd/ragd"
 )
@@ -95,4 +98,23 @@ type RedactedProject struct {
 	Sessions    int    `json:"sessions"`
 	Chunks      int    `json:"chunks"`
 	Checkpoints int    `json:"checkpoints"`
+}
+
+// FoldMechanism is a mechanism event (a tool call, a result) in one line of
+// at most max runes: its type, then its text or payload, flattened.
+func FoldMechanism(ev ragd.Event, max int) string {
+	body := ev.Text
+	if body == "" && len(ev.Payload) > 0 {
+		var b bytes.Buffer
+		if json.Compact(&b, ev.Payload) == nil {
+			body = b.String()
+		} else {
+			body = string(ev.Payload)
+		}
+	}
+	line := ev.Type + " " + strings.Join(strings.Fields(body), " ")
+	if r := []rune(line); len(r) > max {
+		line = string(r[:max-1]) + "…"
+	}
+	return strings.TrimSpace(line)
 }

@@ -1,6 +1,10 @@
 package api
 
-import "net/url"
+import (
+	"net/url"
+
+	"github.com/ragd/ragd"
+)
 
 // Paths of the transcript routes.
 const (
@@ -160,4 +164,43 @@ type FollowedFormat struct {
 	// Last is the report of the follower's latest pass, nil before one.
 	Last  *TranscriptReport `json:"last,omitempty"`
 	Error string            `json:"error,omitempty"`
+}
+
+// SessionsQuery selects the sessions of GET /v1/projects/{project}/sessions.
+// Every field is optional.
+type SessionsQuery struct {
+	// Since is an RFC 3339 time or a duration back from now ("7d", "36h"):
+	// the sessions whose last event is at or after it.
+	Since string
+	// From is a transcript format ("codex"): the sessions imported from it.
+	From string
+}
+
+// Encode returns q as a query string, with its "?" ("" when q is empty).
+func (q SessionsQuery) Encode() string {
+	v := url.Values{}
+	for _, kv := range [][2]string{{"since", q.Since}, {"from", q.From}} {
+		if kv[1] != "" {
+			v.Set(kv[0], kv[1])
+		}
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
+
+// SessionList is the answer of GET /v1/projects/{project}/sessions: the
+// project's sessions, the most recent first.
+type SessionList struct {
+	Project  string             `json:"project"`
+	Sessions []ragd.SessionInfo `json:"sessions"`
+}
+
+// Conversation is the answer of GET /v1/projects/{project}/sessions/{session}:
+// the session and all its events in time order, mechanism included.
+type Conversation struct {
+	Project string           `json:"project"`
+	Session ragd.SessionInfo `json:"session"`
+	Events  []ragd.Event     `json:"events"`
 }

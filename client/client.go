@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"syscall"
 
 	"github.com/ragd/ragd"
@@ -130,6 +131,54 @@ func (c *Client) Search(ctx context.Context, project string, req api.SearchReque
 	return call[api.SearchResponse](ctx, c, http.MethodPost, api.ProjectPath(project, "/search"), req)
 }
 
+// SearchAllProjects searches every registered project with req, each on
+// its own ranking statistics, and merges the hits by reciprocal rank (see
+// api.MergeProjects). A project whose search fails is reported in
+// Projects and left out; an error comes back only when the projects
+// cannot be listed, or every search failed.
+func (c *Client) SearchAllProjects(ctx context.Context, req api.SearchRequest) (*api.AllProjectsResponse, error) {
+	projects, err := c.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	responses := make([]*api.SearchResponse, len(projects))
+	errs := make([]error, len(projects))
+	var wg sync.WaitGroup
+	for i, p := range projects {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			responses[i], errs[i] = c.Search(ctx, p.ID, req)
+		}()
+	}
+	wg.Wait()
+	out := &api.AllProjectsResponse{Fusion: api.FusionRRF, RRFK: api.AllProjectsRRFK, Projects: make([]api.ProjectSearch, len(projects))}
+	limit, failed := 0, 0
+	for i, p := range projects {
+		ps := api.ProjectSearch{Project: p.ID, Stale: []string{}}
+		if errs[i] != nil {
+			ps.Error, failed = errs[i].Error(), failed+1
+			out.Projects[i] = ps
+			continue
+		}
+		r := responses[i]
+		ps.SearchID, ps.Hits, ps.Degraded, ps.Reason, ps.VectorCoverage, ps.VectorAvailable = r.SearchID, len(r.Hits), r.Degraded, r.Reason, r.VectorCoverage, r.VectorAvailable
+		if r.Stale != nil {
+			ps.Stale = r.Stale
+		}
+		out.Projects[i] = ps
+		limit = max(limit, len(r.Hits))
+	}
+	if failed > 0 && failed == len(projects) {
+		return nil, fmt.Errorf("search every project: %w", errors.Join(errs...))
+	}
+	if req.Limit != nil {
+		limit = *req.Limit
+	}
+	out.Hits = api.MergeProjects(responses, api.AllProjectsRRFK, limit)
+	return out, nil
+}
+
 // Feedback records a vote on one hit of one search.
 func (c *Client) Feedback(ctx context.Context, req api.FeedbackRequest) (*api.Vote, error) {
 	return call[api.Vote](ctx, c, http.MethodPost, api.PathFeedback, req)
@@ -216,6 +265,17 @@ func (c *Client) ForgetSession(ctx context.Context, project, sessionID string) (
 // text it stores, for project (a name or id) or, when "", every project.
 func (c *Client) RedactSessions(ctx context.Context, project string) (*api.RedactReport, error) {
 	return call[api.RedactReport](ctx, c, http.MethodPost, api.PathSessionsRedact, api.RedactRequest{Project: project})
+}
+
+// Sessions lists a project's sessions, the most recent first; see
+// api.SessionsQuery.
+func (c *Client) Sessions(ctx context.Context, project string, q api.SessionsQuery) (*api.SessionList, error) {
+	return call[api.SessionList](ctx, c, http.MethodGet, api.ProjectPath(project, "/sessions")+q.Encode(), nil)
+}
+
+// Conversation returns one session of a project with all its events.
+func (c *Client) Conversation(ctx context.Context, project, sessionID string) (*api.Conversation, error) {
+	return call[api.Conversation](ctx, c, http.MethodGet, api.SessionPath(project, sessionID), nil)
 }
 
 // FollowStatus reports which transcripts the daemon follows.

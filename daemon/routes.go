@@ -38,6 +38,8 @@ func (d *Daemon) Handler() http.Handler {
 	h("POST /v1/projects/{project}/events/import", d.handleImportEvents)
 	h("GET /v1/projects/{project}/events/{event}", d.handleGetEvent)
 	h("GET /v1/projects/{project}/passage", d.handlePassage)
+	h("GET /v1/projects/{project}/sessions", d.handleListSessions)
+	h("GET /v1/projects/{project}/sessions/{session}", d.handleGetSession)
 	h("DELETE /v1/projects/{project}/sessions/{session}", d.handleForgetSession)
 	h("POST /v1/transcripts/import", d.handleTranscriptImport)
 	h("GET /v1/transcripts/follow", d.handleFollowStatus)

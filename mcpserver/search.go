@@ -19,11 +19,17 @@ type SearchInput struct {
 	Limit   int      `json:"limit,omitempty" jsonschema:"Optional. How many hits, 1..20. Default: the daemon's configured limit (6 unless changed)."`
 	Fusion  string   `json:"fusion,omitempty" jsonschema:"Optional. How the semantic and keyword rankings are combined: weighted (score blend) or rrf (reciprocal rank fusion). Default: the daemon's configuration."`
 	Full    bool     `json:"fullText,omitempty" jsonschema:"Optional. true returns each hit's whole chunk text instead of a short snippet; costs more tokens. Prefer get on the hits you need."`
+	// AllProjects searches every registered project; hits are merged by rank.
+	AllProjects bool `json:"allProjects,omitempty" jsonschema:"Optional. true searches every project ragd knows, not only this one (where was this solved before?); each hit then names its project and searchId. Leave project out."`
 }
 
 // SearchOutput is the search tool's structured result.
 type SearchOutput struct {
+	// Project is the project searched; "" when every project was
+	// (AllProjects), and each hit names its own.
 	Project string `json:"project"`
+	// AllProjects is true when every project was searched.
+	AllProjects bool `json:"allProjects,omitempty"`
 	// SearchID is what feedback votes refer to; null when ragd could not
 	// record the search (there is nothing to vote on then).
 	SearchID        *int64 `json:"searchId" jsonschema:"Identifies this search for feedback; null when it could not be recorded."`
@@ -57,10 +63,17 @@ type Hit struct {
 	VectorScore  *float64 `json:"vectorScore"`
 	LexicalScore *float64 `json:"lexicalScore"`
 	Snippet      string   `json:"snippet,omitempty" jsonschema:"The part of the hit's text around the query's words."`
-	Text         string   `json:"text,omitempty" jsonschema:"The hit's whole chunk text (fullText only)."`
+	// Project and SearchID are the hit's own in a search of every project:
+	// get and feedback on it take them.
+	Project  string `json:"project,omitempty" jsonschema:"The hit's project (a search of every project): pass it to get."`
+	SearchID *int64 `json:"searchId,omitempty" jsonschema:"The search id to vote on this hit with (a search of every project)."`
+	Text     string `json:"text,omitempty" jsonschema:"The hit's whole chunk text (fullText only)."`
 }
 
 func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	if in.AllProjects {
+		return s.searchAll(ctx, req, in)
+	}
 	return run(ctx, s, in.Project, func(project string) (string, SearchOutput, error) {
 		sr := api.SearchRequest{Query: in.Query, Scopes: in.Scopes, Fusion: in.Fusion, Actor: actor(req)}
 		if in.Limit != 0 {
@@ -73,6 +86,51 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 		out := searchOutput(resp, in)
 		return searchText(in.Query, out), out, nil
 	})
+}
+
+// searchAll searches every project through the client's merge.
+func (s *Server) searchAll(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	if in.Project != "" {
+		return nil, SearchOutput{}, fmt.Errorf("allProjects searches every project: leave project out (or allProjects, to search %s alone)", in.Project)
+	}
+	sr := api.SearchRequest{Query: in.Query, Scopes: in.Scopes, Fusion: in.Fusion, Actor: actor(req)}
+	if in.Limit != 0 {
+		sr.Limit = &in.Limit
+	}
+	resp, err := s.opts.Client.SearchAllProjects(ctx, sr)
+	if err != nil {
+		return nil, SearchOutput{}, s.toolError("", err)
+	}
+	out := SearchOutput{AllProjects: true, Stale: []string{}, Hits: make([]Hit, 0, len(resp.Hits)), VectorAvailable: true}
+	var reasons []string
+	chunks, vectors := 0, 0
+	for _, p := range resp.Projects {
+		switch {
+		case p.Error != "":
+			reasons = append(reasons, p.Project+" not searched: "+p.Error)
+			continue
+		case p.Degraded:
+			out.Degraded = true
+			reasons = append(reasons, p.Project+": "+p.Reason)
+		}
+		out.VectorAvailable = out.VectorAvailable && p.VectorAvailable
+		for _, sc := range p.Stale {
+			out.Stale = append(out.Stale, p.Project+":"+sc)
+		}
+		if c := p.VectorCoverage; c != nil {
+			chunks, vectors = chunks+c.Chunks, vectors+c.Vectors
+		}
+	}
+	out.Reason = strings.Join(reasons, "; ")
+	if chunks > 0 {
+		out.VectorShare = &api.NewVectorCoverage(chunks, vectors).Share
+	}
+	for _, h := range resp.Hits {
+		one := searchOutput(&api.SearchResponse{SearchResult: &api.SearchResult{Hits: []api.Hit{h.Hit}}}, in).Hits[0]
+		one.Rank, one.Project, one.SearchID = h.Position, h.Project, h.SearchID
+		out.Hits = append(out.Hits, one)
+	}
+	return result(searchText(in.Query, out)), out, nil
 }
 
 func searchOutput(resp *api.SearchResponse, in SearchInput) SearchOutput {
@@ -110,7 +168,11 @@ func searchText(query string, out SearchOutput) string {
 	if out.SearchID != nil {
 		id = fmt.Sprint(*out.SearchID)
 	}
-	fmt.Fprintf(&b, "%s for %q in project %s (searchId %s)", hitCount(len(out.Hits)), query, out.Project, id)
+	if out.AllProjects {
+		fmt.Fprintf(&b, "%s for %q in every project, merged by rank", hitCount(len(out.Hits)), query)
+	} else {
+		fmt.Fprintf(&b, "%s for %q in project %s (searchId %s)", hitCount(len(out.Hits)), query, out.Project, id)
+	}
 	if out.Degraded {
 		fmt.Fprintf(&b, "; keyword-only: %s", out.Reason)
 	} else if out.Reason != "" {
@@ -124,7 +186,15 @@ func searchText(query string, out SearchOutput) string {
 	}
 	b.WriteString("\n")
 	for _, h := range out.Hits {
-		fmt.Fprintf(&b, "\n%d. %s [%s] score %.2f chunkId %s\n", h.Rank, h.Citation, h.Scope, h.Score, h.ChunkID)
+		if out.AllProjects {
+			hid := "not recorded"
+			if h.SearchID != nil {
+				hid = fmt.Sprint(*h.SearchID)
+			}
+			fmt.Fprintf(&b, "\n%d. project %s: %s [%s] score %.2f chunkId %s searchId %s\n", h.Rank, h.Project, h.Citation, h.Scope, h.Score, h.ChunkID, hid)
+		} else {
+			fmt.Fprintf(&b, "\n%d. %s [%s] score %.2f chunkId %s\n", h.Rank, h.Citation, h.Scope, h.Score, h.ChunkID)
+		}
 		text := h.Snippet
 		if h.Text != "" {
 			text = h.Text

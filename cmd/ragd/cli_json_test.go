@@ -223,7 +223,7 @@ func TestCLI_Errors(t *testing.T) {
 		{[]string{"search"}, true, "search needs a query"},
 		{[]string{"feedback", "1", "x"}, true, "SEARCH_ID CHUNK_ID"},
 		{[]string{"feedback", "first", "x", "useful"}, true, `search id "first"`},
-		{[]string{"sessions", "list"}, true, "sessions import FILE"},
+		{[]string{"sessions", "list", "all"}, true, "sessions import FILE"},
 		{[]string{"reindex", "now"}, true, "no arguments"},
 		{[]string{"projects", "--json"}, false, "ragd serve"},
 		{[]string{"search", "x", "--project", "demo"}, false, w.Paths.Socket},

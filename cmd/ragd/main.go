@@ -105,6 +105,7 @@ var commands = []command{
 	layoutCommand,
 	feedbackCommand,
 	sessionsCommand,
+	browseCommand,
 	measureCommand,
 	evalCommand,
 	calibrateCommand,

@@ -10,12 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 	"github.com/ragd/ragd/search"
 )
 
 var searchCommand = command{
 	name:    "search",
-	summary: `hybrid search: search "query" [--scope S] [--limit N] [--fusion F] [--explain]`,
+	summary: `hybrid search: search "query" [--scope S] [--limit N] [--fusion F] [--explain] [--all-projects]`,
 	usage: `Usage: ragd search QUERY... [flags]
 
 Search the project's docs, ADRs and sessions by meaning (vectors) and by
@@ -24,11 +25,17 @@ headings, or session and message) with its score and both signals' scores.
 The words after search are the query; flags may follow them. The search id
 printed last is the one to vote with (ragd feedback). When the embedding
 provider is unavailable the search is lexical only, and says so.
+
+--all-projects searches every registered project, each on its own ranking
+statistics, and merges the lists by rank (reciprocal rank fusion: scores
+of projects are not comparable, ranks are); each hit names its project and
+the search id to vote on it with.
 `,
 	examples: `  ragd search "how are fusion weights chosen"
   ragd search sqlite-vec telemetry --scope adr --limit 3
   ragd search "socket permissions" --explain --fusion rrf
   ragd search "retry policy" --actor agent --session S1 --json
+  ragd search "where did I fix the flaky test" --all-projects
 `,
 	run: cmdSearch,
 }
@@ -56,6 +63,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	explain := fs.Bool("explain", false, "show each signal's rank and raw score")
 	session := fs.String("session", "", "the session this search belongs to")
 	actor := fs.String("actor", "person", "person or agent")
+	all := fs.Bool("all-projects", false, "search every registered project and merge the hits by rank")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -70,13 +78,33 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		// An explicit limit is kept, never silently the default: 0 is not "all".
 		return usagef("--limit %d: want 1..%d", *limit, search.MaxLimit)
 	}
-	c, id, err := e.projectClient(ctx)
-	if err != nil {
-		return err
-	}
 	req := api.SearchRequest{Query: query, Scopes: scopes, Fusion: *fusion, Explain: *explain, SessionID: *session, Actor: *actor}
 	if limitSet {
 		req.Limit = limit
+	}
+	if *all {
+		projectSet := false
+		fs.Visit(func(f *flag.Flag) { projectSet = projectSet || f.Name == "project" })
+		if projectSet {
+			return usagef("--all-projects searches every project: leave out --project")
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		resp, err := c.SearchAllProjects(ctx, req)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			return e.printJSON(resp)
+		}
+		printAllHits(e.stdout, resp, query)
+		return nil
+	}
+	c, id, err := e.projectClient(ctx)
+	if err != nil {
+		return err
 	}
 	resp, err := c.Search(ctx, id, req)
 	if err != nil {
@@ -147,6 +175,40 @@ func printHits(w io.Writer, r *api.SearchResponse, query string) {
 	if r.SearchID != nil && len(r.Hits) > 0 {
 		fmt.Fprintf(w, "vote: ragd feedback %d %s useful|irrelevant\n", *r.SearchID, r.Hits[0].ChunkID)
 	}
+}
+
+// printAllHits prints a search of every project for people: each
+// project's state, then the merged hits, each with its project.
+func printAllHits(w io.Writer, r *api.AllProjectsResponse, query string) {
+	for _, p := range r.Projects {
+		switch {
+		case p.Error != "":
+			fmt.Fprintf(w, "! %s: not searched: %s\n", p.Project, p.Error)
+		case p.Degraded:
+			fmt.Fprintf(w, "! %s: lexical only (vector half unavailable): %s\n", p.Project, p.Reason)
+		}
+		if len(p.Stale) > 0 {
+			fmt.Fprintf(w, "! %s: stale since last reindex: %s (ragd reindex --project %s)\n", p.Project, strings.Join(p.Stale, ", "), p.Project)
+		}
+	}
+	if len(r.Hits) == 0 {
+		fmt.Fprintf(w, "no hits in %s\n", words.Plural(len(r.Projects), "project"))
+	}
+	for _, h := range r.Hits {
+		fmt.Fprintf(w, "[%d] %s  %s  (rank %d there, score %#.4g; %s)\n", h.Position, h.Project, h.Origin, h.Rank, h.Score, signals(h.Hit))
+		if h.Origin.Title != "" {
+			fmt.Fprintf(w, "    %s\n", h.Origin.Title)
+		}
+		for _, line := range wrap(api.Snippet(h.Content, query, cliSnippetRunes), cliSnippetWidth) {
+			fmt.Fprintf(w, "    │ %s\n", line)
+		}
+		id := "none"
+		if h.SearchID != nil {
+			id = strconv.FormatInt(*h.SearchID, 10)
+		}
+		fmt.Fprintf(w, "    chunk %s · search %s\n", h.ChunkID, id)
+	}
+	fmt.Fprintf(w, "%s merged by rank (rrf k=%d)\n", words.Plural(len(r.Projects), "project"), r.RRFK)
 }
 
 func signals(h api.Hit) string {

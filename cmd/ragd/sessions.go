@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,20 +13,30 @@ import (
 	"slices"
 	"strings"
 
+	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
+	"github.com/ragd/ragd/internal/words"
 	"github.com/ragd/ragd/transcript"
 )
 
 var sessionsCommand = command{
 	name:    "sessions",
-	summary: "sessions: import --from TOOL [PATH…] | import FILE | follow | forget SESSION | show EVENT_ID | redact",
-	usage: `Usage: ragd sessions import --from TOOL [PATH…] [flags]
+	summary: "sessions: list | show SESSION|EVENT_ID | import --from TOOL [PATH…] | import FILE | follow | forget SESSION | redact",
+	usage: `Usage: ragd sessions list [--since DUR|TIME] [--from TOOL] [flags]
+       ragd sessions show SESSION|EVENT_ID [flags]
+       ragd sessions import --from TOOL [PATH…] [flags]
        ragd sessions import FILE [flags]
        ragd sessions follow [flags]
        ragd sessions forget SESSION [flags]
-       ragd sessions show EVENT_ID [flags]
        ragd sessions redact [--project P] [flags]
+
+list shows the project's sessions, the most recent first: the agent they
+were imported from, the title, the first and last time, and how many
+messages; --since keeps those active since a time (RFC 3339) or for a
+duration back ("7d", "12h"), --from those of one tool. show SESSION prints
+the whole conversation, prompts and answers, each mechanism event (tool
+calls, results) folded to one line; show EVENT_ID prints that one event.
 
 import --from reads a coding agent's transcripts (default: the tool's own
 folder, as the daemon's environment gives it; for the tools that keep
@@ -41,16 +52,18 @@ import FILE reads a session event file (JSON lines) into the project.
 follow shows which tools' transcripts the daemon follows as they are
 written: set [sessions] follow in the configuration and restart the
 daemon to change it. forget erases a session's events and chunks; later
-imports leave it out. show prints one stored event. redact re-applies the
-current redaction rules to what is stored already (events, chunks, the
-keyword index, transcript checkpoints), in every project or the one given
-with --project: run it after upgrading ragd, since the rules improve.
+imports leave it out. redact re-applies the current redaction rules to what
+is stored already (events, chunks, the keyword index, transcript
+checkpoints), in every project or the one given with --project: run it
+after upgrading ragd, since the rules improve.
 Imported messages are searchable at once: their chunks are written as
 they are stored.
 
 TOOL is one of: ` + transcript.Names(", ") + `.
 `,
-	examples: `  ragd sessions import --from claude-code
+	examples: `  ragd sessions list --since 7d
+  ragd sessions show claude-code:fe869ecb-c176-478f-9734-7e4b8ef12cff
+  ragd sessions import --from claude-code
   ragd sessions import --from codex ~/.codex/sessions/2026 --project billing
   ragd sessions import --from aider .
   ragd sessions import ~/transcripts/2026-01-02.jsonl
@@ -65,20 +78,26 @@ TOOL is one of: ` + transcript.Names(", ") + `.
 func cmdSessions(ctx context.Context, e *env, args []string) error {
 	fs := e.flags()
 	e.projectFlag(fs)
-	from := fs.String("from", "", "import the transcripts of this tool: "+formatNames())
+	from := fs.String("from", "", "import (or list) the transcripts of this tool: "+formatNames())
+	since := fs.String("since", "", "with list: the sessions active since a time (RFC 3339) or for a duration back (7d, 12h)")
 	keepRaw := fs.Bool("keep-raw", false, "with --from: keep each source record, unredacted, as the event's payload")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	const synopsis = "sessions import FILE | sessions import --from TOOL [PATH…] | sessions follow | sessions forget SESSION | sessions show EVENT_ID | sessions redact"
+	const synopsis = "sessions list | sessions show SESSION|EVENT_ID | sessions import FILE | sessions import --from TOOL [PATH…] | sessions follow | sessions forget SESSION | sessions redact"
 	if len(pos) == 0 {
 		return usagef(synopsis)
 	}
-	if *from != "" && pos[0] != "import" {
-		return usagef("--from goes with sessions import")
+	if *from != "" && pos[0] != "import" && pos[0] != "list" {
+		return usagef("--from goes with sessions import or sessions list")
+	}
+	if *since != "" && pos[0] != "list" {
+		return usagef("--since goes with sessions list")
 	}
 	switch {
+	case pos[0] == "list" && len(pos) == 1:
+		return listSessions(ctx, e, api.SessionsQuery{Since: *since, From: *from})
 	case pos[0] == "import" && *from != "":
 		return importTranscripts(ctx, e, fs, *from, pos[1:], *keepRaw)
 	case pos[0] == "follow" && len(pos) == 1:
@@ -90,7 +109,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 	case pos[0] == "import":
 		return importEventFile(ctx, e, pos[1])
 	case pos[0] == "show":
-		return showEvent(ctx, e, pos[1])
+		return show(ctx, e, pos[1])
 	case pos[0] == "forget":
 		return forgetSession(ctx, e, pos[1])
 	}
@@ -239,15 +258,103 @@ func forgetSession(ctx context.Context, e *env, session string) error {
 	return nil
 }
 
-func showEvent(ctx context.Context, e *env, eventID string) error {
+// show prints event or session ref: an event id keeps its meaning, and a
+// session id prints the whole conversation.
+func show(ctx context.Context, e *env, ref string) error {
 	c, id, err := e.projectClient(ctx)
 	if err != nil {
 		return err
 	}
-	ev, err := c.Event(ctx, id, eventID)
+	ev, err := c.Event(ctx, id, ref)
+	if err == nil {
+		return showEvent(e, ev)
+	}
+	if !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	conv, cerr := c.Conversation(ctx, id, ref)
+	if errors.Is(cerr, domain.ErrNotFound) {
+		return fmt.Errorf("project %s has neither an event nor a session %q: ragd sessions list shows the sessions: %w", id, ref, cerr)
+	}
+	if cerr != nil {
+		return cerr
+	}
+	if e.json {
+		return e.printJSON(conv)
+	}
+	printConversation(e.stdout, conv)
+	return nil
+}
+
+// listSessions prints a project's sessions, the most recent first.
+func listSessions(ctx context.Context, e *env, q api.SessionsQuery) error {
+	if q.From != "" {
+		if _, err := transcript.ParseFormat(q.From); err != nil {
+			return usagef("--from %q: want one of %s", q.From, formatNames())
+		}
+	}
+	c, id, err := e.projectClient(ctx)
 	if err != nil {
 		return err
 	}
+	list, err := c.Sessions(ctx, id, q)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(list)
+	}
+	printSessions(e.stdout, list)
+	return nil
+}
+
+// sessionTimeLayout is how the session views show a time: to the minute,
+// in the local zone.
+const sessionTimeLayout = "2006-01-02 15:04"
+
+// printSessions writes a session list for people: one line a session.
+func printSessions(w io.Writer, list *api.SessionList) {
+	if len(list.Sessions) == 0 {
+		fmt.Fprintf(w, "no sessions in %s: import some with ragd sessions import --from TOOL\n", list.Project)
+		return
+	}
+	for _, s := range list.Sessions {
+		format := s.Format
+		if format == "" {
+			format = "events"
+		}
+		title := s.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(w, "%s – %s  %-11s %12s  %s\n    %s\n", s.First.Local().Format(sessionTimeLayout), s.Last.Local().Format("15:04"),
+			format, words.Plural(s.Messages, "message"), title, s.ID)
+	}
+}
+
+// mechanismRunes bounds the one line a folded mechanism event gets.
+const mechanismRunes = 100
+
+// printConversation writes a session for people: each prompt and answer
+// whole, each mechanism event on one line.
+func printConversation(w io.Writer, conv *api.Conversation) {
+	s := conv.Session
+	fmt.Fprintf(w, "session %s of %s", s.ID, conv.Project)
+	if s.Title != "" {
+		fmt.Fprintf(w, " %q", s.Title)
+	}
+	fmt.Fprintf(w, "\n%s – %s, %s, %s\n", s.First.Local().Format(sessionTimeLayout), s.Last.Local().Format(sessionTimeLayout),
+		words.Plural(s.Messages, "message"), words.Plural(s.Events, "event"))
+	for _, ev := range conv.Events {
+		if domain.Indexed(ev.Type) {
+			fmt.Fprintf(w, "\n── %s · %s · %s\n%s\n", ev.Actor, ev.Time.Local().Format("15:04:05"), ev.ID, strings.TrimRight(ev.Text, "\n"))
+			continue
+		}
+		fmt.Fprintf(w, "   · %s\n", api.FoldMechanism(ev, mechanismRunes))
+	}
+}
+
+func showEvent(e *env, ev *domain.Event) error {
 	if e.json {
 		return e.printJSON(ev)
 	}

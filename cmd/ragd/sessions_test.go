@@ -82,6 +82,71 @@ func TestPrintTranscriptReport_Unreadable(t *testing.T) {
 	}
 }
 
+// TestCLI_SessionsListShow lists the sessions of a project and reads one
+// whole, without knowing an id beforehand; an event id keeps its meaning.
+func TestCLI_SessionsListShow(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+	startDaemon(t, srv.URL)
+	repo := daemontest.Repo(t, daemontest.Docs)
+	ragd(t, "add", repo.Dir, "--name", "demo")
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "transcript", "testdata", "rollout-2026-01-03T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ragd(t, "sessions", "import", "--from", "codex", fixture, "--project", "demo")
+	const id = "codex:0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee"
+
+	list := decode[api.SessionList](t, ragd(t, "sessions", "list", "--project", "demo", "--json"))
+	if len(list.Sessions) != 1 || list.Sessions[0].ID != id || list.Sessions[0].Format != "codex" || list.Sessions[0].Messages != 3 || list.Sessions[0].Events != 10 {
+		t.Fatalf("sessions list --json: %+v", list)
+	}
+	out := string(ragd(t, "sessions", "list", "--project", "demo"))
+	if !strings.Contains(out, "codex") || !strings.Contains(out, "3 messages") || !strings.Contains(out, id) {
+		t.Errorf("sessions list:\n%s", out)
+	}
+	if out := string(ragd(t, "sessions", "list", "--project", "demo", "--from", "claude-code")); !strings.Contains(out, "no sessions in demo") {
+		t.Errorf("sessions list --from claude-code:\n%s", out)
+	}
+	if out := string(ragd(t, "sessions", "list", "--project", "demo", "--since", "2026-01-04T00:00:00Z")); !strings.Contains(out, "no sessions in demo") {
+		t.Errorf("sessions list --since after the session:\n%s", out)
+	}
+
+	conv := decode[api.Conversation](t, ragd(t, "sessions", "show", id, "--project", "demo", "--json"))
+	if len(conv.Events) != 10 || conv.Session.Messages != 3 {
+		t.Fatalf("sessions show SESSION --json: %d events, session %+v", len(conv.Events), conv.Session)
+	}
+	out = string(ragd(t, "sessions", "show", id, "--project", "demo"))
+	var message, mechanism string
+	for _, ev := range conv.Events {
+		if message == "" && ev.Type == "chat.message" {
+			message = ev.Text
+		}
+		if mechanism == "" && ev.Type != "chat.message" && ev.Type != "agent.response" {
+			mechanism = "   · " + ev.Type + " "
+		}
+	}
+	for _, want := range []string{"session " + id + " of demo", "3 messages, 10 events", message, mechanism} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sessions show SESSION lacks %q:\n%s", want, out)
+		}
+	}
+	// An event id still prints the one event.
+	ev := conv.Events[0]
+	if out := string(ragd(t, "sessions", "show", ev.ID, "--project", "demo")); !strings.Contains(out, ev.ID+"  "+ev.Type) || strings.Contains(out, "10 events") {
+		t.Errorf("sessions show EVENT_ID:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"sessions", "show", "nope", "--project", "demo"},
+		{"sessions", "list", "--from", "vim", "--project", "demo"},
+		{"sessions", "list", "--since", "yesterday", "--project", "demo"},
+		{"sessions", "show", id, "--since", "7d", "--project", "demo"},
+	} {
+		if _, _, err := ragdErr(t, args...); err == nil {
+			t.Errorf("ragd %s: no error", strings.Join(args, " "))
+		}
+	}
+}
+
 // TestCLI_SessionsSecrets: an event file's secret is redacted on import
 // and the report says so by kind; --keep-raw warns on stderr; ragd
 // sessions redact reports a pass over every project, and nothing to do the

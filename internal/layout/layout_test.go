@@ -35,6 +35,7 @@ var rules = map[string][]string{
 	"embedding":  {"store", "search", "index", "daemon", "client", "database/sql"},
 	"mcpserver":  {"*-ragd-api-client", "database/sql"},
 	"daemon":     {"client", "eval", "mcpserver"},
+	"browse":     {"*-ragd-api-client", "database/sql"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {
