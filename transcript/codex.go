@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -85,22 +84,7 @@ var codexInjected = []string{
 // readCodex reads a Codex CLI rollout.
 func readCodex(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 	rd := newReader(Codex, name, opt, fn)
-	err := rd.lines(r, func(line []byte, n int, off int64, final bool) (bool, error) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return true, nil
-		}
-		var l codexLine
-		if err := json.Unmarshal(line, &l); err != nil {
-			if final {
-				return false, nil
-			}
-			rd.bad(n, "invalid JSON: "+err.Error())
-			return true, nil
-		}
-		rd.st.Records++
-		rd.raw = line
-		return true, codexRecord(rd, &l, line, n, off)
-	})
+	err := readRecords(rd, r, func(l *codexLine, line []byte, n int, off int64) error { return codexRecord(rd, l, line, n, off) })
 	return rd.st, err
 }
 

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -69,22 +68,7 @@ var copilotCLISkipped = map[string]bool{
 func readCopilotCLI(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 	rd := newReader(CopilotCLI, name, opt, fn)
 	rd.scoped = true
-	err := rd.lines(r, func(line []byte, n int, off int64, final bool) (bool, error) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return true, nil
-		}
-		var e copilotCLIEvent
-		if err := json.Unmarshal(line, &e); err != nil {
-			if final {
-				return false, nil
-			}
-			rd.bad(n, "invalid JSON: "+err.Error())
-			return true, nil
-		}
-		rd.st.Records++
-		rd.raw = line
-		return true, copilotCLIRecord(rd, &e, n)
-	})
+	err := readRecords(rd, r, func(e *copilotCLIEvent, _ []byte, n int, _ int64) error { return copilotCLIRecord(rd, e, n) })
 	return rd.st, err
 }
 

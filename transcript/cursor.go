@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -73,31 +72,18 @@ func readCursor(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 			s.Slug = filepath.Base(filepath.Dir(dir))
 		}
 	}
-	err := rd.lines(r, func(line []byte, n int, off int64, final bool) (bool, error) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return true, nil
-		}
-		var rec cursorRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			if final {
-				return false, nil
-			}
-			rd.bad(n, "invalid JSON: "+err.Error())
-			return true, nil
-		}
-		rd.st.Records++
-		rd.raw = line
+	err := readRecords(rd, r, func(rec *cursorRecord, line []byte, _ int, off int64) error {
 		rd.setSession(rd.sess.ToolID)
 		id := derivedID(rd.sess.ToolID, off, line)
 		t := rd.fileTime()
 		switch rec.Role {
 		case "user":
-			return true, rd.emitBlocks(id, rec.Message.Content, t, blockRoles{user: true, prompt: cursorQuery, injected: cursorInjected}, "user")
+			return rd.emitBlocks(id, rec.Message.Content, t, blockRoles{user: true, prompt: cursorQuery, injected: cursorInjected}, "user")
 		case "assistant":
-			return true, rd.emitBlocks(id, rec.Message.Content, t, blockRoles{answer: cursorAnswer}, "assistant")
+			return rd.emitBlocks(id, rec.Message.Content, t, blockRoles{answer: cursorAnswer}, "assistant")
 		}
 		rd.skip("cursor record of role " + quoteType(rec.Role))
-		return true, nil
+		return nil
 	})
 	return rd.st, err
 }

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -82,22 +81,7 @@ var qwenSettingCommands = func() map[string]bool {
 func readQwen(r io.Reader, name string, opt Options, fn Func) (Stats, error) {
 	rd := newReader(Qwen, name, opt, fn)
 	rd.scoped = true
-	err := rd.lines(r, func(line []byte, n int, off int64, final bool) (bool, error) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return true, nil
-		}
-		var rec qwenRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			if final {
-				return false, nil
-			}
-			rd.bad(n, "invalid JSON: "+err.Error())
-			return true, nil
-		}
-		rd.st.Records++
-		rd.raw = line
-		return true, qwenRecordEvents(rd, &rec, n)
-	})
+	err := readRecords(rd, r, func(rec *qwenRecord, _ []byte, n int, _ int64) error { return qwenRecordEvents(rd, rec, n) })
 	return rd.st, err
 }
 

@@ -668,3 +668,28 @@ func compactJSON(raw json.RawMessage) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// readRecords reads a JSON-lines transcript whose every line is one record
+// of type T, for the readers of that shape: a blank line passes, a line
+// that is not JSON is a bad line, except an unterminated last one, left for
+// the next read (the tool may be writing it); each record is counted, kept
+// as the raw line of the events it makes, and given to do with its line
+// number and offset.
+func readRecords[T any](rd *reader, r io.Reader, do func(rec *T, line []byte, n int, off int64) error) error {
+	return rd.lines(r, func(line []byte, n int, off int64, final bool) (bool, error) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return true, nil
+		}
+		var rec T
+		if err := json.Unmarshal(line, &rec); err != nil {
+			if final {
+				return false, nil
+			}
+			rd.bad(n, "invalid JSON: "+err.Error())
+			return true, nil
+		}
+		rd.st.Records++
+		rd.raw = line
+		return true, do(&rec, line, n, off)
+	})
+}
