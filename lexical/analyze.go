@@ -190,7 +190,9 @@ func (a *Analyzer) word(run string, env *snowballstem.Env) (piece, bool) {
 		}
 		env.SetCurrent(stemmed)
 		stem(env)
-		if s := env.Current(); s != "" && validToken(s) {
+		// A stem of marks alone ("̈s" less its s) would re-analyse as
+		// nothing: keep the word as it was.
+		if s := env.Current(); s != "" && validToken(s) && hasBase(s) {
 			stemmed = s
 		}
 	}
