@@ -135,6 +135,11 @@ var envPool = sync.Pool{New: func() any { return snowballstem.NewEnv("") }}
 // scan splits text into runs and emits their tokens until emit returns
 // false. Invalid UTF-8 separates tokens like punctuation.
 func (a *Analyzer) scan(text string, emit func(piece) bool) {
+	if !isASCII(text) && !utf8.ValidString(text) {
+		// Invalid bytes separate tokens; as spaces they also leave NFKC
+		// nothing to stop at (it passes over what follows a bad byte).
+		text = strings.ToValidUTF8(text, " ")
+	}
 	if !isASCII(text) && !norm.NFKC.IsNormalString(text) {
 		// NFKC so that full-width letters, ligatures and decomposed
 		// accents analyse as their plain forms, on both sides.
