@@ -119,7 +119,7 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.Ch
 	sr.Notes = append(sr.Notes, tree.Notes...)
 	sr.Found, sr.Rules = found(tree, sr.Scope), RulesVersion
 	for _, s := range tree.Skipped {
-		if cmp.Or(s.Scope, ragd.ScopeDocs) == sr.Scope {
+		if s.Scope == sr.Scope {
 			sr.Skipped = append(sr.Skipped, api.Input{Path: s.Path, Reason: s.Reason, Size: s.Size})
 		}
 	}

@@ -126,11 +126,16 @@ func names(ns ...string) map[string]bool {
 	return m
 }
 
-// stem is a file name without its extensions, lower case.
+// stem is a file name without its extensions, lower case; a leading dot
+// is part of the name (".adr-dir").
 func stem(name string) string {
 	name = strings.ToLower(name)
-	if i := strings.IndexByte(name[min(1, len(name)):], '.'); i >= 0 {
-		return name[:i+min(1, len(name))]
+	start := 0
+	if strings.HasPrefix(name, ".") {
+		start = 1
+	}
+	if i := strings.IndexByte(name[start:], '.'); i >= 0 {
+		return name[:start+i]
 	}
 	return name
 }

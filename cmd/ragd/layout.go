@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/words"
 	"github.com/ragd/ragd/source"
 )
 
@@ -171,7 +172,7 @@ func printLayout(w io.Writer, l *api.Layout, indent string) {
 		fmt.Fprintf(w, "%s  %s\n", indent, strings.TrimSpace(foundCount(f)+" "+foundWhere(f)))
 	}
 	if rest > 0 {
-		fmt.Fprintf(w, "%s  … and %s in %s more places (ragd layout --json lists them)\n", indent, count(restFiles, "file", "files"), itoa(rest))
+		fmt.Fprintf(w, "%s  … and %s in %d more places (ragd layout --json lists them)\n", indent, words.Plural(restFiles, "file"), rest)
 	}
 	if len(l.LeftOut) > 0 {
 		fmt.Fprintf(w, "%sleft out:\n", indent)
@@ -196,13 +197,13 @@ func printLayout(w io.Writer, l *api.Layout, indent string) {
 func foundCount(f api.Found) string {
 	switch {
 	case f.Kind == source.RulePackageReadme:
-		return count(f.Files, "package README", "package READMEs")
+		return words.Plural(f.Files, "package README")
 	case f.Kind == source.RuleRootFile:
-		return count(f.Files, "root file", "root files")
+		return words.Plural(f.Files, "root file")
 	case f.Scope == "adr":
-		return count(f.Files, "ADR", "ADRs")
+		return words.Plural(f.Files, "ADR")
 	}
-	return count(f.Files, "doc", "docs")
+	return words.Plural(f.Files, "doc")
 }
 
 // foundWhere is "in doc/adr/ (from .adr-dir)", "in docs/ (docs folder)".
@@ -229,15 +230,6 @@ func folder(dir string) string {
 	}
 	return dir + "/"
 }
-
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return itoa(n) + " " + many
-}
-
-func itoa(n int) string { return fmt.Sprint(n) }
 
 // settingsText sums up a project's own settings, "" for none.
 func settingsText(s api.LayoutSettings) string {
