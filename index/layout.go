@@ -43,7 +43,7 @@ func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree
 		return l
 	}
 	opt := ix.sourceOptions(p)
-	opt.WorkTree = true
+	opt.WorkTree, opt.PathsOnly = true, true
 	wt, err := source.ReadDocs(ctx, p.Path, opt)
 	if err != nil {
 		return l // a bare repository, or the disk moved: nothing to name

@@ -47,6 +47,11 @@ type Options struct {
 	// Layout is the project's own settings (ragd.Layout): they come before
 	// what the project declares and what its layout shows.
 	Layout ragd.Layout
+	// PathsOnly lists the files the rules choose without reading them:
+	// Files carry no Content, the checks of content (binary, Git LFS
+	// pointers) are not made, and numbered records, which need their text,
+	// stay docs. For naming files, not indexing them.
+	PathsOnly bool
 }
 
 // File is one document.
@@ -148,12 +153,14 @@ func ReadDocs(ctx context.Context, repoPath string, opt Options) (*Tree, error) 
 			return nil, err
 		}
 		defer w.root.Close()
+		w.pathsOnly = opt.PathsOnly
 		rd = w
 	} else {
 		tr, err := listCommit(ctx, r, head.Commit, t, limit, prune)
 		if err != nil {
 			return nil, err
 		}
+		tr.pathsOnly = opt.PathsOnly
 		rd = tr
 	}
 	if err := classifyAll(ctx, rd, t, opt.Layout); err != nil {
@@ -175,13 +182,15 @@ func ReadDocs(ctx context.Context, repoPath string, opt Options) (*Tree, error) 
 
 // treeReader walks the tree of one commit.
 type treeReader struct {
-	ctx     context.Context
-	st      storer.EncodedObjectStorer
-	root    *object.Tree
-	limit   int64
-	prune   bool
-	out     *Tree
-	entries []entry
+	ctx   context.Context
+	st    storer.EncodedObjectStorer
+	root  *object.Tree
+	limit int64
+	prune bool
+	// pathsOnly: see Options.PathsOnly.
+	pathsOnly bool
+	out       *Tree
+	entries   []entry
 }
 
 func listCommit(ctx context.Context, r *repo, hash string, t *Tree, limit int64, prune bool) (*treeReader, error) {
@@ -294,6 +303,10 @@ func (tr *treeReader) blob(p string, h plumbing.Hash, d decision) error {
 	}
 	if b.Size > tr.limit {
 		tr.skipIn(p, scope, ReasonTooLarge, b.Size)
+		return nil
+	}
+	if tr.pathsOnly {
+		tr.out.Files = append(tr.out.Files, File{Path: p, Scope: scope, Rule: d.rule, Blob: h.String()})
 		return nil
 	}
 	content, err := readBlob(b, tr.limit)

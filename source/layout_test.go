@@ -298,3 +298,24 @@ func FuzzDeclarations(f *testing.F) {
 		}
 	})
 }
+
+// TestPathsOnly: the files chosen are listed without their content, in
+// both modes, the same paths a full read gives.
+func TestPathsOnly(t *testing.T) {
+	r := gittest.New(t)
+	r.Commit(t, "docs", map[string]string{"README.md": "# R", "docs/a.md": "# A", "doc/adr/0001-x.md": adrText, "LICENSE.md": "# L"})
+	for _, m := range modes {
+		full := readDocs(t, r.Dir, m.opt)
+		opt := m.opt
+		opt.PathsOnly = true
+		paths := readDocs(t, r.Dir, opt)
+		if !maps.Equal(scopes(paths), scopes(full)) {
+			t.Errorf("%s: paths only %v, full read %v", m.name, scopes(paths), scopes(full))
+		}
+		for _, f := range paths.Files {
+			if f.Content != nil {
+				t.Errorf("%s: %s read with PathsOnly", m.name, f.Path)
+			}
+		}
+	}
+}

@@ -19,12 +19,14 @@ import (
 // os.Root at the top of the working tree, so no symbolic link, however
 // placed, can make it read outside the repository.
 type wtReader struct {
-	ctx     context.Context
-	root    *os.Root
-	limit   int64
-	prune   bool
-	out     *Tree
-	entries []entry
+	ctx   context.Context
+	root  *os.Root
+	limit int64
+	prune bool
+	// pathsOnly: see Options.PathsOnly.
+	pathsOnly bool
+	out       *Tree
+	entries   []entry
 }
 
 // listWorkTree lists the working tree of r; the caller closes the
@@ -184,6 +186,10 @@ func (w *wtReader) file(p, src string, d decision) error {
 	}
 	if fi.Size() > w.limit {
 		w.skip(p, scope, ReasonTooLarge, fi.Size())
+		return nil
+	}
+	if w.pathsOnly {
+		w.out.Files = append(w.out.Files, File{Path: p, Scope: scope, Rule: d.rule})
 		return nil
 	}
 	content, err := io.ReadAll(io.LimitReader(f, w.limit+1))
