@@ -77,7 +77,7 @@ type SearchConfig struct {
 	Vectors string `toml:"vectors" json:"vectors"` // see store.VectorMode
 	// PruneFrequentTerms leaves out of the lexical query the words in half a
 	// project's chunks or more, which bm25 weighs nothing, when a rarer word
-	// remains (search.Query.Prune): their cost goes, the ranking stays.
+	// remains (the store's pruning): their cost goes, the ranking stays.
 	PruneFrequentTerms bool `toml:"prune_frequent_terms" json:"pruneFrequentTerms"`
 }
 
