@@ -329,13 +329,9 @@ func (m Model) copyCitation() (Model, tea.Cmd) {
 			}
 		}
 		if tool != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), clipboardTimeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, tool[0], tool[1:]...)
-			cmd.Stdin = strings.NewReader(text)
 			name := filepath.Base(tool[0])
-			if msg, err := cmd.CombinedOutput(); err != nil {
-				faults = append(faults, fmt.Sprintf("%s: %v %s", name, err, strings.TrimSpace(string(msg))))
+			if err := runClipboard(tool, text); err != nil {
+				faults = append(faults, name+": "+err.Error())
 			} else {
 				out.ways = append(out.ways, name)
 			}
@@ -343,6 +339,31 @@ func (m Model) copyCitation() (Model, tea.Cmd) {
 		out.fault = strings.Join(faults, "; ")
 		return out
 	}
+}
+
+// runClipboard runs a clipboard tool with text on its input. Its error
+// output goes to a file, not a pipe: xclip forks a child that serves the
+// clipboard and keeps the descriptors it was given, and a pipe would hold
+// the copy until that child ends.
+func runClipboard(tool []string, text string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), clipboardTimeout)
+	defer cancel()
+	errs, err := os.CreateTemp("", "ragd-clipboard-*")
+	if err != nil {
+		return fmt.Errorf("keep its errors: %w", err)
+	}
+	defer os.Remove(errs.Name())
+	defer errs.Close()
+	cmd := exec.CommandContext(ctx, tool[0], tool[1:]...)
+	cmd.Stdin, cmd.Stderr = strings.NewReader(text), errs
+	if err := cmd.Run(); err != nil {
+		msg, _ := os.ReadFile(errs.Name())
+		if m := strings.TrimSpace(string(msg)); m != "" {
+			return fmt.Errorf("%w: %s", err, oneLine(m))
+		}
+		return err
+	}
+	return nil
 }
 
 // osc52 is the sequence that asks the terminal to put text on the

@@ -279,10 +279,10 @@ func TestBrowse_Copy(t *testing.T) {
 	}
 	h.setEnv(map[string]string{"PATH": bin, "DISPLAY": ":0"})
 	h.key("ctrl+y")
-	h.wantStatus("xsel fails", "copied (OSC 52): session codex:s1 › message codex:e1 · ! xsel: exit status 1 xsel: no display")
+	h.wantStatus("xsel fails", "copied (OSC 52): session codex:s1 › message codex:e1 · ! xsel: exit status 1: xsel: no display")
 	h.m.opts.Terminal = nil
 	h.key("ctrl+y")
-	h.wantStatus("nothing copied", "! not copied: xsel: exit status 1 xsel: no display")
+	h.wantStatus("nothing copied", "! not copied: xsel: exit status 1: xsel: no display")
 	h.setEnv(map[string]string{})
 	h.key("ctrl+y")
 	h.wantStatus("no way", "! not copied: no terminal and no clipboard tool (wl-copy, xclip, xsel, pbcopy)")

@@ -1,6 +1,7 @@
 // Package browse is ragd's full-screen terminal view: search as you type,
-// a preview of the selected hit, votes, and the sessions ragd holds, read
-// as conversations. It talks to the daemon only through the typed client
+// a preview of the selected hit, its actions (open it in the editor or the
+// pager, copy its citation, explain the search, vote), and the sessions
+// ragd holds, read as conversations. It talks to the daemon only through the typed client
 // (a Backend), and is built on Bubble Tea (the update loop), Bubbles (the
 // query's text input and the conversation's viewport) and Lip Gloss
 // (styles, dropped under NO_COLOR).
