@@ -491,7 +491,7 @@ func (m Model) explainLines(rows int) []string {
 			text = append(text, m.st.dim.Render(m.fit("    no explanation")))
 			continue
 		}
-		line := fmt.Sprintf("    vector %s (distance %s) · lexical %s (bm25 %s)", rank(e.VectorRank), score(e.Distance), rank(e.LexicalRank), score(e.BM25))
+		line := fmt.Sprintf("    vector %s (distance %s) · lexical %s (score %s)", rank(e.VectorRank), score(e.Distance), rank(e.LexicalRank), score(e.Lexical))
 		text = append(text, m.st.dim.Render(m.fit(line)))
 		if e.Rule != "" {
 			text = append(text, m.st.dim.Render(m.fit("    read as "+h.Scope+" by the rule: "+e.Rule)))
