@@ -13,8 +13,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/transcript"
 )
 
@@ -49,7 +49,7 @@ type follower struct {
 	// memory keeps, per format, where files of sessions no project
 	// contains were read up to (see transcriptOptions.memory). It is used
 	// under d.transcripts.
-	memory map[transcript.Format]map[string]store.TranscriptFile
+	memory map[transcript.Format]map[string]ragd.TranscriptFile
 }
 
 type followed struct {
@@ -78,7 +78,7 @@ func followFormats(cfg SessionsConfig) ([]transcript.Format, error) {
 
 func newFollower(d *Daemon) (*follower, error) {
 	fl := &follower{d: d, formats: map[transcript.Format]*followed{}, dirs: map[string]transcript.Format{},
-		pending: map[string]transcript.Format{}, memory: map[transcript.Format]map[string]store.TranscriptFile{}}
+		pending: map[string]transcript.Format{}, memory: map[transcript.Format]map[string]ragd.TranscriptFile{}}
 	formats, err := followFormats(d.cfg.Sessions)
 	if err != nil || len(formats) == 0 {
 		return fl, err
@@ -94,7 +94,7 @@ func newFollower(d *Daemon) (*follower, error) {
 	for _, f := range formats {
 		fw := &followed{}
 		fl.formats[f] = fw
-		fl.memory[f] = map[string]store.TranscriptFile{}
+		fl.memory[f] = map[string]ragd.TranscriptFile{}
 		paths, err := transcript.DefaultPaths(f, os.Getenv)
 		if err != nil {
 			fw.err = err.Error()

@@ -17,7 +17,6 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/redact"
-	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/transcript"
 )
 
@@ -48,7 +47,7 @@ type transcriptOptions struct {
 	// memory, when set (the follower), keeps where files of sessions no
 	// project contains were read up to, between passes: they have no
 	// project to store a checkpoint under.
-	memory map[string]store.TranscriptFile
+	memory map[string]ragd.TranscriptFile
 }
 
 // importTranscripts reads the transcripts of one format and appends their
@@ -187,7 +186,7 @@ func isDocument(f transcript.Format, path string) bool {
 // is valid for this import: of this format, and stored under the project
 // its session goes to now (a folder registered since, or an import into a
 // named project, reads the file again from the start).
-func (ir *importRun) resumePoint(saved []store.TranscriptFile) (*store.TranscriptFile, *transcript.Checkpoint) {
+func (ir *importRun) resumePoint(saved []ragd.TranscriptFile) (*ragd.TranscriptFile, *transcript.Checkpoint) {
 	for i := range saved {
 		tf := &saved[i]
 		if tf.Format != string(ir.opt.format) {
@@ -402,7 +401,7 @@ func (ir *importRun) file(ctx context.Context, path string) error {
 	// The readers redact what their checkpoints hold; this is the same
 	// redaction once more, for state a reader keeps that it did not.
 	b = redact.JSON(b, ir.rep.Redactions)
-	row := store.TranscriptFile{Path: path, ProjectID: saveAs.ID, Format: string(ir.opt.format),
+	row := ragd.TranscriptFile{Path: path, ProjectID: saveAs.ID, Format: string(ir.opt.format),
 		Size: size, ModTime: modTime, Checkpoint: b}
 	switch {
 	case saveAs.ID != 0 && !unmatched && len(targets) == 0:
