@@ -15,6 +15,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/transcript"
 )
 
@@ -47,7 +48,7 @@ type follower struct {
 	passed func(api.TranscriptReport)
 
 	// memory keeps, per format, where files of sessions no project
-	// contains were read up to (see transcriptOptions.memory). It is used
+	// contains were read up to (see index.TranscriptImport.Memory). It is used
 	// under d.transcripts.
 	memory map[transcript.Format]map[string]ragd.TranscriptFile
 }
@@ -290,7 +291,7 @@ func (fl *follower) pass(f transcript.Format, paths []string) {
 	if fl.d.ctx.Err() != nil {
 		return
 	}
-	rep, err := fl.d.importTranscripts(fl.d.ctx, transcriptOptions{format: f, paths: paths, memory: fl.memory[f]}, nil)
+	rep, err := fl.d.importer.Import(fl.d.ctx, index.TranscriptImport{Format: f, Paths: paths, Memory: fl.memory[f]}, nil)
 	if err != nil && fl.d.ctx.Err() == nil {
 		fl.d.logger.Warn("follow: import failed", "format", f, "err", err)
 	} else if err == nil && rep.Appended > 0 {
