@@ -28,8 +28,9 @@ type Paths struct {
 	Socket string
 	// Lock is the file whose flock lets one daemon at a time use the
 	// database: the database's path with ".lock" added, beside it whichever
-	// socket the daemon listens on. Open derives it from the database in
-	// force.
+	// socket the daemon listens on; for a database at a URL, which one
+	// daemon per person shares, the socket's path with ".lock" added. Open
+	// derives it from the database in force.
 	Lock string
 	// StateDir holds logs: $XDG_STATE_HOME/ragd.
 	StateDir string
