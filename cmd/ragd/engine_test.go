@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
 )
 
@@ -68,5 +73,48 @@ func TestChooseEngine_PlainPathIsSQLite(t *testing.T) {
 		if _, err := chooseEngine(path); err != nil {
 			t.Errorf("chooseEngine(%q): %v, want the SQLite engine", path, err)
 		}
+	}
+}
+
+// checkedEngine is an engine that is not on sqlite-vec (the SQLite store's
+// VecVersion is hidden) and checks itself, as a server's engine does.
+type checkedEngine struct {
+	daemon.Store
+	checks []api.DatabaseCheck
+}
+
+func (e checkedEngine) Checks(context.Context) []api.DatabaseCheck { return e.checks }
+
+// Issue 24: ragd doctor reports what the engine offers: its own checks,
+// each a line (one that fails fails doctor, with its fix), and no
+// sqlite-vec line for an engine without it.
+func TestDoctor_EngineChecks(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+	w := daemontest.NewWorld(t)
+	w.Setenv(t)
+	checks := []api.DatabaseCheck{
+		{Name: "server", OK: true, Detail: "PostgreSQL 17.4"},
+		{Name: "pgvector", Detail: "extension vector not installed", Fix: "CREATE EXTENSION vector"},
+	}
+	daemontest.StartWith(t, w, daemontest.Config(srv.URL), func(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+		s, err := daemontest.OpenSQLite(ctx, database, opt)
+		if err != nil {
+			return nil, err
+		}
+		return checkedEngine{Store: s, checks: checks}, nil
+	})
+	out, _, err := ragdErr(t, "doctor", "--json")
+	doc := decode[doctorReport](t, out)
+	if err == nil || doc.OK {
+		t.Errorf("doctor with a failing engine check: err %v, ok %v", err, doc.OK)
+	}
+	for _, want := range checks {
+		i := slices.IndexFunc(doc.Checks, func(c check) bool { return c.Name == want.Name })
+		if i < 0 || doc.Checks[i] != (check{Name: want.Name, OK: want.OK, Detail: want.Detail, Fix: want.Fix}) {
+			t.Errorf("doctor's %s check: %+v, want %+v", want.Name, doc.Checks, want)
+		}
+	}
+	if slices.ContainsFunc(doc.Checks, func(c check) bool { return c.Name == "sqlite-vec" }) {
+		t.Errorf("doctor shows sqlite-vec for an engine without it: %+v", doc.Checks)
 	}
 }

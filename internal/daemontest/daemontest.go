@@ -142,24 +142,30 @@ type Daemon struct {
 // check).
 func (d *Daemon) Store() *store.Store { return d.store }
 
-// Start opens a daemon in w with cfg, closed when the test ends (or earlier
-// by Stop).
+// Start opens a daemon in w with cfg on the SQLite store, closed when the
+// test ends (or earlier by Stop).
 func Start(tb testing.TB, w *World, cfg daemon.Config) *Daemon {
 	tb.Helper()
-	var st *store.Store
-	open := func(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
-		s, err := OpenSQLite(ctx, database, opt)
-		if err != nil {
-			return nil, err
-		}
-		st = s.(*store.Store)
-		return s, nil
+	return StartWith(tb, w, cfg, OpenSQLite)
+}
+
+// StartWith is Start with the engine open opens (an engine wrapped to
+// offer or hide optional interfaces); Store is nil unless it is the
+// SQLite store.
+func StartWith(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener) *Daemon {
+	tb.Helper()
+	var engine daemon.Store
+	recording := func(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+		s, err := open(ctx, database, opt)
+		engine = s
+		return s, err
 	}
-	d, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: open, Logger: Logger()})
+	d, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: recording, Logger: Logger()})
 	if err != nil {
 		tb.Fatalf("open daemon: %v", err)
 	}
-	td := &Daemon{Daemon: d, Client: client.New(d.Socket()), World: w, Config: cfg, store: st}
+	td := &Daemon{Daemon: d, Client: client.New(d.Socket()), World: w, Config: cfg}
+	td.store, _ = engine.(*store.Store)
 	tb.Cleanup(func() { td.Stop(tb) })
 	return td
 }
