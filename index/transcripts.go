@@ -287,8 +287,8 @@ func (cr ctxReader) Read(p []byte) (int, error) {
 }
 
 // file imports one transcript file. A stream is opened before the
-// Importer's Lock is taken, without blocking, and read only
-// if it is a regular file; a database is read by path, from a copy
+// Importer's Lock is taken, without blocking, and read only if it is a
+// regular file; a database is read by path, from a copy
 // (transcript.ReadFile).
 func (ir *importRun) file(ctx context.Context, path string) error {
 	desc, err := transcript.Lookup(ir.opt.Format)
