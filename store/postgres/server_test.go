@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,7 +85,7 @@ func startServer() (stop func(), err error) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	stop = func() {
-		cmd.Process.Signal(os.Interrupt)
+		cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
 		case <-time.After(10 * time.Second):
@@ -137,6 +138,13 @@ func testURL(t testing.TB) string {
 	}
 	defer c.Close(ctx)
 	if _, err := c.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
+		t.Fatal(err)
+	}
+	// PGlite ignores the startup parameters of a connection (the URL's
+	// search_path, for a real server) and shares one session between all:
+	// set it there, for this test's connections, which run after the last
+	// test's.
+	if _, err := c.Exec(ctx, "SET search_path TO "+name+", public"); err != nil {
 		t.Fatal(err)
 	}
 	return serverURL + "&search_path=" + name + ",public"
