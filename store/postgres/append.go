@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -44,21 +43,35 @@ func (s *Store) AppendSession(ctx context.Context, projectID int64, events []rag
 	if err != nil {
 		return ragd.AppendResult{}, fmt.Errorf("append events to project %d: %w", projectID, err)
 	}
+	events = storableEvents(events)
 	if len(events) == 0 {
 		return res, nil
 	}
 	what := fmt.Sprintf("append events to project %d", projectID)
+	// The language is decided before the transaction, by the chunks given,
+	// as ReplaceScope decides it (see decideLanguage).
+	var sample []ragd.ChunkInput
+	for _, it := range items {
+		sample = append(sample, *it.in)
+	}
+	if _, err := s.decideLanguage(ctx, projectID, sample); err != nil {
+		return ragd.AppendResult{}, s.describe(what, err)
+	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return ragd.AppendResult{}, s.describe(what+": begin", err)
 	}
 	defer tx.Rollback(ctx)
-	var exists bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE id = $1)`, projectID).Scan(&exists); err != nil {
+	// The owner's session scope, as a reindex of it takes it: the reindex
+	// keeps the chunks appended before it, and sees none appended halfway.
+	if err := LockScope(ctx, tx, projectID, ragd.ScopeSession, s.owner); err != nil {
 		return ragd.AppendResult{}, s.describe(what, err)
 	}
-	if !exists {
-		return ragd.AppendResult{}, fmt.Errorf("%s: %w", what, ragd.ErrNotFound)
+	// The project's row, shared: SetLanguage and RemoveProject wait for
+	// this write, and it for them.
+	_, lang, err := projectLanguages(ctx, tx, projectID, " FOR KEY SHARE")
+	if err != nil {
+		return ragd.AppendResult{}, s.describe(what, err)
 	}
 
 	ew := &eventWriter{tx: tx, projectID: projectID, owner: s.owner, share: s.share, stamp: nowUTC(),
@@ -80,13 +93,26 @@ func (s *Store) AppendSession(ctx context.Context, projectID int64, events []rag
 	if err := s.reshare(ctx, tx, projectID, ew.sessions); err != nil {
 		return ragd.AppendResult{}, s.describe(what, err)
 	}
-	if err := s.writeAppended(ctx, tx, projectID, items, stored, titled, &res); err != nil {
+	if err := s.writeAppended(ctx, tx, projectID, lang, items, stored, titled, &res); err != nil {
 		return ragd.AppendResult{}, s.describe(what, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return ragd.AppendResult{}, s.describe(what+": commit", err)
 	}
 	return res, nil
+}
+
+// storableEvents returns events with their text as PostgreSQL stores it
+// (pgText: no NUL byte), so that a re-appended event compares equal to
+// what was stored of it. Ids are kept: one the server refuses fails the
+// call.
+func storableEvents(events []ragd.Event) []ragd.Event {
+	out := make([]ragd.Event, len(events))
+	for i, e := range events {
+		e.Type, e.Actor, e.Text, e.Title = pgText(e.Type), pgText(e.Actor), pgText(e.Text), pgText(e.Title)
+		out[i] = e
+	}
+	return out
 }
 
 // appendedChunk is a chunk to append, with its id and its heading path as
@@ -96,6 +122,7 @@ type appendedChunk struct {
 	event   int // index of its event
 	id      string
 	heading string
+	content string // as stored (pgText)
 }
 
 // prepareAppended checks chunks against events and lists them with their
@@ -112,14 +139,8 @@ func prepareAppended(projectID int64, events []ragd.Event, chunks [][]ragd.Chunk
 		seen := map[string]bool{}
 		for j := range chunks[i] {
 			c := &chunks[i][j]
-			if c.SessionID == "" || c.EventID == "" {
-				return nil, fmt.Errorf("event %d: session chunk %d: session and event id required", i, c.Position)
-			}
-			if c.Position < 0 {
-				return nil, fmt.Errorf("event %d: chunk %d: negative position", i, c.Position)
-			}
-			if c.ContentHash == "" {
-				return nil, fmt.Errorf("event %d: chunk %d: content hash required", i, c.Position)
+			if err := validateChunk(c, ragd.ScopeSession); err != nil {
+				return nil, fmt.Errorf("event %d: %w", i, err)
 			}
 			if c.SessionID != events[i].SessionID || c.EventID != events[i].ID {
 				return nil, fmt.Errorf("event %d (%q of session %q): chunk %d names event %q of session %q",
@@ -133,15 +154,11 @@ func prepareAppended(projectID int64, events []ragd.Event, chunks [][]ragd.Chunk
 				return nil, fmt.Errorf("event %q: duplicate chunk %d", c.EventID, c.Position)
 			}
 			seen[id] = true
-			path := c.HeadingPath
-			if path == nil {
-				path = []string{}
-			}
-			heading, err := json.Marshal(path)
+			heading, err := headingJSON(c.HeadingPath)
 			if err != nil {
-				return nil, fmt.Errorf("event %q: chunk %d: heading path %q: %w", c.EventID, c.Position, path, err)
+				return nil, fmt.Errorf("event %q: chunk %d: %w", c.EventID, c.Position, err)
 			}
-			items = append(items, appendedChunk{in: c, event: i, id: id, heading: string(heading)})
+			items = append(items, appendedChunk{in: c, event: i, id: id, heading: heading, content: pgText(c.Content)})
 		}
 	}
 	return items, nil
@@ -171,8 +188,9 @@ func (s *Store) reshare(ctx context.Context, tx pgx.Tx, projectID int64, session
 }
 
 // writeAppended writes, in tx, the chunks of the events stored and the new
-// titles of the sessions in titled.
-func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, items []appendedChunk, stored []bool,
+// titles of the sessions in titled; lang is the language of the project's
+// lexical column, "" while none was decided.
+func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, lang string, items []appendedChunk, stored []bool,
 	titled map[string]bool, res *ragd.AppendResult) error {
 	var write []*appendedChunk
 	for i := range items {
@@ -200,27 +218,18 @@ func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, i
 			Scan(&r.title, &r.shared); err != nil {
 			return r, fmt.Errorf("title of session %q: %w", id, err)
 		}
-		r.title = ragd.SessionChunkTitle(r.title, id)
+		r.title = pgText(ragd.SessionChunkTitle(r.title, id))
 		sessions[id] = r
 		return r, nil
 	}
-	sample := make([]ragd.ChunkInput, len(write))
-	for i, it := range write {
-		sample[i] = *it.in
-		r, err := sessionOf(it.in.SessionID)
-		if err != nil {
-			return err
-		}
-		sample[i].Title = r.title
-	}
-	a, err := s.appendLanguage(ctx, tx, projectID, sample)
-	if err != nil {
-		return err
-	}
-	if a == nil {
+	if lang == "" {
 		// No chunk was ever written to the project, and none is now: no
 		// stored chunk can carry an old title.
 		return nil
+	}
+	a, err := analyzerFor(lang)
+	if err != nil {
+		return fmt.Errorf("project %d: %w", projectID, err)
 	}
 	analysedTitles := map[string]string{}
 	analysedTitle := func(t string) string {
@@ -251,13 +260,13 @@ func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, i
 		if err != nil {
 			return err
 		}
-		doc := lexicalDoc{title: analysedTitle(r.title), heading: a.Text(headingText(it.heading)), content: a.Text(c.Content)}
+		doc := analysedChunk{title: analysedTitle(r.title), heading: a.Text(headingText(it.heading)), content: a.Text(it.content)}
 		tag, err := tx.Exec(ctx, `INSERT INTO chunks (id, project_id, scope, session_id, event_id, owner, shared,
 			heading_path, title, position, start_offset, end_offset, content, content_hash, tsv, indexed_at)
-			VALUES ($1, $2, 'session', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, `+tsvExpr("$14", "$15", "$16")+`, $17)
+			VALUES ($1, $2, 'session', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, `+tsvSQL(14, 15, 16)+`, $17)
 			ON CONFLICT (id) DO NOTHING`,
 			it.id, projectID, c.SessionID, c.EventID, s.owner, r.shared, it.heading, r.title, c.Position, c.Start, c.End,
-			c.Content, c.ContentHash, doc.title, doc.heading, doc.content, stamp)
+			it.content, c.ContentHash, doc.title, doc.heading, doc.content, stamp)
 		if err != nil {
 			return fmt.Errorf("insert chunk %s#%d: %w", c.EventID, c.Position, err)
 		}
@@ -290,7 +299,7 @@ func retitleChunks(ctx context.Context, tx pgx.Tx, projectID int64, session, tit
 		return 0, fmt.Errorf("retitle session %q: %w", session, err)
 	}
 	for _, r := range list {
-		if _, err := tx.Exec(ctx, `UPDATE chunks SET title = $2, tsv = `+tsvExpr("$3", "$4", "$5")+` WHERE seq = $1`,
+		if _, err := tx.Exec(ctx, `UPDATE chunks SET title = $2, tsv = `+tsvSQL(3, 4, 5)+` WHERE seq = $1`,
 			r.seq, title, analysedTitle, a.Text(headingText(r.heading)), a.Text(r.content)); err != nil {
 			return 0, fmt.Errorf("retitle session %q: %w", session, err)
 		}

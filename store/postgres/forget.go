@@ -28,6 +28,10 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 		return ForgetResult{}, s.describe(what+": begin", err)
 	}
 	defer tx.Rollback(ctx)
+	// The owner's session scope, as a reindex of it takes it.
+	if err := LockScope(ctx, tx, projectID, ragd.ScopeSession, s.owner); err != nil {
+		return ForgetResult{}, s.describe(what, err)
+	}
 	var found bool
 	err = tx.QueryRow(ctx, `SELECT true FROM sessions WHERE project_id = $1 AND id = $2 AND owner = $3 FOR UPDATE`,
 		projectID, sessionID, s.owner).Scan(&found)
@@ -62,11 +66,14 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 }
 
 // ForgottenSessions returns the ids of project projectID's sessions that
-// the store's owner forgot on purpose (see ForgetSession), which an import
-// leaves out.
+// were forgotten on purpose (see ForgetSession), which an import leaves
+// out: every owner's. Session ids are one namespace per project (a
+// session is one owner's), so an id forgotten by anyone is never brought
+// back by anyone's import; what another owner learns of it is an opaque
+// id its importer skips, never shown.
 func (s *Store) ForgottenSessions(ctx context.Context, projectID int64) (map[string]bool, error) {
 	what := fmt.Sprintf("forgotten sessions of project %d", projectID)
-	rows, err := s.pool.Query(ctx, `SELECT session_id FROM forgotten_sessions WHERE project_id = $1 AND owner = $2`, projectID, s.owner)
+	rows, err := s.pool.Query(ctx, `SELECT session_id FROM forgotten_sessions WHERE project_id = $1`, projectID)
 	if err != nil {
 		return nil, s.describe(what, err)
 	}

@@ -23,16 +23,16 @@ func (s *Store) FileChunks(ctx context.Context, projectID int64, path string) ([
 // another owner's, not shared.
 func (s *Store) EventChunks(ctx context.Context, projectID int64, eventID string) ([]ragd.Chunk, error) {
 	return s.listChunks(ctx, fmt.Sprintf("chunks of event %s in project %d", eventID, projectID),
-		`WHERE project_id = $1 AND scope = 'session' AND event_id = $2 AND (owner = $3 OR shared) ORDER BY position`,
+		`WHERE project_id = $1 AND scope = 'session' AND event_id = $2 AND `+visibleSQL(3)+` ORDER BY position`,
 		projectID, eventID, s.owner)
 }
 
 func (s *Store) listChunks(ctx context.Context, what, where string, args ...any) ([]ragd.Chunk, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+lookupChunkColumns+" FROM chunks "+where, args...)
+	rows, err := s.pool.Query(ctx, "SELECT "+chunkColumns+" FROM chunks "+where, args...)
 	if err != nil {
 		return nil, s.describe(what, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ragd.Chunk, error) { return scanLookupChunk(r) })
+	out, err := collectChunks(rows)
 	if err != nil {
 		return nil, s.describe(what, err)
 	}

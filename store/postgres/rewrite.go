@@ -32,6 +32,15 @@ func (s *Store) RewriteSessions(ctx context.Context, projectID int64, rw ragd.Re
 		return fail("begin", err)
 	}
 	defer tx.Rollback(ctx)
+	// The owner's session scope, as a reindex of it takes it, and the
+	// project's row (SetLanguage waits).
+	if err := LockScope(ctx, tx, projectID, ragd.ScopeSession, s.owner); err != nil {
+		return fail("lock", err)
+	}
+	_, lang, err := projectLanguages(ctx, tx, projectID, " FOR KEY SHARE")
+	if err != nil {
+		return fail("project", err)
+	}
 
 	// Events.
 	type eventRow struct {
@@ -53,10 +62,10 @@ func (s *Store) RewriteSessions(ctx context.Context, projectID int64, rw ragd.Re
 		return fail("read events", err)
 	}
 	for _, r := range all {
-		text := rw.Text(r.text, true)
+		text := pgText(rw.Text(r.text, true))
 		payload, changed := r.payload, false
 		if payload != nil {
-			p := string(rw.JSON([]byte(*payload)))
+			p := pgText(string(rw.JSON([]byte(*payload))))
 			payload, changed = &p, p != *r.payload
 		}
 		if text == r.text && !changed {
@@ -71,19 +80,19 @@ func (s *Store) RewriteSessions(ctx context.Context, projectID int64, rw ragd.Re
 	// Session titles.
 	if res.Sessions, err = rewriteColumn(ctx, tx, `SELECT id, title FROM sessions WHERE project_id = $1 AND owner = $2`,
 		`UPDATE sessions SET title = $3 WHERE project_id = $1 AND id = $2 AND owner = $4`, projectID, s.owner,
-		func(v string) string { return rw.Text(v, true) }); err != nil {
+		func(v string) string { return pgText(rw.Text(v, true)) }); err != nil {
 		return fail("sessions", err)
 	}
 
 	// Chunks, and their lexical column.
-	if res.Chunks, err = s.rewriteChunks(ctx, tx, projectID, func(v string) string { return rw.Text(v, false) }); err != nil {
+	if res.Chunks, err = s.rewriteChunks(ctx, tx, projectID, lang, func(v string) string { return rw.Text(v, false) }); err != nil {
 		return fail("chunks", err)
 	}
 
 	// Checkpoints.
 	if res.Checkpoints, err = rewriteColumn(ctx, tx, `SELECT path, checkpoint FROM transcript_files WHERE project_id = $1 AND owner = $2`,
 		`UPDATE transcript_files SET checkpoint = $3 WHERE project_id = $1 AND path = $2 AND owner = $4`, projectID, s.owner,
-		func(v string) string { return string(rw.JSON([]byte(v))) }); err != nil {
+		func(v string) string { return pgText(string(rw.JSON([]byte(v)))) }); err != nil {
 		return fail("checkpoints", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -125,7 +134,7 @@ func rewriteColumn(ctx context.Context, tx pgx.Tx, sel, upd string, projectID in
 
 // rewriteChunks rewrites the content and title of the owner's session
 // chunks of a project, with their lexical column and content hash.
-func (s *Store) rewriteChunks(ctx context.Context, tx pgx.Tx, projectID int64, fn func(string) string) (int, error) {
+func (s *Store) rewriteChunks(ctx context.Context, tx pgx.Tx, projectID int64, lang string, fn func(string) string) (int, error) {
 	type chunkRow struct {
 		seq                  int64
 		title, heading, text string
@@ -146,20 +155,17 @@ func (s *Store) rewriteChunks(ctx context.Context, tx pgx.Tx, projectID int64, f
 	var a *lexical.Analyzer // the project's, once a chunk changes
 	n := 0
 	for _, r := range all {
-		title, text := fn(r.title), fn(r.text)
+		title, text := pgText(fn(r.title)), pgText(fn(r.text))
 		if title == r.title && text == r.text {
 			continue
 		}
 		if a == nil {
-			if a, err = s.appendLanguage(ctx, tx, projectID, nil); err != nil {
-				return 0, err
-			}
-			if a == nil {
-				return 0, fmt.Errorf("project %d has session chunks but no lexical language", projectID)
+			if a, err = analyzerFor(lang); err != nil {
+				return 0, fmt.Errorf("project %d: %w", projectID, err)
 			}
 		}
 		sum := sha256.Sum256([]byte(text))
-		if _, err := tx.Exec(ctx, `UPDATE chunks SET title = $2, content = $3, content_hash = $4, tsv = `+tsvExpr("$5", "$6", "$7")+`
+		if _, err := tx.Exec(ctx, `UPDATE chunks SET title = $2, content = $3, content_hash = $4, tsv = `+tsvSQL(5, 6, 7)+`
 			WHERE seq = $1`, r.seq, title, text, hex.EncodeToString(sum[:]), a.Text(title), a.Text(headingText(r.heading)), a.Text(text)); err != nil {
 			return 0, err
 		}

@@ -14,15 +14,20 @@ import (
 
 // Sessions belong to their owner. A session, its events and its chunks
 // carry the Owner of the store that created the session; a session is
-// shared when that store had ShareSessions. Reading one session (Event,
-// SessionEvents, EventsAround, EventChunks, ListSessions) sees the
-// owner's sessions and the shared ones of everybody; what works on a
-// person's own log (Messages and SessionStats, which a reindex and its
-// coverage read, ForgetSession, ForgottenSessions, RewriteSessions, the
-// transcript checkpoints) sees the owner's only. Session and event ids are
-// unique in a project: an event whose id or session is another owner's is
-// refused as a conflict (ragd.EventConflict, Fields ownerField), without
-// comparing its content.
+// shared when the store that last appended to it had ShareSessions.
+// Reading one session (Event, SessionEvents, EventsAround, EventChunks,
+// ListSessions) sees the owner's sessions and everybody's shared ones;
+// what works on a person's own log sees the owner's only: Messages and
+// SessionStats (which a reindex of the session scope and its coverage
+// read), ForgetSession, RewriteSessions and the transcript checkpoints.
+// Session and event ids are one namespace per project: an event whose id
+// or session is another owner's is refused as a conflict
+// (ragd.EventConflict, Fields [ownerField]), without comparing its
+// content, and ForgottenSessions lists every owner's forgotten ids.
+//
+// Writes of sessions (AppendSession, ForgetSession, RewriteSessions) take
+// the owner's session scope lock (LockScope), as a reindex of that scope
+// does, so they never interleave with it.
 
 // ownerField is the conflict field of an event refused because its id or
 // its session belongs to another owner.

@@ -6,16 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ragd/ragd"
 )
-
-// projects numbers the tests' projects, unique in the test server's one
-// database however often the tests run (-count).
-var projects atomic.Int64
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
@@ -48,27 +43,23 @@ func chunksOf(events ...ragd.Event) [][]ragd.ChunkInput {
 	return out
 }
 
-// sessProject adds a project named after the test and name, in English,
-// and returns its id.
-//
-// The tests' PGlite serves one database to every test: its connections
-// ignore the search_path of the URL, so the schemas of testURL do not
-// separate them. These tests keep apart by their projects (every session
-// row is a project's), and open their stores with ResetSpace, since a
-// test before them may have left another embedding space.
+// sessProject adds a project in English (so that the tests know the
+// analysed words) and returns its id.
 func sessProject(t *testing.T, s *Store, name string) int64 {
 	t.Helper()
-	var id int64
-	err := s.pool.QueryRow(context.Background(), `INSERT INTO projects (name, language) VALUES ($1, 'english') RETURNING id`,
-		fmt.Sprintf("%s/%s/%d", t.Name(), name, projects.Add(1))).Scan(&id)
+	ctx := context.Background()
+	p, err := s.AddProject(ctx, name, "/src/"+name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return id
+	if _, err := s.SetLanguage(ctx, p.ID, "english"); err != nil {
+		t.Fatal(err)
+	}
+	return p.ID
 }
 
-// storedChunk is a session chunk row as the tests read it.
-type storedChunk struct {
+// sessionChunkRow is a session chunk row as the tests read it.
+type sessionChunkRow struct {
 	id, event, title, content, owner string
 	position                         int
 	shared, vector                   bool
@@ -76,7 +67,7 @@ type storedChunk struct {
 
 // sessionChunks reads the session chunks of a project, every owner's, by
 // event and position.
-func sessionChunks(t *testing.T, s *Store, projectID int64) []storedChunk {
+func sessionChunks(t *testing.T, s *Store, projectID int64) []sessionChunkRow {
 	t.Helper()
 	rows, err := s.pool.Query(context.Background(), `SELECT id, event_id, title, content, owner, position, shared,
 		embedding_space IS NOT NULL FROM chunks WHERE project_id = $1 AND scope = 'session' ORDER BY event_id, position`, projectID)
@@ -84,9 +75,9 @@ func sessionChunks(t *testing.T, s *Store, projectID int64) []storedChunk {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var out []storedChunk
+	var out []sessionChunkRow
 	for rows.Next() {
-		var c storedChunk
+		var c sessionChunkRow
 		if err := rows.Scan(&c.id, &c.event, &c.title, &c.content, &c.owner, &c.position, &c.shared, &c.vector); err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +117,7 @@ func lexicalHits(t *testing.T, s *Store, projectID int64, token, weights string)
 
 func TestAppendEvents_Idempotent(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "Why PostgreSQL?", 0)
 	e1.Title = "Storage"
@@ -183,7 +174,7 @@ func TestAppendEvents_Idempotent(t *testing.T) {
 
 func TestAppendEvents_ConflictKeepsOthers(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	if _, err := s.AppendEvents(ctx, p, []ragd.Event{ev("e1", "s1", "chat.message", "hello", 0)}); err != nil {
 		t.Fatal(err)
@@ -209,7 +200,7 @@ func TestAppendEvents_ConflictKeepsOthers(t *testing.T) {
 
 func TestAppendEvents_BadInputStoresNothing(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	for name, bad := range map[string]ragd.Event{
 		"no id":             ev("", "s1", "chat.message", "x", 0),
@@ -231,9 +222,33 @@ func TestAppendEvents_BadInputStoresNothing(t *testing.T) {
 	}
 }
 
+// TestAppendEvents_NULInText: PostgreSQL refuses a NUL byte in text, which
+// the event format allows: it is stored as U+FFFD, and the event appended
+// again is the same event.
+func TestAppendEvents_NULInText(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t, Options{})
+	p := sessProject(t, s, "p")
+	e := ev("e1", "s1", "chat.message", "a\x00b", 0)
+	e.Title = "t\x00"
+	for i, want := range []ragd.AppendResult{{Appended: 1, SessionsCreated: 1}, {Duplicates: 1}} {
+		in := []ragd.ChunkInput{{SessionID: "s1", EventID: "e1", Content: e.Text, ContentHash: "h", End: len(e.Text)}}
+		res, err := s.AppendSession(ctx, p, []ragd.Event{e}, [][]ragd.ChunkInput{in})
+		if err != nil || res.Appended != want.Appended || res.Duplicates != want.Duplicates || len(res.Conflicts) != 0 {
+			t.Fatalf("append %d: %+v, %v", i, res, err)
+		}
+	}
+	if got, err := s.Event(ctx, p, "e1"); err != nil || got.Text != "a\uFFFDb" || got.Title != "t\uFFFD" {
+		t.Errorf("stored: %+v, %v", got, err)
+	}
+	if cs := sessionChunks(t, s, p); len(cs) != 1 || cs[0].content != "a\uFFFDb" {
+		t.Errorf("chunks: %+v", cs)
+	}
+}
+
 func TestAppendEvents_SessionTitle(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	titled := func(e ragd.Event, title string) ragd.Event { e.Title = title; return e }
 	for _, st := range []struct {
@@ -260,7 +275,7 @@ func TestAppendEvents_SessionTitle(t *testing.T) {
 
 func TestMessages_OnlyTypesInOrder(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	events := []ragd.Event{
 		ev("b2", "s2", "agent.response", "answer", 2*time.Second),
@@ -293,7 +308,7 @@ func TestMessages_OnlyTypesInOrder(t *testing.T) {
 
 func TestAppendSession_ChunksAndIdempotence(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "why databases", 0)
 	e2 := ev("e2", "s1", "agent.response", "shared server storage", time.Second)
@@ -360,7 +375,7 @@ func TestAppendSession_ChunksAndIdempotence(t *testing.T) {
 
 func TestAppendSession_TitleArrivesLater(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "alpha beta", 0)
 	e2 := ev("e2", "s2", "chat.message", "gamma", 0)
@@ -406,14 +421,17 @@ func TestAppendSession_TitleArrivesLater(t *testing.T) {
 
 func TestAppendSession_BadInputStoresNothing(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "alpha beta", 0)
 	e2 := ev("e2", "s1", "agent.response", "gamma", time.Second)
 	good := chunksOf(e1, e2)
-	// The server refuses a NUL in text: the second event's chunk fails in
-	// the middle of the chunk writes.
-	nul := [][]ragd.ChunkInput{good[0], {{SessionID: "s1", EventID: "e2", Content: "gam\x00ma", ContentHash: "h"}}}
+	// The server refuses an offset past its integer column: the second
+	// event's chunk fails in the middle of the chunk writes, after the
+	// events and the first chunks.
+	far := [][]ragd.ChunkInput{good[0], {{SessionID: "s1", EventID: "e2", Content: "gamma", ContentHash: "h", Start: 1 << 40}}}
+	// And an event id with a NUL byte fails after the first event.
+	nulID := ev("e\x00", "s1", "chat.message", "x", 0)
 	for name, tc := range map[string]struct {
 		events []ragd.Event
 		chunks [][]ragd.ChunkInput
@@ -423,8 +441,9 @@ func TestAppendSession_BadInputStoresNothing(t *testing.T) {
 		"a chunk without hash":          {[]ragd.Event{e1, e2}, [][]ragd.ChunkInput{good[0], {{SessionID: "s1", EventID: "e2", Content: "gamma"}}}},
 		"a chunk with a vector": {[]ragd.Event{e1, e2}, [][]ragd.ChunkInput{good[0],
 			{{SessionID: "s1", EventID: "e2", Content: "gamma", ContentHash: "h", Vector: []float32{1, 0, 0, 0}}}}},
-		"a chunk twice":            {[]ragd.Event{e1, e2}, [][]ragd.ChunkInput{{good[0][0], good[0][0]}, good[1]}},
-		"a chunk the server fails": {[]ragd.Event{e1, e2}, nul},
+		"a chunk twice":              {[]ragd.Event{e1, e2}, [][]ragd.ChunkInput{{good[0][0], good[0][0]}, good[1]}},
+		"a chunk the server refuses": {[]ragd.Event{e1, e2}, far},
+		"an id the server refuses":   {[]ragd.Event{e1, nulID}, nil},
 	} {
 		if _, err := s.AppendSession(ctx, p, tc.events, tc.chunks); err == nil {
 			t.Errorf("%s: no error", name)
@@ -436,10 +455,6 @@ func TestAppendSession_BadInputStoresNothing(t *testing.T) {
 	if cs := sessionChunks(t, s, p); len(cs) != 0 {
 		t.Errorf("%d chunks stored after failed appends", len(cs))
 	}
-	var lang string
-	if err := s.pool.QueryRow(ctx, `SELECT lexical_language FROM projects WHERE id = $1`, p).Scan(&lang); err != nil || lang != "" {
-		t.Errorf("language %q (%v) decided by failed appends", lang, err)
-	}
 	if res, err := s.AppendSession(ctx, p, []ragd.Event{e1, e2}, good); err != nil || res.Chunks != 3 {
 		t.Errorf("append after failures: %+v, %v", res, err)
 	}
@@ -450,8 +465,8 @@ func TestAppendSession_BadInputStoresNothing(t *testing.T) {
 // over, and only the owner forgets or rewrites a session.
 func TestOwners(t *testing.T) {
 	ctx := context.Background()
-	alice, url := openTest(t, Options{ResetSpace: true, Owner: "alice"})
-	bob := openAt(t, url, Options{ResetSpace: true, Owner: "bob"})
+	alice, url := openTest(t, Options{Owner: "alice"})
+	bob := openAt(t, url, Options{Owner: "bob"})
 	p := sessProject(t, alice, "shared-repo")
 	a1 := ev("a1", "sa", "chat.message", "alice private question", 0)
 	a1.Title = "Alice's"
@@ -509,7 +524,7 @@ func TestOwners(t *testing.T) {
 
 	// Carol shares hers: bob reads them, but they are not his to index,
 	// count or forget.
-	carol := openAt(t, url, Options{ResetSpace: true, Owner: "carol", ShareSessions: true})
+	carol := openAt(t, url, Options{Owner: "carol", ShareSessions: true})
 	c1 := ev("c1", "sc", "chat.message", "carol shares this", 5*time.Second)
 	c2 := ev("c2", "sc", "agent.response", "so does the agent", 6*time.Second)
 	if _, err := carol.AppendSession(ctx, p, []ragd.Event{c1, c2}, chunksOf(c1, c2)); err != nil {
@@ -545,7 +560,7 @@ func TestOwners(t *testing.T) {
 
 	// Alice's daemon starts sharing: her session, and its chunks, are
 	// shared once she appends to it.
-	aliceShares := openAt(t, url, Options{ResetSpace: true, Owner: "alice", ShareSessions: true})
+	aliceShares := openAt(t, url, Options{Owner: "alice", ShareSessions: true})
 	a2 := ev("a2", "sa", "agent.response", "now shared", 10*time.Second)
 	if _, err := aliceShares.AppendSession(ctx, p, []ragd.Event{a2}, chunksOf(a2)); err != nil {
 		t.Fatal(err)
@@ -560,7 +575,7 @@ func TestOwners(t *testing.T) {
 
 func TestListSessionsAndEvents(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	a1 := ev("codex:a1", "codex:a", "chat.message", "How do we store vectors?", 0)
 	a1.Title = "Vectors"
@@ -618,7 +633,7 @@ func TestListSessionsAndEvents(t *testing.T) {
 
 func TestEventsAround(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	var evs []ragd.Event
 	for i := range 6 {
@@ -657,7 +672,7 @@ func TestEventsAround(t *testing.T) {
 
 func TestEventAndFileChunks(t *testing.T) {
 	ctx := context.Background()
-	s, url := openTest(t, Options{ResetSpace: true})
+	s, url := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "one two three", 0)
 	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1}, chunksOf(e1)); err != nil {
@@ -678,7 +693,7 @@ func TestEventAndFileChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bob := openAt(t, url, Options{ResetSpace: true, Owner: "bob"})
+	bob := openAt(t, url, Options{Owner: "bob"})
 	fc, err := bob.FileChunks(ctx, p, "docs/a.md")
 	if err != nil || len(fc) != 2 || fc[0].Content != "first" || fc[1].Content != "second" || !slices.Equal(fc[0].HeadingPath, []string{"A", "B"}) ||
 		fc[0].SourceCommit != "abc" {
@@ -691,7 +706,7 @@ func TestEventAndFileChunks(t *testing.T) {
 
 func TestSessionStats(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTest(t, Options{ResetSpace: true})
+	s, _ := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	types := ragd.IndexedTypes
 	if st, err := s.SessionStats(ctx, p, types, time.Time{}); err != nil || st != (ragd.SessionStats{}) {
