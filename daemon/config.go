@@ -39,6 +39,11 @@ type DaemonConfig struct {
 	Database     string `toml:"database" json:"database"`           // "" = $XDG_DATA_HOME/ragd/ragd.db
 	MaxBodyBytes int64  `toml:"max_body_bytes" json:"maxBodyBytes"` // request bodies above are refused with 413
 	LogLevel     string `toml:"log_level" json:"logLevel"`          // debug, info, warn, error
+	// Owner is whose sessions, votes, index runs and searches this daemon
+	// writes in a database several people share (a PostgreSQL server),
+	// and whose private sessions its searches see. "" = the OS user name
+	// (OwnerName). The SQLite engine, one person's file, ignores it.
+	Owner string `toml:"owner" json:"owner"`
 }
 
 // EmbeddingConfig: the embedding provider, Ollama's API or an
@@ -116,6 +121,10 @@ type SessionsConfig struct {
 	// Follow names the formats whose transcripts the daemon follows as they
 	// are written (transcript.Formats, or "all"); empty follows none.
 	Follow []string `toml:"follow" json:"follow"`
+	// Share makes the sessions this daemon imports visible to everyone's
+	// searches on a shared database; false keeps them its owner's. The
+	// SQLite engine, one person's file, ignores it.
+	Share bool `toml:"share" json:"share"`
 }
 
 // Duration is a time.Duration written as "2s" in TOML.
@@ -218,6 +227,13 @@ func LoadConfigSources(path string) (Config, Sources, error) {
 		}
 		for _, k := range keys {
 			sources[k] = SourceFile
+		}
+		// Before the environment: the file's own URL is what others
+		// could read, whatever RAGD_DB says.
+		if sources.Of("daemon.database") == SourceFile {
+			if err := checkDatabaseSecret(path, cfg.Daemon.Database); err != nil {
+				return cfg, sources, err
+			}
 		}
 	}
 	if err := cfg.applyEnv(os.Getenv, sources); err != nil {
@@ -416,6 +432,9 @@ func (c *Config) Validate() error {
 	}
 	if err := source.ValidateLayout(ragd.Layout{Exclude: c.Index.Exclude}); err != nil {
 		errs = append(errs, fmt.Errorf("index.%v", err))
+	}
+	if err := validateOwner(c.Daemon.Owner); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := followFormats(c.Sessions); err != nil {
 		errs = append(errs, fmt.Errorf("sessions.follow: %v (or %q)", err, FollowAll))

@@ -108,7 +108,13 @@ type EngineOptions struct {
 	// Vectors is [search] vectors as configured: how an engine that can
 	// choose stores its vectors ("quantized", "exact").
 	Vectors string
-	Logger  *slog.Logger
+	// Owner is whose rows the daemon writes and whose private sessions it
+	// reads, on an engine several people share ([daemon] owner, else the
+	// OS user); ShareSessions makes the sessions it writes everyone's
+	// ([sessions] share). An engine of one person's file ignores both.
+	Owner         string
+	ShareSessions bool
+	Logger        *slog.Logger
 }
 
 // Opener opens the engine that keeps database (a file's path or a URL),
@@ -156,6 +162,11 @@ func DisplayDatabase(database string) string {
 	u, err := url.Parse(database)
 	if err != nil {
 		return DatabaseScheme(database) + "://…" // unparsable: nothing of it may be a secret
+	}
+	// libpq's URLs may also carry the password as a parameter.
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }

@@ -35,9 +35,10 @@ func (s Sources) Of(key string) string {
 // mode or normalisation appears here without an edit.
 var keyDocs = map[string]string{
 	"daemon.socket":               `"" = $XDG_RUNTIME_DIR/ragd/ragd.sock (else $XDG_STATE_HOME/ragd/run/)`,
-	"daemon.database":             `"" = $XDG_DATA_HOME/ragd/ragd.db`,
+	"daemon.database":             `"" = $XDG_DATA_HOME/ragd/ragd.db; or "postgres://user@host/db" (password from PGPASSWORD or ~/.pgpass, never here)`,
 	"daemon.max_body_bytes":       "larger request bodies get 413",
 	"daemon.log_level":            "debug, info, warn, error",
+	"daemon.owner":                `postgres: your name on sessions, votes, searches; "" = the OS user (SQLite ignores it)`,
 	"embedding.provider":          `"ollama" (its /api/embed) or "openai" (any server of POST /v1/embeddings)`,
 	"embedding.host":              `ollama: "" = $OLLAMA_HOST, else http://127.0.0.1:11434`,
 	"embedding.base_url":          "openai: the URL before /embeddings, e.g. http://127.0.0.1:8080/v1",
@@ -73,6 +74,7 @@ var keyDocs = map[string]string{
 	"index.package_readmes":       "read README files in sub-folders (false: for no project)",
 	"index.root_files":            "read prose files at the repository root (false: for no project)",
 	"sessions.follow":             "transcripts to follow as written: " + followChoices(),
+	"sessions.share":              "postgres: others' searches see your sessions too (SQLite ignores it)",
 }
 
 // unsetExample is shown, commented out, for an optional key that is unset:

@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	domain "github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
+	"github.com/ragd/ragd/store/postgres"
 )
 
 // The SQLite store is an engine the daemon can run on.
@@ -21,11 +25,17 @@ var (
 	_ index.BackfillStore = (*store.Store)(nil)
 )
 
+// The PostgreSQL store is one too, with checks of its own for ragd doctor.
+var (
+	_ daemon.Store   = pgEngine{}
+	_ daemon.Checker = pgEngine{}
+)
+
 // engines opens, by URL scheme, the databases that are not a plain path (a
 // SQLite file, openSQLite). An engine's package adds its opener here.
 var engines = map[string]daemon.Opener{
-	"postgres":   notBuiltIn("postgres"),
-	"postgresql": notBuiltIn("postgres"),
+	"postgres":   openPostgres,
+	"postgresql": openPostgres,
 }
 
 // notBuiltIn is the opener of an engine this build lacks.
@@ -83,3 +93,67 @@ func permissionWarnings(database string) []string {
 	}
 	return store.PermissionWarnings(database)
 }
+
+// openPostgres opens the PostgreSQL store at the URL database. The
+// password comes from the URL, PGPASSWORD or a password file (PGPASSFILE,
+// else ~/.pgpass), the connection's other settings from the URL,
+// PGSERVICEFILE's service and the PG* variables, as pgx reads them.
+func openPostgres(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+	s, err := postgres.Open(ctx, database, postgres.Options{
+		Space: opt.Space, Dims: opt.Dims, ResetSpace: opt.ResetSpace, Logger: opt.Logger,
+		Owner: opt.Owner, ShareSessions: opt.ShareSessions})
+	if err != nil {
+		return nil, err // never a typed nil in the interface
+	}
+	return pgEngine{s}, nil
+}
+
+// pgEngine is the PostgreSQL store as the daemon runs it: its doctor
+// checks as lines of ragd doctor.
+type pgEngine struct{ *postgres.Store }
+
+// Checks is one doctor line each for the server's, pgvector's and the
+// schema's versions, and one for the engine's own check when it fails
+// (an unknown schema, an invalid index, the server unreachable).
+func (e pgEngine) Checks(ctx context.Context) []api.DatabaseCheck {
+	info, err := e.Store.Checks(ctx)
+	var out []api.DatabaseCheck
+	if info.Server != "" {
+		out = append(out, api.DatabaseCheck{Name: "server", OK: true, Detail: info.Server})
+	}
+	if info.Vector != "" {
+		out = append(out, api.DatabaseCheck{Name: "pgvector", OK: true,
+			Detail: info.Vector + ", vectors in space " + info.Space + ", owner " + info.Owner})
+	}
+	if info.Schema != 0 {
+		c := api.DatabaseCheck{Name: "schema", OK: info.Schema == info.Known,
+			Detail: "version " + strconv.Itoa(info.Schema) + ", this ragd's " + strconv.Itoa(info.Known)}
+		if info.Schema < info.Known {
+			c.Fix = "restart the daemon: it migrates the database when it opens it"
+		} else if info.Schema > info.Known {
+			c.Fix = "a newer ragd migrated this database: upgrade ragd"
+		}
+		out = append(out, c)
+	}
+	if err != nil && (info.Schema == 0 || info.Schema == info.Known) {
+		out = append(out, api.DatabaseCheck{Name: "postgres", Detail: err.Error(),
+			Fix: "check the server and the daemon's log (" + e.Path() + ")"})
+	}
+	return out
+}
+
+// Snapshot is the store's, as the ragd.Snapshot interface.
+// TEMPORARY: until store/postgres's Snapshot returns ragd.Snapshot itself.
+func (e pgEngine) Snapshot(ctx context.Context) (domain.Snapshot, error) {
+	sn, err := e.Store.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sn, nil
+}
+
+// RandomPairCosine measures nothing (n = 0: the space's flatness is
+// unknown, ragd doctor and searches say nothing of it).
+// TEMPORARY: until store/postgres measures it (the SQLite engine's
+// store/flatness.go); then delete this method, which would hide it.
+func (pgEngine) RandomPairCosine(context.Context, int) (float64, int, error) { return 0, 0, nil }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,16 +17,18 @@ import (
 
 // Issue 24: a database value that is a URL is never taken for a relative
 // path (RAGD_DB=postgres://… used to create a folder "postgres:" in the
-// working directory, with a SQLite database inside): an engine this build
-// lacks, or a scheme no engine has, is refused with an error naming the
-// value, before anything is created.
+// working directory, with a SQLite database inside): a server that does
+// not answer, or a scheme no engine has, is refused with an error naming
+// the value without its password, before anything is created.
 func TestServe_DatabaseURLRefused(t *testing.T) {
 	for _, tc := range []struct {
 		database string
 		want     []string
 	}{
-		{"postgres://ragd:secret@localhost:5432/ragd", []string{"postgres engine not built in"}},
-		{"postgresql://localhost/ragd", []string{"postgres engine not built in"}},
+		// The PostgreSQL engine at a port where no server listens: the
+		// connection's failure, naming the URL without its password.
+		{"postgres://ragd:secret@127.0.0.1:" + deadPort(t) + "/ragd", []string{"database connection failed", "postgres://ragd:xxxxx@127.0.0.1:"}},
+		{"postgresql://127.0.0.1:" + deadPort(t) + "/ragd?password=secret", []string{"database connection failed", "127.0.0.1:"}},
 		{"mysql://ragd:secret@localhost/ragd", []string{`unknown scheme "mysql"`, "mysql://ragd:xxxxx@localhost/ragd", "postgres://…", "SQLite file"}},
 		{"file:ragd.db", []string{`unknown scheme "file"`, `"file:ragd.db"`, "./NAME"}},
 		{"sqlite:ragd.db", []string{`unknown scheme "sqlite"`}},
@@ -66,6 +70,18 @@ func TestServe_DatabaseURLRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deadPort is a TCP port of 127.0.0.1 where nothing listens: one the
+// kernel gave and took back.
+func deadPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 func TestChooseEngine_PlainPathIsSQLite(t *testing.T) {
