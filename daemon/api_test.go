@@ -57,7 +57,7 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 	if err != nil {
 		daemontest.Fatal(t, "health", err)
 	}
-	if h.Socket != d.Socket() || h.Database.SchemaVersion < 1 || h.Database.SqliteVec == "" ||
+	if h.Socket != d.Socket() || h.Database.SchemaVersion < 1 || (h.Database.SqliteVec == "") != daemontest.OnPostgres() ||
 		h.Database.Space != "nomic-embed-text/64" || !h.Embedding.Available || h.Index.Projects != 1 {
 		t.Errorf("health: %+v", h)
 	}
@@ -146,7 +146,7 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 	}
 
 	// Every search left exactly one telemetry row; the vote replaced the first.
-	st, err := d.Store().Stats(ctx)
+	st, err := d.Engine().Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,14 +329,11 @@ func TestAPI_Sessions(t *testing.T) {
 		Verdict: "useful", Actor: "agent", SessionID: "s-agent"}); err != nil {
 		daemontest.Fatal(t, "agent vote", err)
 	}
-	p, err := d.Store().Project(ctx, "demo")
+	p, err := d.Engine().Project(ctx, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	told, err := d.Store().Messages(ctx, p.ID, []string{"rag.search", "rag.feedback"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	told := d.Messages(t, p.ID, []string{"rag.search", "rag.feedback"})
 	if len(told) != 2 || told[0].Type != "rag.search" || told[1].Type != "rag.feedback" {
 		t.Fatalf("session log of s-agent: %+v, want rag.search then rag.feedback", told)
 	}

@@ -4,7 +4,8 @@
 #   2. unit and integration tests with the race detector (real SQLite with
 #      sqlite-vec and FTS5, real git repositories, the real socket, an
 #      in-process server speaking Ollama's API), and the MCP real-client
-#      tier (the official TypeScript SDK spawns `ragd mcp`)
+#      tier (the official TypeScript SDK spawns `ragd mcp`); then the
+#      daemon's API tests once more on PostgreSQL (PGlite)
 #   3. bounded fuzzing of every parser (FUZZTIME each, default 60000x:
 #      executions, not seconds; see below)
 #   4. the real-repositories tier (build tag repos): what ragd finds of the
@@ -63,6 +64,17 @@ log=$(mktemp)
 trap 'rm -f "$log"; for kit in "${stop[@]}"; do "$KIT/$kit" down >/dev/null 2>&1 || true; done' EXIT
 go test -race -count=1 -tags "$TAGS" ./... 2>&1 | tee "$log"
 passed=$(grep -c '^ok ' "$log" || true)
+
+# The daemon's API tests of projects, reindex, search, feedback, sessions
+# and transcripts, once more on the PostgreSQL engine (PGlite, one empty
+# database per test: internal/daemontest's RAGD_TEST_ENGINE). Left out:
+# tests that read the SQLite store beside the daemon (its files, d.Store(),
+# integrity checks), sqlite-vec's or the socket's own tests, goldens and
+# README sessions of SQLite paths, and the transcript followers, whose
+# restart on one PGlite database hung (a query never answered).
+pg_tier='^(TestAPI_IndexSearchVoteCoverageMeasure|TestAPI_DegradedWhenProviderDown|TestAPI_Sessions|TestAppend_SearchableAtOnce|TestBackfill_LargeReindexSearchableAtOnceFilledInBackground|TestAPI_Passage|TestAPI_EventConflictIsAnError|TestAPI_JSONWhateverTheContentType|TestAPI_ProjectAnswersIgnoreOtherProjects|TestSessions_ListAndRead|TestStart_AnswersBeforeStatistics|TestTranscripts_(Fixtures|MatchByFolder|Incremental|Forget|BadRequests|CopiedRecords)|TestWatch_(CommitMarksScopesStale|AutoReindex))$'
+step "the daemon's API tests on PostgreSQL (PGlite)"
+RAGD_TEST_ENGINE=postgres go test -race -count=1 -tags "$TAGS" -run "$pg_tier" ./daemon/
 
 step "fuzzing, $FUZZTIME per target"
 grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,19 +101,37 @@ func permissionWarnings(database string) []string {
 // password comes from the URL, PGPASSWORD or a password file (PGPASSFILE,
 // else ~/.pgpass), the connection's other settings from the URL,
 // PGSERVICEFILE's service and the PG* variables, as pgx reads them.
+//
+// The pool holds postgres.DefaultMaxConns connections, or the URL's
+// pool_max_conns (pgx's parameter). A password file or a service file
+// that others may read is refused, before any connection.
 func openPostgres(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+	if err := checkCredentialFiles(database, os.Getenv); err != nil {
+		return nil, err
+	}
+	conns, err := poolSize(database)
+	if err != nil {
+		return nil, err
+	}
 	s, err := postgres.Open(ctx, database, postgres.Options{
 		Space: opt.Space, Dims: opt.Dims, ResetSpace: opt.ResetSpace, Logger: opt.Logger,
-		Owner: opt.Owner, ShareSessions: opt.ShareSessions})
+		Owner: opt.Owner, ShareSessions: opt.ShareSessions, MaxConns: conns})
 	if err != nil {
 		return nil, err // never a typed nil in the interface
 	}
-	return pgEngine{s}, nil
+	return pgEngine{Store: s}, nil
 }
 
 // pgEngine is the PostgreSQL store as the daemon runs it: its doctor
 // checks as lines of ragd doctor.
-type pgEngine struct{ *postgres.Store }
+type pgEngine struct {
+	*postgres.Store
+	// VecVersion hides the store's method of that name: the daemon reads
+	// an engine with VecVersion as one on sqlite-vec (daemon.VecVersioner),
+	// and would show pgvector's version as sqlite-vec's. pgvector's is a
+	// doctor check of its own.
+	VecVersion struct{}
+}
 
 // Checks is one doctor line each for the server's, pgvector's and the
 // schema's versions, and one for the engine's own check when it fails
@@ -157,3 +178,82 @@ func (e pgEngine) Snapshot(ctx context.Context) (domain.Snapshot, error) {
 // TEMPORARY: until store/postgres measures it (the SQLite engine's
 // store/flatness.go); then delete this method, which would hide it.
 func (pgEngine) RandomPairCosine(context.Context, int) (float64, int, error) { return 0, 0, nil }
+
+// poolSize returns the pool size database's pool_max_conns asks for, 0
+// (the engine's default) without one.
+func poolSize(database string) (int32, error) {
+	u, err := url.Parse(database)
+	if err != nil {
+		return 0, nil // the engine says what is wrong with the URL
+	}
+	v := u.Query().Get("pool_max_conns")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("daemon.database (RAGD_DB) %s: pool_max_conns %q: want a number of connections, 1 or more",
+			daemon.DisplayDatabase(database), v)
+	}
+	return int32(n), nil
+}
+
+// checkCredentialFiles refuses the files pgx would read a password from
+// for database when others than the user may read them: the password file
+// (the URL's passfile, else PGPASSFILE, else ~/.pgpass), read when neither
+// the URL nor PGPASSWORD gives a password, and the service file (the URL's
+// servicefile, else PGSERVICEFILE, else ~/.pg_service.conf) when a service
+// is named, since one may hold a password too. libpq ignores such a
+// password file with a warning; the daemon says how to fix it instead. A
+// file that does not exist is no error: pgx reads none.
+func checkCredentialFiles(database string, getenv func(string) string) error {
+	u, err := url.Parse(database)
+	if err != nil {
+		return nil // the engine says what is wrong with the URL
+	}
+	q := u.Query()
+	first := func(vals ...string) string {
+		for _, v := range vals {
+			if v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	home, _ := os.UserHomeDir()
+	inHome := func(name string) string {
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, name)
+	}
+	_, urlPassword := u.User.Password()
+	if !urlPassword && !q.Has("password") && getenv("PGPASSWORD") == "" {
+		if err := privateFile("password file", first(q.Get("passfile"), getenv("PGPASSFILE"), inHome(".pgpass"))); err != nil {
+			return err
+		}
+	}
+	if first(q.Get("service"), getenv("PGSERVICE")) != "" {
+		if err := privateFile("service file", first(q.Get("servicefile"), getenv("PGSERVICEFILE"), inHome(".pg_service.conf"))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// privateFile fails when the file at path exists and its group or others
+// may read or write it.
+func privateFile(what, path string) error {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil // absent or unreadable: pgx reads nothing from it
+	}
+	if mode := fi.Mode().Perm(); mode&0o077 != 0 {
+		return fmt.Errorf("PostgreSQL %s %s may hold a password and others can read it (mode %04o): run `chmod 600 %s`",
+			what, path, mode, path)
+	}
+	return nil
+}

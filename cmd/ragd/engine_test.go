@@ -134,3 +134,16 @@ func TestDoctor_EngineChecks(t *testing.T) {
 		t.Errorf("doctor shows sqlite-vec for an engine without it: %+v", doc.Checks)
 	}
 }
+
+// The PostgreSQL engine is no engine on sqlite-vec: the health route and
+// doctor show no sqlite-vec version for it (pgvector's is a check).
+func TestPostgresEngine_NotOnSqliteVec(t *testing.T) {
+	var e any = pgEngine{}
+	if _, ok := e.(daemon.VecVersioner); ok {
+		t.Error("pgEngine is a daemon.VecVersioner: its pgvector version would show as sqlite-vec's")
+	}
+	var te any = daemontest.PostgresEngine{}
+	if _, ok := te.(daemon.VecVersioner); ok {
+		t.Error("daemontest.PostgresEngine is a daemon.VecVersioner")
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/store"
+	"github.com/ragd/ragd/store/postgres"
 )
 
 // Model is the embedding model the tests configure; Dims its (small) vector
@@ -135,6 +136,8 @@ type Daemon struct {
 	World  *World
 	Config daemon.Config
 	store  *store.Store
+	pg     *postgres.Store
+	engine daemon.Store
 }
 
 // Store returns the daemon's SQLite store, for tests that look at what it
@@ -142,16 +145,21 @@ type Daemon struct {
 // check).
 func (d *Daemon) Store() *store.Store { return d.store }
 
-// Start opens a daemon in w with cfg on the SQLite store, closed when the
-// test ends (or earlier by Stop).
+// Start opens a daemon in w with cfg on the engine EngineEnv chooses (the
+// SQLite store by default), closed when the test ends (or earlier by Stop).
+// On PostgreSQL, cfg's database is the test's PGlite database.
 func Start(tb testing.TB, w *World, cfg daemon.Config) *Daemon {
 	tb.Helper()
+	if OnPostgres() {
+		cfg.Daemon.Database = postgresDatabase(tb)
+		return StartWith(tb, w, cfg, OpenPostgres)
+	}
 	return StartWith(tb, w, cfg, OpenSQLite)
 }
 
 // StartWith is Start with the engine open opens (an engine wrapped to
 // offer or hide optional interfaces); Store is nil unless it is the
-// SQLite store.
+// SQLite store, Postgres nil unless it is OpenPostgres's.
 func StartWith(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener) *Daemon {
 	tb.Helper()
 	var engine daemon.Store
@@ -165,7 +173,11 @@ func StartWith(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener) *
 		tb.Fatalf("open daemon: %v", err)
 	}
 	td := &Daemon{Daemon: d, Client: client.New(d.Socket()), World: w, Config: cfg}
+	td.engine = engine
 	td.store, _ = engine.(*store.Store)
+	if pe, ok := engine.(PostgresEngine); ok {
+		td.pg = pe.Store
+	}
 	tb.Cleanup(func() { td.Stop(tb) })
 	return td
 }

@@ -1,0 +1,514 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	domain "github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/embedding/ollamatest"
+	"github.com/ragd/ragd/internal/daemontest"
+	"github.com/ragd/ragd/internal/pgtest"
+)
+
+// pgPool is the pool of each daemon these tests start on PGlite: PGlite
+// serves one query at a time whatever the pool (internal/pgtest), and two
+// daemons' pools, pgx's cancel connections and a test's own connection
+// must stay below the pgtest.DefaultMaxConns its server accepts.
+const pgPool = "3"
+
+// pgDatabase is an empty PGlite database for t (pgtest.Fresh, in
+// daemontest.PGliteURL's simple protocol), its URL asking for a pool of
+// pgPool: the [daemon] database a team member would
+// configure, password included (PGlite's is "postgres").
+func pgDatabase(t *testing.T) string {
+	t.Helper()
+	return daemontest.PGliteURL(pgtest.Fresh(t)) + "&pool_max_conns=" + pgPool
+}
+
+// startPG starts a daemon of owner on the PostgreSQL engine at database,
+// opened as ragd serve opens it (openPostgres), in a world of its own.
+func startPG(t *testing.T, host, database, owner string, share bool) *daemontest.Daemon {
+	t.Helper()
+	cfg := daemontest.Config(host)
+	cfg.Daemon.Database = database
+	cfg.Daemon.Owner = owner
+	cfg.Sessions.Share = share
+	return daemontest.StartWith(t, daemontest.NewWorld(t), cfg, openPostgres)
+}
+
+// pgConn connects the test itself to database, closed at the end.
+func pgConn(t *testing.T, database string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func newOllama(t *testing.T) *ollamatest.Server {
+	t.Helper()
+	return ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+}
+
+// The password files pgx reads (passfile, PGPASSFILE, ~/.pgpass; a
+// service file when a service is named) must be the user's alone; a
+// password in the URL or PGPASSWORD means no password file is read.
+func TestCheckCredentialFiles(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("*:*:*:ragd:hunter2\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	open, private := file("open", 0o644), file("private", 0o600)
+	groupOnly := file("group", 0o640)
+	t.Setenv("HOME", t.TempDir()) // no ~/.pgpass of the machine's user
+	for _, tc := range []struct {
+		name     string
+		database string
+		env      map[string]string
+		refused  string // the file named by the error, "" when accepted
+	}{
+		{"PGPASSFILE open to others", "postgres://ragd@db/ragd", map[string]string{"PGPASSFILE": open}, open},
+		{"PGPASSFILE open to the group", "postgres://ragd@db/ragd", map[string]string{"PGPASSFILE": groupOnly}, groupOnly},
+		{"PGPASSFILE private", "postgres://ragd@db/ragd", map[string]string{"PGPASSFILE": private}, ""},
+		{"passfile parameter open", "postgres://ragd@db/ragd?passfile=" + open, nil, open},
+		{"passfile parameter wins over PGPASSFILE", "postgres://ragd@db/ragd?passfile=" + private, map[string]string{"PGPASSFILE": open}, ""},
+		{"password in the URL: no password file read", "postgres://ragd:pw@db/ragd", map[string]string{"PGPASSFILE": open}, ""},
+		{"PGPASSWORD: no password file read", "postgres://ragd@db/ragd", map[string]string{"PGPASSFILE": open, "PGPASSWORD": "pw"}, ""},
+		{"no password file", "postgres://ragd@db/ragd", map[string]string{"PGPASSFILE": filepath.Join(dir, "absent")}, ""},
+		{"service file open, service named", "postgres://db/ragd?service=team", map[string]string{"PGPASSFILE": private, "PGSERVICEFILE": open}, open},
+		{"service file open, PGSERVICE", "postgres://db/ragd", map[string]string{"PGPASSFILE": private, "PGSERVICEFILE": open, "PGSERVICE": "team"}, open},
+		{"service file open, no service", "postgres://db/ragd", map[string]string{"PGPASSFILE": private, "PGSERVICEFILE": open}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkCredentialFiles(tc.database, func(k string) string { return tc.env[k] })
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("accepted %s, which others can read", tc.refused)
+			}
+			for _, want := range []string{tc.refused, "chmod 600 " + tc.refused, "others can read it"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestPoolSize(t *testing.T) {
+	for _, tc := range []struct {
+		database string
+		want     int32
+		err      bool
+	}{
+		{"postgres://db/ragd", 0, false},
+		{"postgres://db/ragd?pool_max_conns=3", 3, false},
+		{"postgres://u:hunter2@db/ragd?pool_max_conns=0", 0, true},
+		{"postgres://u:hunter2@db/ragd?pool_max_conns=many", 0, true},
+	} {
+		n, err := poolSize(tc.database)
+		if n != tc.want || (err != nil) != tc.err {
+			t.Errorf("poolSize(%q) = %d, %v; want %d, error %v", tc.database, n, err, tc.want, tc.err)
+		}
+		if err != nil && (strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "pool_max_conns")) {
+			t.Errorf("poolSize(%q) error %q: want pool_max_conns named, no password", tc.database, err)
+		}
+	}
+}
+
+// Issue 24: ragd doctor on the PostgreSQL engine shows the server's,
+// pgvector's and the schema's versions as lines of their own, no
+// sqlite-vec line, and the database without its password, on the health
+// route too; a schema newer than the binary's fails its line with the fix.
+func TestDoctor_Postgres(t *testing.T) {
+	srv := newOllama(t)
+	database := pgDatabase(t)
+	d := startPG(t, srv.URL, database, "alice", false)
+	d.World.Setenv(t)
+
+	out, stderr, err := ragdErr(t, "doctor", "--json")
+	doc := decode[doctorReport](t, out)
+	if err != nil || !doc.OK {
+		t.Errorf("doctor: %v, ok %v: %+v (%s)", err, doc.OK, doc.Checks, stderr)
+	}
+	byName := map[string]check{}
+	for _, c := range doc.Checks {
+		byName[c.Name] = c
+	}
+	for name, want := range map[string]string{
+		"server":   "PostgreSQL",
+		"pgvector": "0.",
+		"schema":   "version 1, this ragd's 1",
+		"database": "postgres://postgres:xxxxx@127.0.0.1:",
+	} {
+		if c, ok := byName[name]; !ok || !c.OK || !strings.Contains(c.Detail, want) {
+			t.Errorf("doctor's %s line: %+v, want ok and %q in it", name, c, want)
+		}
+	}
+	if c := byName["pgvector"]; !strings.Contains(c.Detail, "owner alice") {
+		t.Errorf("doctor's pgvector line %q does not say whose daemon it is", c.Detail)
+	}
+	if _, ok := byName["sqlite-vec"]; ok {
+		t.Errorf("doctor shows a sqlite-vec line on PostgreSQL: %+v", doc.Checks)
+	}
+	text, _, _ := ragdErr(t, "doctor")
+	health := daemontest.Do(t, d.Socket(), "GET", "/v1/health", "", nil)
+	for what, b := range map[string][]byte{"doctor --json": out, "doctor": text, "health": health.Body} {
+		if strings.Contains(string(b), "postgres:postgres@") {
+			t.Errorf("%s shows the database's password:\n%s", what, b)
+		}
+	}
+
+	// A newer ragd migrated the database: the schema line fails, saying
+	// what to do.
+	conn := pgConn(t, database)
+	if _, err := conn.Exec(context.Background(), "INSERT INTO schema_version (version, name) VALUES (99, '0099_future.sql')"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = ragdErr(t, "doctor", "--json")
+	doc = decode[doctorReport](t, out)
+	i := slices.IndexFunc(doc.Checks, func(c check) bool { return c.Name == "schema" })
+	if err == nil || doc.OK || i < 0 || doc.Checks[i].OK || !strings.Contains(doc.Checks[i].Detail, "version 99") ||
+		!strings.Contains(doc.Checks[i].Fix, "upgrade ragd") {
+		t.Errorf("doctor on a newer schema: %v, %+v", err, doc.Checks)
+	}
+}
+
+// Issue 24: the server going away under a running daemon. A search
+// answers a JSON 5xx that names the database (without its password),
+// the health route too, and the daemon keeps running; a reindex fails and
+// leaves the old scope whole; once the server is back, the same daemon
+// searches and reindexes again. The server is taken away by a proxy in
+// front of PGlite (daemontest.Proxy): a stopped PGlite would come back
+// with an empty database, as its database is in memory.
+func TestPostgres_ConnectionLoss(t *testing.T) {
+	ctx := context.Background()
+	srv := newOllama(t)
+	px, database := daemontest.ProxyURL(t, pgDatabase(t))
+	d := startPG(t, srv.URL, database, "alice", false)
+	c := d.Client
+	repo := daemontest.Repo(t, daemontest.Docs)
+	daemontest.AddProject(t, c, repo.Dir, "demo")
+	daemontest.Reindex(t, c, "demo")
+	eng := d.Engine().(pgEngine)
+	p, err := eng.Project(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := chunkSet(t, eng, p.ID, domain.ScopeDocs)
+	if len(before) == 0 {
+		t.Fatal("no docs chunks after the first reindex")
+	}
+	search := func() daemontest.Answer {
+		body, _ := json.Marshal(api.SearchRequest{Query: "hybrid search weights"})
+		return daemontest.Do(t, d.Socket(), "POST", daemontest.ProjectPath("demo", "/search"), "application/json", body)
+	}
+	if a := search(); a.Status != http.StatusOK {
+		t.Fatalf("search with the server up: %d %s", a.Status, a.Body)
+	}
+
+	px.Cut()
+	shown := daemon.DisplayDatabase(database)
+	hostAndPath := shown[strings.Index(shown, "@"):strings.Index(shown, "?")]
+	for what, a := range map[string]daemontest.Answer{
+		"search": search(),
+		"health": daemontest.Do(t, d.Socket(), "GET", "/v1/health", "", nil),
+	} {
+		if a.Status < 500 {
+			t.Errorf("%s with the server gone: %d %s, want a 5xx", what, a.Status, a.Body)
+			continue
+		}
+		e := a.ErrorBody(t)
+		// The URL as the engine shows it; the daemon's redaction of its
+		// answers may mark the hidden password its own way.
+		if !strings.Contains(e.Message, shown) && !strings.Contains(e.Message, hostAndPath) ||
+			!strings.Contains(e.Message, "database connection failed") {
+			t.Errorf("%s with the server gone: %q, want the database %s and what failed", what, e.Message, shown)
+		}
+		if strings.Contains(string(a.Body), "postgres:postgres@") {
+			t.Errorf("%s shows the password: %s", what, a.Body)
+		}
+	}
+	repo.Commit(t, "rewrite the guide", map[string]string{
+		"docs/guide.md": "# Guide\n\n## Zebra\n\nThe zebra crossing chapter replaces the old guide.\n"})
+	rep, err := c.Reindex(ctx, "demo", api.ReindexRequest{Scopes: []string{domain.ScopeDocs}})
+	if err == nil && rep.Complete && rep.Scopes[0].Status == api.StatusOK {
+		t.Errorf("reindex with the server gone succeeded: %+v", rep)
+	}
+	select {
+	case err := <-d.Done():
+		t.Fatalf("the daemon stopped when the server went away: %v", err)
+	default:
+	}
+
+	// Back: the same daemon answers, the old scope is whole, a reindex
+	// writes the new text. The pool notices its dead connections and
+	// dials again.
+	px.Restore(t)
+	if a := search(); a.Status != http.StatusOK {
+		t.Fatalf("search once the server is back: %d %s", a.Status, a.Body)
+	}
+	if after := chunkSet(t, eng, p.ID, domain.ScopeDocs); !slices.Equal(after, before) {
+		t.Errorf("docs after the failed reindex: %v, want the old %v", after, before)
+	}
+	rep = daemontest.Reindex(t, c, "demo", domain.ScopeDocs)
+	if !rep.Complete || rep.Scopes[0].Status != api.StatusOK {
+		t.Fatalf("reindex once the server is back: %+v", rep.Scopes)
+	}
+	hits := daemontest.Search(t, c, "demo", api.SearchRequest{Query: "zebra crossing"}).Hits
+	if len(hits) == 0 || hits[0].Origin.SourcePath != "docs/guide.md" {
+		t.Errorf("search of the new text: %+v", hits)
+	}
+}
+
+// chunkSet lists the IDs of a scope's chunks, sorted.
+func chunkSet(t *testing.T, e pgEngine, projectID int64, scope string) []string {
+	t.Helper()
+	chunks, err := e.ScopeChunks(context.Background(), projectID, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, ch := range chunks {
+		ids = append(ids, ch.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Issue 24, "Tests and figures": two developers' daemons on one database.
+// Both reindex one shared project at once: both finish, the scopes hold
+// one set of chunks, no duplicates, every run recorded under its owner.
+// Each one's sessions are invisible to the other's searches until shared
+// ([sessions] share = true). Searches and votes carry their owner, and
+// each daemon's measure counts its own owner's searches only: a person's
+// measure is their own searches.
+//
+// PGlite serves one query at a time for every connection (all share one
+// backend session, internal/pgtest): each daemon gets a pool of pgPool,
+// and the concurrency tested is of the daemons' transactions, which the
+// server runs one after the other as a real one would under the scope's
+// advisory lock.
+func TestPostgres_TwoDaemons(t *testing.T) {
+	ctx := context.Background()
+	srv := newOllama(t)
+	database := pgDatabase(t)
+	alice := startPG(t, srv.URL, database, "alice", false)
+	bob := startPG(t, srv.URL, database, "bob", false)
+	files := daemontest.Corpus(12, 3, "v1")
+	repo := daemontest.Repo(t, files)
+	for _, d := range []*daemontest.Daemon{alice, bob} {
+		daemontest.AddProject(t, d.Client, repo.Dir, "team")
+	}
+
+	// Both reindex the shared project at once.
+	reports := make([]*api.Report, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, d := range []*daemontest.Daemon{alice, bob} {
+		wg.Go(func() {
+			reports[i], errs[i] = d.Client.Reindex(ctx, "team", api.ReindexRequest{})
+		})
+	}
+	wg.Wait()
+	for i, who := range []string{"alice", "bob"} {
+		if errs[i] != nil {
+			daemontest.Fatal(t, who+"'s reindex", errs[i])
+		}
+		if !reports[i].Complete {
+			t.Errorf("%s's reindex incomplete: %+v", who, reports[i].Scopes)
+		}
+		for _, sr := range reports[i].Scopes {
+			if sr.Status != api.StatusOK {
+				t.Errorf("%s's reindex of %s: %s %s", who, sr.Scope, sr.Status, sr.Error)
+			}
+		}
+	}
+	eng := alice.Engine().(pgEngine)
+	p, err := eng.Project(ctx, "team")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := pgConn(t, strings.Replace(database, "&pool_max_conns="+pgPool, "", 1))
+	var dup int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM (SELECT source_path, position FROM chunks
+		WHERE project_id = $1 AND scope IN ('docs', 'adr') GROUP BY scope, source_path, position HAVING count(*) > 1) d`, p.ID).Scan(&dup); err != nil {
+		t.Fatal(err)
+	}
+	if dup != 0 {
+		t.Errorf("%d (path, position) pairs held twice after concurrent reindexes", dup)
+	}
+	for _, scope := range []string{domain.ScopeDocs, domain.ScopeADR} {
+		ids := chunkSet(t, eng, p.ID, scope)
+		if n := len(slices.Compact(slices.Clone(ids))); n != len(ids) {
+			t.Errorf("scope %s: %d chunk IDs of which %d distinct", scope, len(ids), n)
+		}
+		for i, rep := range reports {
+			if sr := scopeReport(rep, scope); sr == nil || sr.Chunks.Total != len(ids) {
+				t.Errorf("scope %s holds %d chunks; daemon %d's report: %+v", scope, len(ids), i, sr)
+			}
+		}
+		paths := map[string]bool{}
+		chunks, _ := eng.ScopeChunks(ctx, p.ID, scope)
+		for _, ch := range chunks {
+			paths[ch.SourcePath] = true
+		}
+		for path := range files {
+			if (strings.HasPrefix(path, "docs/adr/") == (scope == domain.ScopeADR)) && !paths[path] {
+				t.Errorf("scope %s lacks %s", scope, path)
+			}
+		}
+	}
+	rows, err := conn.Query(ctx, `SELECT owner, scope, status FROM index_runs WHERE project_id = $1 AND scope IN ('docs', 'adr')`, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run struct{ owner, scope, status string }
+	runs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (run, error) {
+		var x run
+		return x, r.Scan(&x.owner, &x.scope, &x.status)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, owner := range []string{"alice", "bob"} {
+		for _, scope := range []string{domain.ScopeDocs, domain.ScopeADR} {
+			if !slices.Contains(runs, run{owner, scope, "ok"}) {
+				t.Errorf("no ok run of %s by %s: %+v", scope, owner, runs)
+			}
+		}
+	}
+
+	// Each one's session, private by default.
+	appendSession := func(d *daemontest.Daemon, session, text string) {
+		t.Helper()
+		if _, err := d.Client.AppendEvents(ctx, "team", []domain.Event{{ID: session + "-1", SessionID: session, Type: "chat.message",
+			Actor: "person", Text: text, Time: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}); err != nil {
+			daemontest.Fatal(t, "append to "+session, err)
+		}
+		// Embedded now, not by the background fill some time later: a
+		// lexical-only hit may score below the weighted threshold.
+		if rep := daemontest.Reindex(t, d.Client, "team", domain.ScopeSession); rep.Scopes[0].Status != api.StatusOK {
+			t.Fatalf("reindex of %s's sessions: %+v", session, rep.Scopes)
+		}
+	}
+	appendSession(alice, "s-alice", "The aardvark migration plan needs a rollback.")
+	appendSession(bob, "s-bob", "The walrus cache evicts on every deploy.")
+	sessionHits := func(d *daemontest.Daemon, query string) []api.Hit {
+		t.Helper()
+		return daemontest.Search(t, d.Client, "team", api.SearchRequest{Query: query, Scopes: []string{domain.ScopeSession}}).Hits
+	}
+	for _, tc := range []struct {
+		d     *daemontest.Daemon
+		who   string
+		query string
+		want  string // the session found, "" for none
+	}{
+		{alice, "alice", "aardvark migration", "s-alice"},
+		{alice, "alice", "walrus cache", ""},
+		{bob, "bob", "walrus cache", "s-bob"},
+		{bob, "bob", "aardvark migration", ""},
+	} {
+		hits := sessionHits(tc.d, tc.query)
+		var sessions []string
+		for _, h := range hits {
+			sessions = append(sessions, h.Origin.SessionID)
+		}
+		if tc.want == "" && len(hits) != 0 || tc.want != "" && (len(hits) == 0 || slices.ContainsFunc(sessions, func(s string) bool { return s != tc.want })) {
+			t.Errorf("%s's search %q found sessions %v, want only %q", tc.who, tc.query, sessions, tc.want)
+		}
+	}
+	if list, err := alice.Client.Sessions(ctx, "team", api.SessionsQuery{}); err != nil || len(list.Sessions) != 1 || list.Sessions[0].ID != "s-alice" {
+		t.Errorf("alice's session list: %+v, %v; want hers alone", list, err)
+	}
+
+	// Bob shares from now on: his new session is found by alice, his
+	// earlier one still is not.
+	bob.Stop(t)
+	bob = startPG(t, srv.URL, database, "bob", true)
+	appendSession(bob, "s-bob-shared", "The narwhal release train leaves on Fridays.")
+	if hits := sessionHits(alice, "narwhal release"); len(hits) == 0 || hits[0].Origin.SessionID != "s-bob-shared" {
+		t.Errorf("alice's search of bob's shared session: %+v", hits)
+	}
+	if hits := sessionHits(alice, "walrus cache"); len(hits) != 0 {
+		t.Errorf("alice finds bob's private session once he shares new ones: %+v", hits)
+	}
+
+	// Telemetry: every search so far carries its owner; a vote too; each
+	// one's measure counts their own searches.
+	hit := daemontest.Search(t, alice.Client, "team", api.SearchRequest{Query: "Paragraph file3 section1"})
+	if hit.SearchID == nil || len(hit.Hits) == 0 {
+		t.Fatalf("alice's docs search: %+v", hit)
+	}
+	if _, err := alice.Client.Feedback(ctx, api.FeedbackRequest{SearchID: *hit.SearchID, ChunkID: hit.Hits[0].ChunkID, Verdict: "useful"}); err != nil {
+		daemontest.Fatal(t, "alice's vote", err)
+	}
+	// alice: aardvark, walrus, narwhal, walrus again, the docs search;
+	// bob: walrus, aardvark.
+	wantSearches := map[string]int{"alice": 5, "bob": 2}
+	counts := map[string]int{}
+	rows, err = conn.Query(ctx, "SELECT owner, count(*) FROM rag_searches GROUP BY owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var owner string
+		var n int
+		if err := rows.Scan(&owner, &n); err != nil {
+			t.Fatal(err)
+		}
+		counts[owner] = n
+	}
+	if rows.Close(); !maps.Equal(counts, wantSearches) {
+		t.Errorf("searches by owner: %v, want %v", counts, wantSearches)
+	}
+	var voter string
+	if err := conn.QueryRow(ctx, "SELECT owner FROM rag_feedback WHERE search_id = $1", *hit.SearchID).Scan(&voter); err != nil || voter != "alice" {
+		t.Errorf("the vote's owner: %q, %v; want alice", voter, err)
+	}
+	for who, d := range map[string]*daemontest.Daemon{"alice": alice, "bob": bob} {
+		m, err := d.Client.Measure(ctx, api.MeasureQuery{Project: "team"})
+		if err != nil {
+			daemontest.Fatal(t, who+"'s measure", err)
+		}
+		wantVotes := map[string]int{"alice": 1, "bob": 0}[who]
+		if m.Total.Searches != wantSearches[who] || m.Total.Votes != wantVotes {
+			t.Errorf("%s's measure: %d searches, %d votes; want %d and %d (their own)", who, m.Total.Searches, m.Total.Votes, wantSearches[who], wantVotes)
+		}
+	}
+}
+
+func scopeReport(rep *api.Report, scope string) *api.ScopeReport {
+	for _, sr := range rep.Scopes {
+		if sr.Scope == scope {
+			return sr
+		}
+	}
+	return nil
+}
