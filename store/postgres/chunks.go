@@ -584,18 +584,3 @@ func (s *Store) ScopeStats(ctx context.Context, projectID int64, scope string) (
 
 // errNoRows reports whether err is pgx's no-rows error.
 func errNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
-
-// FileChunks lists the chunks of one indexed file (docs or adr) of a
-// project, in document order; none when the file has no chunks.
-func (s *Store) FileChunks(ctx context.Context, projectID int64, path string) ([]ragd.Chunk, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+chunkColumns+` FROM chunks
-		WHERE project_id = $1 AND source_path = $2 AND scope IN ('docs', 'adr') ORDER BY position`, projectID, path)
-	if err != nil {
-		return nil, s.describe(fmt.Sprintf("chunks of %s in project %d", path, projectID), err)
-	}
-	out, err := collectChunks(rows)
-	if err != nil {
-		return nil, s.describe(fmt.Sprintf("chunks of %s in project %d", path, projectID), err)
-	}
-	return out, nil
-}
