@@ -15,16 +15,14 @@ type Snapshot interface {
 	// VectorDistances returns the distance of each of chunkIDs that has a
 	// vector to vec.
 	VectorDistances(ctx context.Context, vec []float32, chunkIDs []string) (map[string]float64, error)
-	// LexicalCandidates returns the k best bm25 matches of the FTS5
-	// expression match that f selects, best first.
-	LexicalCandidates(ctx context.Context, f Filter, match string, k int) ([]LexicalCandidate, error)
-	// LexicalScores returns the bm25 of match for each of chunkIDs of the
-	// project that it matches.
-	LexicalScores(ctx context.Context, projectID int64, match string, chunkIDs []string) (map[string]float64, error)
-	// TermDocs returns the project's lexical statistics for tokens: its
-	// row count and how many rows hold each token, the figures bm25 weighs
-	// a term with.
-	TermDocs(ctx context.Context, projectID int64, tokens []string) (TermDocs, error)
+	// LexicalCandidates returns the k chunks f selects that best match q,
+	// best first, with what the engine made of q: its own rendering of it
+	// and the words it left out as negligible.
+	LexicalCandidates(ctx context.Context, f Filter, q LexicalQuery, k int) (LexicalMatches, error)
+	// LexicalScores returns the lexical score of q (higher is better, on
+	// LexicalCandidates' scale) of each of chunkIDs of the project that q
+	// matches; the others are absent.
+	LexicalScores(ctx context.Context, projectID int64, q LexicalQuery, chunkIDs []string) (map[string]float64, error)
 	// LexicalLanguage names the language the project's lexical index was
 	// analysed in, as the snapshot sees it: a query is analysed the same way.
 	LexicalLanguage(ctx context.Context, projectID int64) (string, error)
@@ -35,16 +33,6 @@ type Snapshot interface {
 	// signal cannot find them.
 	VectorCoverage(ctx context.Context, f Filter) (chunks, vectors int, err error)
 	Close() error
-}
-
-// TermDocs are the statistics of a project's lexical index that bm25 takes
-// a single-token term's weight from.
-type TermDocs struct {
-	// Rows is the number of rows (chunks) in the project's lexical index.
-	Rows int64
-	// Docs maps each token asked about to the number of rows holding it;
-	// a token no row holds maps to 0.
-	Docs map[string]int64
 }
 
 // Filter selects the chunks a candidate query may return.
@@ -61,9 +49,50 @@ type VectorCandidate struct {
 	Distance float64
 }
 
-// LexicalCandidate is a chunk found by the FTS5 match.
+// LexicalTerm is one analysed term: its tokens must be adjacent and in
+// order (a phrase when more than one); with Prefix the last token matches
+// any token it begins.
+type LexicalTerm struct {
+	// Word is the user's word or phrase the term came from: what
+	// explanations and LexicalMatches.Dropped name.
+	Word string
+	// Tokens are analysed by package lexical in the query's Language.
+	Tokens []string
+	Prefix bool
+}
+
+// LexicalQuery is a lexical search: chunks holding any of Terms and none
+// of Excluded. Each engine renders it in its own syntax; no token is ever
+// syntax.
+type LexicalQuery struct {
+	// Language is the analysis the tokens come from (lexical.Language).
+	Language string
+	Terms    []LexicalTerm
+	Excluded []LexicalTerm
+	// KeepFrequent asks the engine to search every term, even those it
+	// would leave out as negligible (Dropped is then empty): for comparing
+	// rankings and costs with and without. An engine that leaves nothing
+	// out ignores it.
+	KeepFrequent bool
+}
+
+// LexicalMatches is what an engine found for a LexicalQuery.
+type LexicalMatches struct {
+	// Candidates are the matches, best first.
+	Candidates []LexicalCandidate
+	// Expression is the engine's own rendering of the query it ran (an FTS5
+	// MATCH expression, a tsquery), for explanations; "" when the query has
+	// no term.
+	Expression string
+	// Dropped are the Words of Terms the engine left out as negligible
+	// (SQLite: terms at the bm25 idf floor); nil when none was.
+	Dropped []string
+}
+
+// LexicalCandidate is a chunk found by the lexical match.
 type LexicalCandidate struct {
 	ChunkID string
-	// BM25 is FTS5's bm25() score: negative, lower is a better match.
-	BM25 float64
+	// Score is the engine's relevance of the chunk to the query: higher is
+	// better (SQLite: −bm25; PostgreSQL: ts_rank_cd).
+	Score float64
 }

@@ -127,11 +127,12 @@ type HitExplain struct {
 	// candidate lists; null when that list does not hold it.
 	VectorRank  *int `json:"vectorRank"`
 	LexicalRank *int `json:"lexicalRank"`
-	// Distance is the raw cosine distance and BM25 the raw bm25 score
-	// (negative, lower is better); null when that signal did not score the
-	// hit. A score with a null rank was filled.
+	// Distance is the raw cosine distance and Lexical the store's raw
+	// lexical score (higher is better; SQLite: −bm25, PostgreSQL:
+	// ts_rank_cd); null when that signal did not score the hit. A score
+	// with a null rank was filled.
 	Distance *float64 `json:"distance"`
-	BM25     *float64 `json:"bm25"`
+	Lexical  *float64 `json:"lexical"`
 	// Rule is, for a file, the rule that read it into its scope at the last
 	// reindex ("doc/adr/ (from .adr-dir)", "root file"): Found's Rule.
 	Rule string `json:"rule,omitempty"`
@@ -139,16 +140,17 @@ type HitExplain struct {
 
 // Explain holds what both signals found before fusion.
 type Explain struct {
-	// Match is the FTS5 expression the query became; "" when it had no
-	// searchable word.
+	// Match is the store's rendering of the lexical query it ran (SQLite:
+	// an FTS5 expression); "" when it had no searchable word.
 	Match string `json:"match"`
-	// Dropped are the query's words left out of Match: each is in half the
-	// project's chunks or more, where bm25 weighs it nothing, and a rarer
-	// word was searched. Absent when none was.
+	// Dropped are the query's words the store left out of Match as
+	// negligible (SQLite: each is in half the project's chunks or more,
+	// where bm25 weighs it nothing, and a rarer word was searched). Absent
+	// when none was.
 	Dropped []string `json:"dropped,omitempty"`
 	// Vector is the KNN candidate list, nearest first.
 	Vector []ExplainCandidate `json:"vector"`
-	// Lexical is the FTS5 candidate list, best first.
+	// Lexical is the lexical candidate list, best first.
 	Lexical []ExplainCandidate `json:"lexical"`
 }
 
@@ -156,9 +158,10 @@ type Explain struct {
 type ExplainCandidate struct {
 	ChunkID string `json:"chunkId"`
 	Rank    int    `json:"rank"`
-	// Distance (vector list) or BM25 (lexical list): the raw score.
+	// Distance (vector list) or Lexical (lexical list, higher is better):
+	// the raw score.
 	Distance *float64 `json:"distance,omitempty"`
-	BM25     *float64 `json:"bm25,omitempty"`
+	Lexical  *float64 `json:"lexical,omitempty"`
 }
 
 // FeedbackRequest is the body of POST /v1/feedback.

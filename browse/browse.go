@@ -1,17 +1,20 @@
 // Package browse is ragd's full-screen terminal view: search as you type,
-// a preview of the selected hit, votes, and the sessions ragd holds, read
-// as conversations. It talks to the daemon only through the typed client
+// a preview of the selected hit, its actions (open it in the editor or the
+// pager, copy its citation, explain the search, vote), and the sessions
+// ragd holds, read as conversations. It talks to the daemon only through the typed client
 // (a Backend), and is built on Bubble Tea (the update loop), Bubbles (the
 // query's text input and the conversation's viewport) and Lip Gloss
 // (styles, dropped under NO_COLOR).
 package browse
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -64,6 +67,13 @@ type Options struct {
 	NoColor bool
 	// Width and Height are the first size, before the terminal says its own.
 	Width, Height int
+	// Getenv reads the environment: $VISUAL, $EDITOR and $PAGER, and $PATH,
+	// $WAYLAND_DISPLAY and $DISPLAY to find a clipboard tool; nil means
+	// os.Getenv.
+	Getenv func(string) string
+	// Terminal is where a copied citation's OSC 52 sequence is written: the
+	// terminal the view is drawn on (Run sets it); nil writes none.
+	Terminal io.Writer
 }
 
 type view int
@@ -118,6 +128,14 @@ type Model struct {
 	preview       *api.Passage
 	previewOpen   bool
 	previewOffset int
+	// explaining is true while the preview pane shows the explanation of
+	// the last search (C-r); explains is what each project made of the
+	// query.
+	explaining bool
+	explains   []projectExplain
+	// exec runs a program on the terminal, released to it: tea.ExecProcess
+	// (tests run it in place).
+	exec func(*exec.Cmd, tea.ExecCallback) tea.Cmd
 
 	sessions   []sessionRow
 	sessionSel int
@@ -144,11 +162,12 @@ type sessionRow struct {
 type (
 	debounceMsg struct{ seq int }
 	searchMsg   struct {
-		seq  int
-		hits []hit
-		res  result
-		err  error
-		took time.Duration
+		seq      int
+		hits     []hit
+		res      result
+		err      error
+		took     time.Duration
+		explains []projectExplain // set when the search was explained
 	}
 	passageMsg struct {
 		p   *api.Passage
@@ -186,7 +205,7 @@ func New(b Backend, opts Options) Model {
 	in.Cursor.SetMode(cursor.CursorStatic)
 	in.Focus()
 	m := Model{b: b, opts: opts, st: newStyles(opts.NoColor), width: max(opts.Width, 20), height: max(opts.Height, 8),
-		input: in, all: opts.Project == "", scopeOn: map[string]bool{}, vp: viewport.New(80, 20)}
+		input: in, all: opts.Project == "", scopeOn: map[string]bool{}, vp: viewport.New(80, 20), exec: tea.ExecProcess}
 	for _, s := range scopes {
 		m.scopeOn[s] = true
 	}
@@ -207,7 +226,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.seq != m.seq {
 			return m, nil // typing went on: a later tick searches
 		}
-		return m, m.search()
+		return m, m.runSearch(false)
 	case searchMsg:
 		if msg.seq != m.seq {
 			return m, nil
@@ -219,6 +238,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.hits, m.res, m.sel, m.status = msg.hits, msg.res, 0, ""
 		m.preview, m.previewOffset = nil, 0
+		m.explaining, m.explains = msg.explains != nil, msg.explains
+		if m.explaining {
+			m.previewOpen = true
+			return m, nil
+		}
 		if m.previewOpen && len(m.hits) > 0 {
 			return m, m.loadPassage()
 		}
@@ -235,6 +259,30 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status = "! vote failed: " + msg.err.Error()
 		} else {
 			m.status = fmt.Sprintf("voted %s on hit %d of search %d", msg.v.Verdict, msg.v.Rank, msg.v.SearchID)
+		}
+		return m, nil
+	case execMsg:
+		name, done := msg.name, msg.done
+		return m, m.exec(msg.cmd, func(err error) tea.Msg { return execDoneMsg{done: done, name: name, err: err} })
+	case execDoneMsg:
+		if msg.err != nil {
+			m.status = fmt.Sprintf("! %s failed: %v", msg.name, msg.err)
+		} else {
+			m.status = msg.done
+		}
+		return m, nil
+	case openFailedMsg:
+		m.status = "! open failed: " + msg.err.Error()
+		return m, nil
+	case copyMsg:
+		switch {
+		case len(msg.ways) == 0:
+			m.status = "! not copied: " + cmp.Or(msg.fault, "no terminal and no clipboard tool (wl-copy, xclip, xsel, pbcopy)")
+		case msg.fault != "":
+			m.status = fmt.Sprintf("copied (%s): %s · ! %s", strings.Join(msg.ways, ", "), msg.text, msg.fault)
+		default:
+			// What was done first: a long citation is cut at the width.
+			m.status = fmt.Sprintf("copied (%s): %s", strings.Join(msg.ways, ", "), msg.text)
 		}
 		return m, nil
 	case sessionsMsg:
@@ -300,13 +348,20 @@ func (m Model) searchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.followPreview()
 	case "enter":
 		m.previewOpen = !m.previewOpen
+		m.explaining, m.previewOffset = false, 0
 		if m.previewOpen && len(m.hits) > 0 {
 			return m, m.loadPassage()
 		}
 		return m, nil
 	case "esc":
-		m.previewOpen = false
+		m.previewOpen, m.explaining = false, false
 		return m, nil
+	case "ctrl+o":
+		return m.open()
+	case "ctrl+y":
+		return m.copyCitation()
+	case "ctrl+r":
+		return m.explainSearch()
 	case "pgdown":
 		m.previewOffset++
 		return m, nil
@@ -369,7 +424,7 @@ func (m *Model) move(d int) {
 }
 
 func (m Model) followPreview() tea.Cmd {
-	if m.previewOpen && len(m.hits) > 0 {
+	if m.previewOpen && !m.explaining && len(m.hits) > 0 {
 		return m.loadPassage()
 	}
 	return nil
@@ -487,10 +542,11 @@ func (m *Model) sizeViewport() {
 	}
 }
 
-// search returns the command that runs the current query.
-func (m Model) search() tea.Cmd {
+// runSearch returns the command that runs the current query, explained or
+// not.
+func (m Model) runSearch(explain bool) tea.Cmd {
 	seq, b, all, project := m.seq, m.b, m.all, m.opts.Project
-	req := api.SearchRequest{Query: strings.TrimSpace(m.input.Value()), Actor: ragd.ActorPerson}
+	req := api.SearchRequest{Query: strings.TrimSpace(m.input.Value()), Actor: ragd.ActorPerson, Explain: explain}
 	for _, s := range scopes {
 		if m.scopeOn[s] {
 			req.Scopes = append(req.Scopes, s)
@@ -505,7 +561,13 @@ func (m Model) search() tea.Cmd {
 		defer cancel()
 		out := searchMsg{seq: seq}
 		if all {
-			r, err := b.SearchAllProjects(ctx, req)
+			var r *api.AllProjectsResponse
+			var err error
+			if explain {
+				r, out.explains, err = searchExplainedAll(ctx, b, req)
+			} else {
+				r, err = b.SearchAllProjects(ctx, req)
+			}
 			if err != nil {
 				out.err = err
 				return out
@@ -521,6 +583,9 @@ func (m Model) search() tea.Cmd {
 				return out
 			}
 			out.res = result{degraded: r.Degraded, reason: r.Reason, coverage: r.VectorCoverage, stale: r.Stale}
+			if explain {
+				out.explains = []projectExplain{{project: r.Project, explain: r.Explain}}
+			}
 			for _, h := range r.Hits {
 				out.hits = append(out.hits, hit{Hit: h, project: r.Project, searchID: r.SearchID, place: h.Rank})
 			}
@@ -760,7 +825,7 @@ func (m Model) searchView() []string {
 		q = m.input.View()
 	}
 	lines := []string{header, "> " + q, m.statusLine()}
-	body := m.height - 4
+	body := m.height - 3 - len(searchHelp)
 	listRows := body
 	if m.previewOpen {
 		listRows = body / 2
@@ -770,11 +835,21 @@ func (m Model) searchView() []string {
 		lines = append(lines, m.st.dim.Render(strings.Repeat("─", m.width)))
 		lines = append(lines, m.previewLines(body-listRows-1)...)
 	}
-	for len(lines) < m.height-1 {
+	for len(lines) < m.height-len(searchHelp) {
 		lines = append(lines, "")
 	}
-	help := "↑↓ enter preview · C-g/C-x vote · C-p all · tab sessions · C-s status · C-c quit"
-	return append(lines[:m.height-1], m.st.help.Render(m.fit(help)))
+	lines = lines[:m.height-len(searchHelp)]
+	for _, help := range searchHelp {
+		lines = append(lines, m.st.help.Render(m.fit(help)))
+	}
+	return lines
+}
+
+// searchHelp is the search view's keys, in two lines: one does not hold
+// them at 80 columns.
+var searchHelp = []string{
+	"↑↓ enter preview · C-o open · C-y copy · C-r explain · C-g/C-x vote",
+	"C-p all · tab sessions · C-s status · C-c quit",
 }
 
 // statusLine is the search's state, always shown: degraded or not, the
@@ -890,6 +965,9 @@ func notWord(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) &
 // previewLines is the passage of the selected hit: the whole section with
 // its neighbours' headings, or the message with those around it.
 func (m Model) previewLines(rows int) []string {
+	if m.explaining {
+		return m.explainLines(rows)
+	}
 	p := m.preview
 	if p == nil {
 		return []string{m.st.dim.Render("  loading the preview…")}
@@ -1031,6 +1109,9 @@ func (m Model) conversationText() string {
 // and restores the terminal, after a panic too.
 func Run(ctx context.Context, b Backend, opts Options) error {
 	opts.NoColor = opts.NoColor || os.Getenv("NO_COLOR") != ""
+	if opts.Terminal == nil {
+		opts.Terminal = os.Stdout // the program's output: what it draws on
+	}
 	p := tea.NewProgram(New(b, opts), tea.WithAltScreen(), tea.WithContext(ctx))
 	_, err := p.Run()
 	if err != nil && (ctx.Err() != nil || errors.Is(err, tea.ErrInterrupted)) {

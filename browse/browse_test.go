@@ -161,6 +161,12 @@ func keyMsg(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyCtrlK}
 	case "ctrl+s":
 		return tea.KeyMsg{Type: tea.KeyCtrlS}
+	case "ctrl+o":
+		return tea.KeyMsg{Type: tea.KeyCtrlO}
+	case "ctrl+y":
+		return tea.KeyMsg{Type: tea.KeyCtrlY}
+	case "ctrl+r":
+		return tea.KeyMsg{Type: tea.KeyCtrlR}
 	}
 	if d, ok := strings.CutPrefix(k, "alt+"); ok {
 		return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(d), Alt: true}
@@ -418,6 +424,7 @@ func TestBrowse_Frames(t *testing.T) {
 		{"start", func() {}},
 		{"results", func() { h.typeText("sqlite telemetry") }},
 		{"preview", func() { h.key("enter") }},
+		{"explain", func() { h.key("ctrl+r") }},
 		{"sessions", func() { h.key("esc", "tab") }},
 		{"conversation", func() { h.key("down", "enter") }},
 		{"status", func() { h.key("ctrl+s") }},

@@ -164,9 +164,9 @@ func assertSearchable(t *testing.T, s *store.Store, p ragd.Project, cs []ragd.Ch
 	}
 	defer sn.Close()
 	f := ragd.Filter{ProjectID: p.ID}
-	all, err := sn.LexicalCandidates(ctx, f, "document", 10*len(cs)+10)
-	if err != nil || len(all) != len(cs) {
-		t.Fatalf("FTS finds %d chunks, the table has %d (%v)", len(all), len(cs), err)
+	all, err := sn.LexicalCandidates(ctx, f, ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "document", Tokens: []string{"document"}}}}, 10*len(cs)+10)
+	if err != nil || len(all.Candidates) != len(cs) {
+		t.Fatalf("FTS finds %d chunks, the table has %d (%v)", len(all.Candidates), len(cs), err)
 	}
 	q := make([]float32, killDims)
 	q[0] = 1

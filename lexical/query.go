@@ -8,9 +8,10 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Term is one FTS5 phrase of analysed tokens: a document matches when it
-// holds the tokens adjacent and in order. With Prefix, the last token
-// matches any token it begins.
+// Term is one phrase of analysed tokens: a document matches when it holds
+// the tokens adjacent and in order. With Prefix, the last token matches any
+// token it begins. The search package hands terms to the store as
+// ragd.LexicalTerm, and the store renders them in its own syntax.
 type Term struct {
 	Tokens []string
 	Prefix bool
@@ -20,23 +21,9 @@ type Term struct {
 // left out of a query.
 func (t Term) Empty() bool { return len(t.Tokens) == 0 }
 
-// Match returns t as an FTS5 string ("a b", or "a b" * with Prefix), ""
-// when t is empty. Tokens never hold a double quote; one would be doubled.
-// Inside the quotes nothing is syntax, so no Term makes FTS5 fail.
-func (t Term) Match() string {
-	if t.Empty() {
-		return ""
-	}
-	s := `"` + strings.ReplaceAll(strings.Join(t.Tokens, " "), `"`, `""`) + `"`
-	if t.Prefix {
-		s += " *"
-	}
-	return s
-}
-
 // Word analyses a plain (unquoted) word of a user's query into the terms
 // to OR together, in order. The word's spaced tokens that follow one
-// another stay one phrase, as FTS5 reads "e-mail" today; each bigram of an
+// another stay one phrase, as a document's "e-mail" is indexed; each bigram of an
 // unspaced run is a term of its own, so that a sentence typed without
 // spaces finds text sharing some of its characters, best ranked those
 // sharing most. A run of one unspaced character can only be matched as

@@ -46,9 +46,9 @@ type Retrieved struct {
 	// Chunks holds every candidate's chunk, by id.
 	Chunks map[string]ragd.Chunk
 
-	// distances and bm25 hold every score known for a candidate, listed or
-	// filled: the fill maps of a replay at any depth.
-	distances, bm25 map[string]float64
+	// distances and lexical hold every score known for a candidate, listed
+	// or filled: the fill maps of a replay at any depth.
+	distances, lexical map[string]float64
 }
 
 // Candidates retrieves the candidate lists of req's query as Search would
@@ -129,7 +129,7 @@ func (s *Searcher) candidates(ctx context.Context, r *request, vec []float32, ou
 func (r *Retrieved) index() {
 	c := r.Candidates
 	r.distances = make(map[string]float64, len(c.Vector)+len(c.VectorFill))
-	r.bm25 = make(map[string]float64, len(c.Lexical)+len(c.LexicalFill))
+	r.lexical = make(map[string]float64, len(c.Lexical)+len(c.LexicalFill))
 	for id, d := range c.VectorFill {
 		r.distances[id] = d
 	}
@@ -137,10 +137,10 @@ func (r *Retrieved) index() {
 		r.distances[v.ChunkID] = v.Distance
 	}
 	for id, b := range c.LexicalFill {
-		r.bm25[id] = b
+		r.lexical[id] = b
 	}
 	for _, l := range c.Lexical {
-		r.bm25[l.ChunkID] = l.BM25
+		r.lexical[l.ChunkID] = l.Score
 	}
 }
 
@@ -156,7 +156,7 @@ func (r *Retrieved) At(depth int) Candidates {
 		Lexical: r.Candidates.Lexical[:min(depth, len(r.Candidates.Lexical))],
 	}
 	if r.Fill {
-		c.VectorFill, c.LexicalFill = r.distances, r.bm25
+		c.VectorFill, c.LexicalFill = r.distances, r.lexical
 	}
 	return c
 }

@@ -23,8 +23,8 @@ const (
 	FusionRRF Fusion = api.FusionRRF
 )
 
-// Normalization names how the lexical signal (s = −bm25) is put on a 0..1
-// scale before weighted fusion.
+// Normalization names how the lexical signal (s, the store's lexical
+// score: SQLite's −bm25) is put on a 0..1 scale before weighted fusion.
 type Normalization string
 
 // Normalizations.
@@ -98,14 +98,14 @@ type Config struct {
 	Candidates    int           `json:"candidates" toml:"candidates"`
 	Normalization Normalization `json:"normalization" toml:"normalization"`
 	// Fill scores every candidate on both signals (cosine from its stored
-	// vector, bm25 restricted to the candidates) instead of counting a signal
-	// that did not list the chunk as absent. In RRF, filled scores are
+	// vector, the lexical score restricted to the candidates) instead of
+	// counting a signal that did not list the chunk as absent. In RRF, filled scores are
 	// reported but ranks remain those of the candidate lists.
 	Fill bool `json:"fill" toml:"fill"`
 }
 
 // DefaultConfig returns the seed's configuration: weighted 0.6/0.4,
-// threshold 0.2, 12 candidates per signal, saturated bm25, no fill.
+// threshold 0.2, 12 candidates per signal, saturated lexical score, no fill.
 func DefaultConfig() Config {
 	return Config{
 		Fusion:        FusionWeighted,

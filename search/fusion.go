@@ -12,10 +12,10 @@ import (
 type Candidates struct {
 	// Vector is the KNN list, nearest first.
 	Vector []ragd.VectorCandidate
-	// Lexical is the FTS5 list, best bm25 first.
+	// Lexical is the store's lexical list, best first.
 	Lexical []ragd.LexicalCandidate
 	// VectorFill holds cosine distances of candidates the vector list lacks,
-	// and LexicalFill bm25 scores of candidates the lexical list lacks, by
+	// and LexicalFill lexical scores of candidates the lexical list lacks, by
 	// chunk id. Fuse reads them only with Config.Fill; a candidate absent
 	// from the map cannot be scored by that signal (no stored vector, or no
 	// query term in its text).
@@ -28,7 +28,7 @@ type Fused struct {
 	ChunkID string
 	Score   float64
 	// VectorScore is the cosine similarity 1 − distance (min-max normalised
-	// under NormMinMax), LexicalScore the normalised −bm25. Each is nil when
+	// under NormMinMax), LexicalScore the normalised lexical score. Each is nil when
 	// that signal did not score the chunk: absent, not 0.
 	VectorScore  *float64
 	LexicalScore *float64
@@ -36,10 +36,10 @@ type Fused struct {
 	// 0 when the list does not hold the chunk (even if fill scored it).
 	VectorRank  int
 	LexicalRank int
-	// Distance (cosine) and BM25 are the raw scores, listed or filled; nil
-	// when absent.
+	// Distance (cosine) and Lexical (the store's lexical score, higher is
+	// better) are the raw scores, listed or filled; nil when absent.
 	Distance *float64
-	BM25     *float64
+	Lexical  *float64
 }
 
 // Fuse merges the candidate lists under cfg.Effective(c), cfg being valid:
@@ -68,7 +68,7 @@ func Fuse(c Candidates, cfg Config) []Fused {
 	for i, l := range c.Lexical {
 		f := get(l.ChunkID)
 		if f.LexicalRank == 0 {
-			f.LexicalRank, f.BM25 = i+1, ptr(l.BM25)
+			f.LexicalRank, f.Lexical = i+1, ptr(l.Score)
 		}
 	}
 	if cfg.Fill {
@@ -76,8 +76,8 @@ func Fuse(c Candidates, cfg Config) []Fused {
 			if d, ok := c.VectorFill[f.ChunkID]; ok && f.Distance == nil {
 				f.Distance = ptr(d)
 			}
-			if b, ok := c.LexicalFill[f.ChunkID]; ok && f.BM25 == nil {
-				f.BM25 = ptr(b)
+			if s, ok := c.LexicalFill[f.ChunkID]; ok && f.Lexical == nil {
+				f.Lexical = ptr(s)
 			}
 		}
 	}
@@ -119,7 +119,7 @@ func Fuse(c Candidates, cfg Config) []Fused {
 // Effective returns the configuration Fuse applies to cands: c itself, except
 // that weighted fusion without any vector score (the provider is down, or no
 // chunk of the scopes has a vector) ranks the lexical signal alone: weights
-// 0 and 1, −bm25 over the query's best (NormMax), the threshold on that
+// 0 and 1, the lexical score over the query's best (NormMax), the threshold on that
 // (docs/adr/0007-degraded-fusion.md). A fixed scale such as s/(s+1) cannot
 // stand alone: a word in most chunks has an idf near FTS5's floor, every
 // match scores near 0, and the answer would be empty. RRF needs no change:
@@ -138,10 +138,10 @@ func normalize(all []*Fused, n Normalization) {
 		if f.Distance != nil {
 			f.VectorScore = ptr(1 - *f.Distance)
 		}
-		if f.BM25 != nil {
-			// FTS5's bm25 is negative for a match (its idf is floored above
-			// 0); clamp so that no rounding makes s negative.
-			f.LexicalScore = ptr(math.Max(0, -*f.BM25))
+		if f.Lexical != nil {
+			// A match scores above 0 (SQLite's −bm25: FTS5 floors its idf
+			// above 0); clamp so that no rounding makes s negative.
+			f.LexicalScore = ptr(math.Max(0, *f.Lexical))
 		}
 	}
 	switch n {

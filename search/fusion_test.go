@@ -11,11 +11,11 @@ import (
 // The hand-made lists every fusion test starts from.
 //
 //	vector:  A d=0.2 (sim 0.8), B d=0.5 (sim 0.5), C d=0.9 (sim 0.1)
-//	lexical: B bm25 −3 (s=3), D bm25 −1 (s=1), E bm25 −0.25 (s=0.25)
+//	lexical: B s=3 (bm25 −3), D s=1, E s=0.25
 func handLists() Candidates {
 	return Candidates{
 		Vector:  []ragd.VectorCandidate{{ChunkID: "A", Distance: 0.2}, {ChunkID: "B", Distance: 0.5}, {ChunkID: "C", Distance: 0.9}},
-		Lexical: []ragd.LexicalCandidate{{ChunkID: "B", BM25: -3}, {ChunkID: "D", BM25: -1}, {ChunkID: "E", BM25: -0.25}},
+		Lexical: []ragd.LexicalCandidate{{ChunkID: "B", Score: 3}, {ChunkID: "D", Score: 1}, {ChunkID: "E", Score: 0.25}},
 	}
 }
 
@@ -72,8 +72,8 @@ func withConfig(mut func(*Config)) Config {
 func TestFuse(t *testing.T) {
 	f := ptr[float64]
 	fill := handLists()
-	fill.VectorFill = map[string]float64{"D": 0.3, "E": 0.6}  // E: sim 0.4
-	fill.LexicalFill = map[string]float64{"A": -1, "C": -0.5} // C: s=0.5
+	fill.VectorFill = map[string]float64{"D": 0.3, "E": 0.6} // E: sim 0.4
+	fill.LexicalFill = map[string]float64{"A": 1, "C": 0.5}  // C: s=0.5
 	for _, tc := range []struct {
 		name  string
 		cands Candidates
@@ -81,7 +81,7 @@ func TestFuse(t *testing.T) {
 		want  []want
 	}{{
 		// 0.6·sim + 0.4·s/(s+1); C (0.06) and E (0.08) fall under 0.2. D is a
-		// keyword-only hit at bm25 −1 that scores exactly the threshold.
+		// keyword-only hit at s = 1 (bm25 −1) that scores exactly the threshold.
 		name: "weighted saturate", cands: handLists(), cfg: DefaultConfig(),
 		want: []want{
 			{"B", 0.6*0.5 + 0.4*0.75, f(0.5), f(0.75), 2, 1},
@@ -122,7 +122,7 @@ func TestFuse(t *testing.T) {
 		name: "minmax all equal",
 		cands: Candidates{
 			Vector:  []ragd.VectorCandidate{{ChunkID: "A", Distance: 0.7}, {ChunkID: "B", Distance: 0.7}},
-			Lexical: []ragd.LexicalCandidate{{ChunkID: "D", BM25: -0.01}},
+			Lexical: []ragd.LexicalCandidate{{ChunkID: "D", Score: 0.01}},
 		},
 		cfg: withConfig(func(c *Config) { c.Normalization = NormMinMax }),
 		want: []want{
@@ -131,8 +131,8 @@ func TestFuse(t *testing.T) {
 			{"D", 0.4, nil, f(1), 0, 1},
 		},
 	}, {
-		// Fill scores A on bm25 (−1 → 0.5), D on cosine (0.3 → 0.7), C on
-		// bm25 (−0.5 → 1/3) and E on cosine (0.6 → 0.4); B was in both lists.
+		// Fill scores A lexically (s = 1 → 0.5), D on cosine (0.3 → 0.7), C
+		// lexically (s = 0.5 → 1/3) and E on cosine (0.6 → 0.4); B was in both lists.
 		name: "weighted fill", cands: fill, cfg: withConfig(func(c *Config) { c.Fill = true }),
 		want: []want{
 			{"A", 0.6*0.8 + 0.4*0.5, f(0.8), f(0.5), 1, 0},
@@ -185,7 +185,7 @@ func TestFuse(t *testing.T) {
 		// (docs/adr/0007): weights 0/1, s over the query's best s, the
 		// threshold on that. W (s 0.5 of the best 4: 0.125) is dropped.
 		name:  "lexical only",
-		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "W", BM25: -0.5}}},
+		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", Score: 4}, {ChunkID: "W", Score: 0.5}}},
 		cfg:   DefaultConfig(),
 		want:  []want{{"K", 1, nil, f(1), 0, 1}},
 	}, {
@@ -194,20 +194,20 @@ func TestFuse(t *testing.T) {
 		// finds, by how close each comes to the best.
 		name: "lexical only, common word",
 		cands: Candidates{Lexical: []ragd.LexicalCandidate{
-			{ChunkID: "A", BM25: -1e-6}, {ChunkID: "B", BM25: -0.9e-6}, {ChunkID: "C", BM25: -0.1e-6}}},
+			{ChunkID: "A", Score: 1e-6}, {ChunkID: "B", Score: 0.9e-6}, {ChunkID: "C", Score: 0.1e-6}}},
 		cfg:  DefaultConfig(),
 		want: []want{{"A", 1, nil, f(1), 0, 1}, {"B", 0.9, nil, f(0.9), 0, 2}},
 	}, {
 		// The configured normalisation does not apply to the lexical half
 		// alone: minmax would drop the worst match whatever its score.
 		name:  "lexical only, minmax configured",
-		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "L", BM25: -2}}},
+		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", Score: 4}, {ChunkID: "L", Score: 2}}},
 		cfg:   withConfig(func(c *Config) { c.Normalization = NormMinMax }),
 		want:  []want{{"K", 1, nil, f(1), 0, 1}, {"L", 0.5, nil, f(0.5), 0, 2}},
 	}, {
 		// RRF alone is unchanged: the lexical ranks, no threshold.
 		name:  "rrf lexical only",
-		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", BM25: -4}, {ChunkID: "W", BM25: -0.5}}},
+		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", Score: 4}, {ChunkID: "W", Score: 0.5}}},
 		cfg:   withConfig(func(c *Config) { c.Fusion = FusionRRF }),
 		want:  []want{{"K", 1.0 / 61, nil, f(0.8), 0, 1}, {"W", 1.0 / 62, nil, f(0.5 / 1.5), 0, 2}},
 	}, {
@@ -249,7 +249,7 @@ func BenchmarkFuse(b *testing.B) {
 		if i%2 == 0 {
 			id = fmt.Sprintf("v%02d", r.Intn(DefaultCandidates))
 		}
-		c.Lexical = append(c.Lexical, ragd.LexicalCandidate{ChunkID: id, BM25: -10 + 0.7*float64(i)})
+		c.Lexical = append(c.Lexical, ragd.LexicalCandidate{ChunkID: id, Score: 10 - 0.7*float64(i)})
 	}
 	for _, cfg := range []Config{DefaultConfig(), withConfig(func(c *Config) { c.Fusion = FusionRRF }),
 		withConfig(func(c *Config) { c.Normalization = NormMinMax })} {

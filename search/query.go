@@ -23,49 +23,45 @@ var (
 // The syntax is a web search's: plain words, "quoted phrases", -word and
 // -"phrase" to exclude, and OR, which is accepted and changes nothing since
 // plain words are already joined with OR. Every other character is text:
-// FTS5's operators (AND, NOT, NEAR, *, ^, :, parentheses, column filters)
-// reach FTS5 only inside double-quoted strings, where they are not syntax.
+// the lexical query is a structure of analysed tokens (ragd.LexicalQuery),
+// which the store renders in its own syntax, so no operator of an engine's
+// query language can be typed.
 //
 // Words and phrases are analysed as the project's documents are (package
 // lexical: its language's stemming and stop words, diacritics folded,
-// bigrams for scripts written without spaces), so Match holds the tokens
+// bigrams for scripts written without spaces), so Lexical holds the tokens
 // the project's lexical index holds.
 type Query struct {
 	// Text is the query as the user wrote it, trimmed: what telemetry records.
 	Text string
-	// Match is the FTS5 expression for the lexical signal, "" when the query
-	// has no positive term (only exclusions, operators, quotes or
+	// Lexical is the query of the lexical signal; it has no term when the
+	// query has no positive term (only exclusions, operators, quotes or
 	// punctuation). Such a query is valid and finds nothing.
-	Match string
-	// Language is the analysis Match was built with.
+	Lexical ragd.LexicalQuery
+	// Language is the analysis Lexical was built with.
 	Language lexical.Language
 	// Semantic is the text embedded for the vector signal: the positive
 	// words and phrases in order, without quotes, exclusions or OR, stop
-	// words kept (they carry meaning for a model). "" exactly when Match is.
+	// words kept (they carry meaning for a model). "" exactly when Lexical
+	// has no term.
 	Semantic string
-	// Terms are the positive words and phrases Match searches for, as the
+	// Terms are the positive words and phrases Lexical searches for, as the
 	// user wrote them, one for each that adds a term.
 	Terms []string
-	// Excluded are the words and phrases Match excludes, likewise.
+	// Excluded are the words and phrases Lexical excludes, likewise.
 	Excluded []string
-	// Dropped are the words of Terms left out of Match because bm25 would
-	// weigh them nothing in the project searched (see Prune); nil when
-	// none was.
-	Dropped []string
+	// Expression is the store's rendering of the lexical query it ran (for
+	// --explain), and Dropped the words of Terms it left out as negligible
+	// (nil when none was): both known once the lexical candidates are read.
+	Expression string
+	Dropped    []string
 
 	// tokens are Text's words and phrases, to analyse it again with In.
 	tokens []token
-	// included are the positive terms Match ORs, each with the word it
-	// came from (words[i]); excluded the terms it excludes.
-	included []lexical.Term
-	words    []string
-	excluded []lexical.Term
-	// whole is the query Prune dropped terms from; nil when it dropped none.
-	whole *Query
 }
 
 // Empty reports whether q has nothing to search for.
-func (q Query) Empty() bool { return q.Match == "" }
+func (q Query) Empty() bool { return len(q.Lexical.Terms) == 0 }
 
 // ParseQuery turns user text into a Query analysed for the default
 // language (English): enough to validate a query or to embed it, since
@@ -73,8 +69,8 @@ func (q Query) Empty() bool { return q.Match == "" }
 // again for its project's language with In. It fails, with an error
 // wrapping ragd.ErrInvalid, when the text is not valid UTF-8, contains a
 // NUL byte, is empty after trimming, or is longer than MaxQueryLength
-// characters. Any other text parses, and its Match, in any language, never
-// makes FTS5 report a syntax error.
+// characters. Any other text parses, and its Lexical query, in any
+// language, is only analysed tokens: never syntax.
 func ParseQuery(text string) (Query, error) {
 	if !utf8.ValidString(text) {
 		return Query{}, ErrQueryEncoding
@@ -108,7 +104,7 @@ func (q Query) In(a *lexical.Analyzer) Query {
 	}
 	var pos []positive
 	var semantic []string
-	var excluded []lexical.Term
+	var excluded []ragd.LexicalTerm
 	seenNeg := map[string]bool{}
 	for _, tok := range q.tokens {
 		if !tok.phrase && !tok.neg && tok.text == "OR" {
@@ -129,7 +125,7 @@ func (q Query) In(a *lexical.Analyzer) Query {
 			continue // nothing the index holds
 		}
 		if tok.neg {
-			if addTerms(&excluded, seenNeg, terms) {
+			if addTerms(&excluded, seenNeg, core, terms) {
 				out.Excluded = append(out.Excluded, core)
 			}
 			continue
@@ -151,56 +147,50 @@ func (q Query) In(a *lexical.Analyzer) Query {
 	for _, p := range pos {
 		onlyStop = onlyStop && p.stop
 	}
-	var included []lexical.Term
-	var words []string
+	var included []ragd.LexicalTerm
 	seenPos := map[string]bool{}
 	for _, p := range pos {
 		if p.stop && !onlyStop {
 			continue
 		}
-		n := len(included)
-		if addTerms(&included, seenPos, p.terms) {
+		if addTerms(&included, seenPos, p.text, p.terms) {
 			out.Terms = append(out.Terms, p.text)
-			for range included[n:] {
-				words = append(words, p.text)
-			}
 		}
 	}
+	out.Lexical.Language = string(a.Language())
 	if len(included) == 0 {
 		out.Excluded = nil
 		return out
 	}
 	out.Semantic = strings.Join(semantic, " ")
-	out.included, out.words, out.excluded = included, words, excluded
-	out.Match = match(included, excluded)
+	out.Lexical.Terms, out.Lexical.Excluded = included, excluded
 	return out
 }
 
-// match is the FTS5 expression of the included terms less the excluded.
-func match(included, excluded []lexical.Term) string {
-	m := orList(included)
-	if len(excluded) > 0 {
-		// One NOT over an OR group, not a chain of NOTs: FTS5 flattens OR
-		// but nests each NOT, and refuses trees deeper than 256.
-		m = "(" + m + ") NOT (" + orList(excluded) + ")"
-	}
-	return m
-}
-
-// addTerms appends to list the terms not seen yet, and reports whether
-// there was one.
-func addTerms(list *[]lexical.Term, seen map[string]bool, terms []lexical.Term) bool {
+// addTerms appends to list the terms of word not seen yet, and reports
+// whether there was one.
+func addTerms(list *[]ragd.LexicalTerm, seen map[string]bool, word string, terms []lexical.Term) bool {
 	fresh := false
 	for _, t := range terms {
-		m := t.Match()
-		if m == "" || seen[m] {
+		k := termKey(t)
+		if t.Empty() || seen[k] {
 			continue
 		}
-		seen[m] = true
-		*list = append(*list, t)
+		seen[k] = true
+		*list = append(*list, ragd.LexicalTerm{Word: word, Tokens: t.Tokens, Prefix: t.Prefix})
 		fresh = true
 	}
 	return fresh
+}
+
+// termKey is what two terms that match alike share: their tokens in order
+// and whether the last is a prefix.
+func termKey(t lexical.Term) string {
+	k := strings.Join(t.Tokens, "\x00")
+	if t.Prefix {
+		k += "\x00*"
+	}
+	return k
 }
 
 // token is a word or a phrase of user text.
@@ -250,21 +240,8 @@ func tokenize(t string) []token {
 }
 
 // isTokenRune reports whether r can be part of a word: letters, numbers,
-// marks and private-use characters. A plain word is quoted without the
+// marks and private-use characters. A plain word is analysed without the
 // other characters around it.
 func isTokenRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) || unicode.Is(unicode.Co, r)
-}
-
-// orList joins terms with OR. Each term's Match is an FTS5 string, inside
-// which nothing is syntax.
-func orList(terms []lexical.Term) string {
-	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.WriteString(t.Match())
-	}
-	return b.String()
 }

@@ -77,9 +77,9 @@ func TestParseQuery(t *testing.T) {
 			t.Errorf("%q: %v", tc.in, err)
 			continue
 		}
-		if q.Match != tc.match || !slices.Equal(q.Terms, tc.terms) || !slices.Equal(q.Excluded, tc.excluded) || q.Semantic != tc.semantic {
+		if store.MatchExpression(q.Lexical) != tc.match || !slices.Equal(q.Terms, tc.terms) || !slices.Equal(q.Excluded, tc.excluded) || q.Semantic != tc.semantic {
 			t.Errorf("%q:\n got match %s terms %q excluded %q semantic %q\nwant match %s terms %q excluded %q semantic %q",
-				tc.in, q.Match, q.Terms, q.Excluded, q.Semantic, tc.match, tc.terms, tc.excluded, tc.semantic)
+				tc.in, store.MatchExpression(q.Lexical), q.Terms, q.Excluded, q.Semantic, tc.match, tc.terms, tc.excluded, tc.semantic)
 		}
 		if q.Empty() != (tc.match == "") {
 			t.Errorf("%q: Empty() = %v", tc.in, q.Empty())
@@ -118,9 +118,9 @@ func TestQuery_In(t *testing.T) {
 			t.Fatalf("%q: %v", tc.in, err)
 		}
 		q = q.In(a)
-		if q.Language != tc.lang || q.Match != tc.match || !slices.Equal(q.Terms, tc.terms) || !slices.Equal(q.Excluded, tc.excluded) {
+		if q.Language != tc.lang || store.MatchExpression(q.Lexical) != tc.match || !slices.Equal(q.Terms, tc.terms) || !slices.Equal(q.Excluded, tc.excluded) {
 			t.Errorf("%s %q:\n got %s match %s terms %q excluded %q\nwant match %s terms %q excluded %q",
-				tc.lang, tc.in, q.Language, q.Match, q.Terms, q.Excluded, tc.match, tc.terms, tc.excluded)
+				tc.lang, tc.in, q.Language, store.MatchExpression(q.Lexical), q.Terms, q.Excluded, tc.match, tc.terms, tc.excluded)
 		}
 		if q.Semantic != tc.in && !strings.Contains(tc.in, "-") && !strings.Contains(tc.in, `"`) {
 			t.Errorf("%s %q: semantic %q", tc.lang, tc.in, q.Semantic)
@@ -211,7 +211,7 @@ func checkOnFTS5(tb testing.TB, st *store.Store, project int64, in string) {
 		return
 	}
 	if q.Empty() != (q.Semantic == "") || q.Empty() != (len(q.Terms) == 0) {
-		tb.Fatalf("%q: match %q semantic %q terms %q disagree", in, q.Match, q.Semantic, q.Terms)
+		tb.Fatalf("%q: match %q semantic %q terms %q disagree", in, store.MatchExpression(q.Lexical), q.Semantic, q.Terms)
 	}
 	if q.Empty() {
 		return
@@ -231,15 +231,15 @@ func checkOnFTS5(tb testing.TB, st *store.Store, project int64, in string) {
 		}
 		ql := q.In(a)
 		if ql.Empty() != q.Empty() || ql.Semantic != q.Semantic {
-			tb.Fatalf("%q in %s: match %q semantic %q, in English %q %q", in, lang, ql.Match, ql.Semantic, q.Match, q.Semantic)
+			tb.Fatalf("%q in %s: match %q semantic %q, in English %q %q", in, lang, store.MatchExpression(ql.Lexical), ql.Semantic, store.MatchExpression(q.Lexical), q.Semantic)
 		}
-		if _, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: project}, ql.Match, DefaultCandidates); err != nil {
-			tb.Fatalf("%q in %s → %s: %v", in, lang, ql.Match, err)
+		if _, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: project}, ql.Lexical, DefaultCandidates); err != nil {
+			tb.Fatalf("%q in %s → %s: %v", in, lang, store.MatchExpression(ql.Lexical), err)
 		}
 	}
 }
 
-// FuzzParseQuery fails on any query whose expression FTS5 refuses.
+// FuzzParseQuery fails on any query FTS5 refuses, as the store renders it.
 func FuzzParseQuery(f *testing.F) {
 	for _, s := range fuzzSeeds() {
 		f.Add(s)

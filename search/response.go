@@ -8,13 +8,13 @@ func explainCandidates(c Candidates) *api.Explain {
 		e.Vector = append(e.Vector, api.ExplainCandidate{ChunkID: v.ChunkID, Rank: i + 1, Distance: ptr(v.Distance)})
 	}
 	for i, l := range c.Lexical {
-		e.Lexical = append(e.Lexical, api.ExplainCandidate{ChunkID: l.ChunkID, Rank: i + 1, BM25: ptr(l.BM25)})
+		e.Lexical = append(e.Lexical, api.ExplainCandidate{ChunkID: l.ChunkID, Rank: i + 1, Lexical: ptr(l.Score)})
 	}
 	return e
 }
 
 func hitExplain(f Fused) *api.HitExplain {
-	e := &api.HitExplain{Distance: f.Distance, BM25: f.BM25}
+	e := &api.HitExplain{Distance: f.Distance, Lexical: f.Lexical}
 	if f.VectorRank > 0 {
 		e.VectorRank = ptr(f.VectorRank)
 	}

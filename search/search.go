@@ -1,5 +1,5 @@
 // Package search answers hybrid searches over the store: it parses the
-// user's query, embeds it, runs the vector KNN and the FTS5 match on one
+// user's query, embeds it, runs the vector KNN and the lexical match on one
 // snapshot, fuses the two candidate lists, and returns hits that are
 // citations. It records every search in telemetry with its weights frozen,
 // takes votes on the hits, and measures the searches of a time window.
@@ -104,9 +104,10 @@ type Searcher struct {
 	// Now stamps telemetry rows and is the end of Measure's default window.
 	// Optional: time.Now.
 	Now func() time.Time
-	// KeepFrequentTerms leaves in the lexical query the words bm25 weighs
-	// nothing (Query.Prune), which are otherwise dropped when a rarer word
-	// remains: for comparing rankings and costs with and without pruning.
+	// KeepFrequentTerms asks the store to search every word of the lexical
+	// query (ragd.LexicalQuery.KeepFrequent), even those it would leave out
+	// as negligible (SQLite: the words bm25 weighs nothing, when a rarer
+	// word remains): for comparing rankings and costs with and without.
 	KeepFrequentTerms bool
 
 	// betweenQueries, when set (tests only), runs on the snapshot after the
@@ -314,7 +315,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 	}
 	if r.Explain {
 		resp.Explain = explainCandidates(cands)
-		resp.Explain.Match = r.query.Match
+		resp.Explain.Match = r.query.Expression
 		resp.Explain.Dropped = r.query.Dropped
 	}
 	resp.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
@@ -431,30 +432,13 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 }
 
 // analyse analyses r's query for the language of its project's lexical
-// index, as the snapshot sees it, and leaves out the words that index
-// weighs nothing unless s keeps them.
+// index, as the snapshot sees it, and asks the store to keep the words it
+// would leave out as negligible when s keeps them.
 func (s *Searcher) analyse(ctx context.Context, sn ragd.Snapshot, r *request) error {
 	if err := analyseIn(ctx, sn, r); err != nil {
 		return err
 	}
-	if s.KeepFrequentTerms {
-		return nil
-	}
-	return prune(ctx, sn, r)
-}
-
-// prune drops from r's lexical query the terms bm25 weighs nothing in its
-// project (Query.Prune), reading their document frequencies in sn.
-func prune(ctx context.Context, sn ragd.Snapshot, r *request) error {
-	tokens := r.query.pruneTokens()
-	if len(r.query.included) < 2 || len(tokens) == 0 {
-		return nil
-	}
-	td, err := sn.TermDocs(ctx, r.ProjectID, tokens)
-	if err != nil {
-		return err
-	}
-	r.query = r.query.Prune(td)
+	r.query.Lexical.KeepFrequent = s.KeepFrequentTerms
 	return nil
 }
 
@@ -481,7 +465,7 @@ func analyseIn(ctx context.Context, sn ragd.Snapshot, r *request) error {
 }
 
 // fill scores the candidates one signal missed on that signal: cosine from
-// the stored vectors of lexical-only candidates, bm25 of the query restricted
+// the stored vectors of lexical-only candidates, the lexical score of the query restricted
 // to vector-only candidates.
 func fill(ctx context.Context, sn ragd.Snapshot, c *Candidates, r *request, vec []float32) error {
 	inVector := make(map[string]bool, len(c.Vector))

@@ -193,7 +193,7 @@ func TestSearch_JSON(t *testing.T) {
 		t.Errorf("file origin carries session fields: %v", origin)
 	}
 	ex := etag["explain"].(map[string]any)
-	if ex["vectorRank"] != nil || ex["distance"] != nil || ex["lexicalRank"] == nil || ex["bm25"].(float64) >= 0 {
+	if ex["vectorRank"] != nil || ex["distance"] != nil || ex["lexicalRank"] == nil || ex["lexical"].(float64) <= 0 {
 		t.Errorf("ETag explain %v", ex)
 	}
 	for _, key := range []string{"match", "vector", "lexical"} {
@@ -501,7 +501,7 @@ func TestSearch_Fill(t *testing.T) {
 		t.Errorf("fill: vector %s explain %+v", show(h.VectorScore), h.Explain)
 	}
 	// cFusion is vector-only and has no query term: still null with fill.
-	if h := find(with, cFusion); h.LexicalScore != nil || h.Explain.BM25 != nil {
+	if h := find(with, cFusion); h.LexicalScore != nil || h.Explain.Lexical != nil {
 		t.Errorf("fill invented a lexical score: %v", *h.LexicalScore)
 	}
 	if !with.Fill || without.Fill {

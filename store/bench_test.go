@@ -112,13 +112,13 @@ func BenchmarkFTS(b *testing.B) {
 	defer sn.Close()
 	// A frequent word, a mid-frequency one, and a three-word OR query as the
 	// search package builds from a question.
-	for _, q := range []string{`"w3"`, `"w300"`, `"w20" OR "w700" OR "w4000"`} {
-		b.Run(fmt.Sprintf("k12_100k/%s", q), func(b *testing.B) {
+	for _, q := range []ragd.LexicalQuery{everyWord("w3"), everyWord("w300"), everyWord("w20", "w700", "w4000")} {
+		b.Run(fmt.Sprintf("k12_100k/%s", MatchExpression(q)), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: pid}, q, 12)
-				if err != nil || len(got) != 12 {
-					b.Fatalf("fts: %d %v", len(got), err)
+				if err != nil || len(got.Candidates) != 12 {
+					b.Fatalf("fts: %d %v", len(got.Candidates), err)
 				}
 			}
 		})

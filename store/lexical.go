@@ -406,12 +406,23 @@ func (s *Store) firstLanguage(setting string, chunks []ragd.ChunkInput) string {
 // N from there; so does TermDocs, in O(1) instead of counting rows.
 const lexicalAveragesID = 1
 
+// TermDocs are the statistics of a project's lexical index that bm25 takes
+// a single-token term's weight from.
+type TermDocs struct {
+	// Rows is the number of rows (chunks) in the project's lexical index.
+	Rows int64
+	// Docs maps each token asked about to the number of rows holding it;
+	// a token no row holds maps to 0.
+	Docs map[string]int64
+}
+
 // TermDocs returns the number of rows of a project's lexical table and,
 // for each token, the number of rows holding it, as the snapshot sees
 // them: the N and the document frequencies bm25 computes its idf from.
-// Tokens are analysed tokens (lexical.Term's), looked up exactly.
-func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []string) (ragd.TermDocs, error) {
-	out := ragd.TermDocs{Docs: make(map[string]int64, len(tokens))}
+// Tokens are analysed tokens (ragd.LexicalTerm's), looked up exactly.
+// LexicalCandidates prunes with them.
+func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []string) (TermDocs, error) {
+	out := TermDocs{Docs: make(map[string]int64, len(tokens))}
 	var block []byte
 	err := sn.tx.QueryRowContext(ctx, "SELECT block FROM "+lexicalTable(projectID)+"_data WHERE id = ?", lexicalAveragesID).Scan(&block)
 	switch {

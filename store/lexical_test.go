@@ -116,7 +116,7 @@ func lexicalRanking(t *testing.T, s *Store, projectID int64, match string) []rag
 		t.Fatal(err)
 	}
 	defer sn.Close()
-	got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: projectID}, match, 1000)
+	got, err := sn.(*Snapshot).matchCandidates(ctx, ragd.Filter{ProjectID: projectID}, match, 1000)
 	if err != nil {
 		t.Fatalf("match %s: %v", match, err)
 	}

@@ -31,9 +31,11 @@ func fullLexical(t *testing.T, s *Store, projectID int64, scopes []string, match
 	var out []ragd.LexicalCandidate
 	for rows.Next() {
 		var c ragd.LexicalCandidate
-		if err := rows.Scan(&c.ChunkID, &c.BM25); err != nil {
+		var bm25 float64
+		if err := rows.Scan(&c.ChunkID, &bm25); err != nil {
 			t.Fatal(err)
 		}
+		c.Score = -bm25
 		out = append(out, c)
 	}
 	return out
@@ -85,7 +87,7 @@ func TestLexicalCandidates_WindowEqualsFullJoin(t *testing.T) {
 	for _, match := range []string{`"alpha"`, `"alpha" OR "gamma"`, `"socket"`, `"daemon" OR "index" OR "beta"`, `"nomatch"`} {
 		for _, scopes := range [][]string{nil, {ragd.ScopeDocs}, {ragd.ScopeADR, ragd.ScopeSession}} {
 			for _, k := range []int{1, 3, 12, 40, 400} {
-				got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: p.ID, Scopes: scopes}, match, k)
+				got, err := sn.(*Snapshot).matchCandidates(ctx, ragd.Filter{ProjectID: p.ID, Scopes: scopes}, match, k)
 				if err != nil {
 					t.Fatal(err)
 				}

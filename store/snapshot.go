@@ -20,6 +20,8 @@ type Snapshot struct {
 	tx *sql.Tx
 	// codesGen is the codes' generation when the snapshot began.
 	codesGen uint64
+	// lastPlan is the last lexical query planned (plan).
+	lastPlan *lexicalPlan
 }
 
 // Snapshot begins a read snapshot.
@@ -242,13 +244,13 @@ func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs
 	return out, nil
 }
 
-// LexicalCandidates returns up to k chunks matching the FTS5 expression
-// match, best bm25 first, among the filter's project and scopes. match must
-// be a well-formed FTS5 query of tokens analysed for the project's language
-// (LexicalLanguage): the search package's parser builds it from user text.
-// Ties are ordered by the order the chunks were written (their seq), which
-// lets the FTS table cut the list before any row is joined to its chunk.
-func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, match string, k int) ([]ragd.LexicalCandidate, error) {
+// matchCandidates returns up to k chunks matching the FTS5 expression
+// match, best first (highest −bm25), among the filter's project and
+// scopes. match must be a well-formed FTS5 query of tokens analysed for
+// the project's language (MatchExpression renders one). Ties are ordered
+// by the order the chunks were written (their seq), which lets the FTS
+// table cut the list before any row is joined to its chunk.
+func (sn *Snapshot) matchCandidates(ctx context.Context, f ragd.Filter, match string, k int) ([]ragd.LexicalCandidate, error) {
 	if k <= 0 || match == "" {
 		return nil, nil
 	}
@@ -275,9 +277,11 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, match 
 	var out []ragd.LexicalCandidate
 	for rows.Next() {
 		var c ragd.LexicalCandidate
-		if err := rows.Scan(&c.ChunkID, &c.BM25); err != nil {
+		var bm25 float64
+		if err := rows.Scan(&c.ChunkID, &bm25); err != nil {
 			return nil, fmt.Errorf("lexical candidates: %w", err)
 		}
+		c.Score = -bm25
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -346,7 +350,7 @@ func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string
 	out := make([]ragd.LexicalCandidate, 0, k)
 	for _, r := range got {
 		if id, ok := ids[r.seq]; ok && len(out) < k {
-			out = append(out, ragd.LexicalCandidate{ChunkID: id, BM25: r.score})
+			out = append(out, ragd.LexicalCandidate{ChunkID: id, Score: -r.score})
 		}
 	}
 	if len(out) < k && len(got) == window && len(scopes) > 0 {
@@ -355,11 +359,11 @@ func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string
 	return out, true, nil
 }
 
-// LexicalScores returns the bm25 score of match for each of the given chunks
-// of a project that matches it; chunks that do not match, or belong to
-// another project, are absent from the map. The scores are on the same
-// scale as LexicalCandidates'.
-func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, match string, chunkIDs []string) (map[string]float64, error) {
+// matchScores returns the score (−bm25) of the FTS5 expression match for
+// each of the given chunks of a project that matches it; chunks that do
+// not match, or belong to another project, are absent from the map. The
+// scores are on the same scale as matchCandidates'.
+func (sn *Snapshot) matchScores(ctx context.Context, projectID int64, match string, chunkIDs []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(chunkIDs))
 	if len(chunkIDs) == 0 || match == "" {
 		return out, nil
@@ -378,11 +382,11 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, match st
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var score float64
-		if err := rows.Scan(&id, &score); err != nil {
+		var bm25 float64
+		if err := rows.Scan(&id, &bm25); err != nil {
 			return nil, fmt.Errorf("lexical scores: %w", err)
 		}
-		out[id] = score
+		out[id] = -bm25
 	}
 	return out, rows.Err()
 }

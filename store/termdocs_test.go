@@ -12,7 +12,7 @@ import (
 )
 
 // termDocsOf reads TermDocs on a fresh snapshot.
-func termDocsOf(t *testing.T, s *Store, projectID int64, tokens []string) ragd.TermDocs {
+func termDocsOf(t *testing.T, s *Store, projectID int64, tokens []string) TermDocs {
 	t.Helper()
 	ctx := context.Background()
 	sn, err := s.Snapshot(ctx)
@@ -20,7 +20,7 @@ func termDocsOf(t *testing.T, s *Store, projectID int64, tokens []string) ragd.T
 		t.Fatal(err)
 	}
 	defer sn.Close()
-	td, err := sn.TermDocs(ctx, projectID, tokens)
+	td, err := sn.(*Snapshot).TermDocs(ctx, projectID, tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestTermDocs_UnknownProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sn.Close()
-	if td, err := sn.TermDocs(ctx, 99, []string{"x"}); err == nil {
+	if td, err := sn.(*Snapshot).TermDocs(ctx, 99, []string{"x"}); err == nil {
 		t.Fatalf("project 99: %+v, no error", td)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,12 +24,26 @@ import (
 // and rare frequency; the frequent variant adds "w20", found in about two
 // thirds of the chunks, which FTS5 must score in every one.
 const (
-	question     = "how is w4000 related to w700 and w300 in the index?"
-	frequentQ    = "how is w4000 related to w700 and w20 in the index?"
-	ftsFrequent  = `"w3"`
-	ftsThreeWord = `"w20" OR "w700" OR "w4000"`
-	candidates   = 12
+	question   = "how is w4000 related to w700 and w300 in the index?"
+	frequentQ  = "how is w4000 related to w700 and w20 in the index?"
+	candidates = 12
 )
+
+// The lexical queries timed alone, every word searched (no pruning): a
+// frequent word, and the frequent question's three words.
+var (
+	ftsFrequent  = lexicalQuery("w3")
+	ftsThreeWord = lexicalQuery("w20", "w700", "w4000")
+)
+
+// lexicalQuery searches each of words (each its own token) with no pruning.
+func lexicalQuery(words ...string) ragd.LexicalQuery {
+	q := ragd.LexicalQuery{KeepFrequent: true}
+	for _, w := range words {
+		q.Terms = append(q.Terms, ragd.LexicalTerm{Word: w, Tokens: []string{w}})
+	}
+	return q
+}
 
 // measurement is one row of the table: one corpus, one vector mode.
 type measurement struct {
@@ -103,13 +118,16 @@ func measureCmd(args []string) error {
 		return err
 	}
 	t0 := time.Now()
-	st, err := store.Open(ctx, *db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: vm})
+	opened, err := store.Open(ctx, *db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: vm})
 	if err != nil {
 		return err
 	}
+	var st benchStore = opened
 	defer st.Close()
-	if err := st.WaitVectorIndex(ctx); err != nil {
-		return err
+	if w, ok := st.(vectorIndexWaiter); ok {
+		if err := w.WaitVectorIndex(ctx); err != nil {
+			return err
+		}
 	}
 	m := measurement{Chunks: *n, Mode: *mode, Runs: runsFor(*n), IndexLoadMs: ms(time.Since(t0))}
 	p, err := st.Project(ctx, "bench")
@@ -138,13 +156,13 @@ func measureCmd(args []string) error {
 		return err
 	}
 	for _, q := range []struct {
-		match string
+		query ragd.LexicalQuery
 		out   *float64
 	}{{ftsFrequent, &m.FTSFrequent}, {ftsThreeWord, &m.FTSThree}} {
 		if *q.out, _, err = timeIt(m.Runs, func() error {
-			got, err := sn.LexicalCandidates(ctx, filter, q.match, candidates)
-			if err == nil && len(got) != candidates {
-				err = fmt.Errorf("fts %s: %d candidates", q.match, len(got))
+			got, err := sn.LexicalCandidates(ctx, filter, q.query, candidates)
+			if err == nil && len(got.Candidates) != candidates {
+				err = fmt.Errorf("fts %s: %d candidates", got.Expression, len(got.Candidates))
 			}
 			return err
 		}); err != nil {
@@ -201,8 +219,12 @@ func measureCmd(args []string) error {
 const recallQueries = 20
 
 // recall compares the store's KNN on sn with an exact store's.
-func recall(ctx context.Context, st *store.Store, db string, filter ragd.Filter, sn ragd.Snapshot) (float64, error) {
-	if st.VectorMode() == store.VectorsExact {
+func recall(ctx context.Context, st benchStore, db string, filter ragd.Filter, sn ragd.Snapshot) (float64, error) {
+	vm, ok := st.(vectorModer)
+	if !ok {
+		return 0, errors.New("recall: the engine does not say whether it searches vectors exactly")
+	}
+	if vm.VectorMode() == store.VectorsExact {
 		return 1, nil
 	}
 	ex, err := store.Open(ctx, db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: store.VectorsExact})

@@ -21,6 +21,15 @@ has a vector. Keys on the search view:
   enter          open or close the preview of the hit: the whole section
                  with its neighbours' headings, or the message with those
                  around it (pgup, pgdn scroll it; esc closes)
+  C-o            open the hit: a file in $VISUAL or $EDITOR at its
+                 section's line (+LINE for vi, nano, emacs and the like),
+                 a message with its neighbours in $PAGER (else less)
+  C-y            copy the hit's citation: OSC 52 to the terminal (over
+                 ssh too; in tmux with set-clipboard on) and wl-copy,
+                 xclip, xsel or pbcopy when there is one
+  C-r            re-run the search with --explain: the preview pane shows
+                 what the query matched and dropped, each hit's signals
+                 and the rule that read its file
   C-g / C-x      vote the hit useful / irrelevant (as a person)
   C-p            this project or every project
   M-1 M-2 M-3    the scopes docs, adr, session on or off

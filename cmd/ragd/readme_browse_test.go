@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,5 +90,54 @@ func TestREADME_BrowseSessions(t *testing.T) {
 				t.Errorf("README key %q is not in ragd browse's help", k)
 			}
 		}
+	}
+}
+
+// TestREADME_BrowseScreenshot: the README's screenshot of ragd browse is
+// package browse's golden preview frame (which its tmux test checks a real
+// terminal shows, cell for cell), a run of blank lines written "…".
+func TestREADME_BrowseScreenshot(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(b), "\n### Browse, sessions, every project\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, shot, ok := strings.Cut(section, "```text\n")
+	if !ok {
+		t.Fatal("the section has no text block: the screenshot")
+	}
+	shot, _, _ = strings.Cut(shot, "```")
+	golden, err := os.ReadFile(filepath.Join("..", "..", "browse", "testdata", "preview.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := strings.Split(strings.TrimRight(string(golden), "\n"), "\n")
+	for i, l := range frame {
+		frame[i] = strings.TrimRight(l, " ")
+	}
+	at := 0
+	for n, line := range strings.Split(strings.TrimRight(shot, "\n"), "\n") {
+		if line == "…" {
+			blank := at
+			for at < len(frame) && frame[at] == "" {
+				at++
+			}
+			if at == blank {
+				t.Errorf("README screenshot line %d: … where the frame's line %d is %q", n+1, at+1, frame[at])
+			}
+			continue
+		}
+		if at >= len(frame) || strings.TrimRight(line, " ") != frame[at] {
+			want := "the frame's end"
+			if at < len(frame) {
+				want = fmt.Sprintf("%q", frame[at])
+			}
+			t.Fatalf("README screenshot line %d is %q, browse/testdata/preview.golden line %d %s", n+1, line, at+1, want)
+		}
+		at++
+	}
+	if at != len(frame) {
+		t.Errorf("the README screenshot ends at the frame's line %d of %d", at, len(frame))
 	}
 }

@@ -155,8 +155,8 @@ func printHits(w io.Writer, r *api.SearchResponse, query string) {
 			fmt.Fprintf(w, "    │ %s\n", line)
 		}
 		if h.Explain != nil {
-			fmt.Fprintf(w, "    explain: vector rank %s distance %s · lexical rank %s bm25 %s\n",
-				optInt(h.Explain.VectorRank), optFloat(h.Explain.Distance), optInt(h.Explain.LexicalRank), optFloat(h.Explain.BM25))
+			fmt.Fprintf(w, "    explain: vector rank %s distance %s · lexical rank %s score %s\n",
+				optInt(h.Explain.VectorRank), optFloat(h.Explain.Distance), optInt(h.Explain.LexicalRank), optFloat(h.Explain.Lexical))
 			if h.Explain.Rule != "" {
 				fmt.Fprintf(w, "    read as %s by the rule: %s\n", h.Scope, h.Explain.Rule)
 			}
