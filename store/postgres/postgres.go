@@ -25,6 +25,26 @@
 // anyone when it is shared. ReplaceScope takes a transaction-scoped
 // advisory lock on (project, scope), so two daemons' reindexes of one scope
 // serialise instead of mixing.
+//
+// Connections. Every write is one transaction on one connection, so a
+// connection lost midway leaves nothing half-written (the server rolls
+// back); the call fails with an error wrapping ErrConnection, and the
+// pool dials again at the next call. Options.MaxConns bounds the pool:
+// a Snapshot holds one connection until closed, a write another.
+//
+// PGlite (PostgreSQL 17 in WebAssembly, served by pglite-server, the test
+// server) differs from a real server in three ways that matter here,
+// found on 0.4.6 with pglite-socket 0.1.6: it accepts -m connections (1 by
+// default; one more is closed at once, which pgx reports as an unexpected
+// EOF); all of them share ONE backend session, so session state is common
+// (SET, prepared statements: use default_query_exec_mode=exec in the URL,
+// or pgx's cached statements collide, "prepared statement ... already
+// exists"); and while one connection has a transaction open, every other
+// connection's query waits until it ends. So on PGlite a write waits for
+// an open snapshot, and code that holds a snapshot while it calls the
+// store on another connection deadlocks. It ignores a connection's
+// startup parameters (the URL's search_path). A connection that drops
+// inside a transaction has it rolled back, as on a server.
 package postgres
 
 import (
