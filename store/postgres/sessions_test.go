@@ -738,3 +738,54 @@ func TestSessionStats(t *testing.T) {
 		t.Errorf("after an indexed append: %+v, %v", st, err)
 	}
 }
+
+// TestAppendSession_AsAReindexWrites: appended chunks are the chunks a
+// reindex of the session scope writes (same ids, titles and lexical
+// column), so the reindex keeps them, and it keeps those appended after
+// it read the log.
+func TestAppendSession_AsAReindexWrites(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t, Options{})
+	p, q := sessProject(t, s, "appended"), sessProject(t, s, "reindexed")
+	e1 := ev("e1", "s1", "chat.message", "Choosing the storage engines", 0)
+	e1.Title = "Storage talk"
+	in := []ragd.ChunkInput{{SessionID: "s1", EventID: "e1", HeadingPath: []string{"Q"}, Content: e1.Text, ContentHash: "h1", End: len(e1.Text)}}
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1}, [][]ragd.ChunkInput{in}); err != nil {
+		t.Fatal(err)
+	}
+	// The reindex's cut: the chunk titled with its session's title.
+	cut := in[0]
+	cut.Title = "Storage talk"
+	res, err := s.ReplaceScope(ctx, p, ragd.ScopeSession, []ragd.ChunkInput{cut})
+	if err != nil || res.Kept != 1 || res.Inserted != 0 || res.Deleted != 0 {
+		t.Errorf("reindex over the appended chunk: %+v, %v", res, err)
+	}
+	// The same chunk written by the reindex alone, in another project:
+	// the same lexical column.
+	if _, err := s.AppendEvents(ctx, q, []ragd.Event{e1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReplaceScope(ctx, q, ragd.ScopeSession, []ragd.ChunkInput{cut}); err != nil {
+		t.Fatal(err)
+	}
+	var appended, reindexed string
+	if err := s.pool.QueryRow(ctx, `SELECT (SELECT tsv::text FROM chunks WHERE project_id = $1), (SELECT tsv::text FROM chunks WHERE project_id = $2)`,
+		p, q).Scan(&appended, &reindexed); err != nil {
+		t.Fatal(err)
+	}
+	if appended != reindexed || appended == "" {
+		t.Errorf("lexical column appended %q, reindexed %q", appended, reindexed)
+	}
+
+	// A reindex that read the log before e2 was appended keeps e2's chunk.
+	e2 := ev("e2", "s1", "agent.response", "pgvector then", time.Second)
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e2}, chunksOf(e2)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.ReplaceScope(ctx, p, ragd.ScopeSession, []ragd.ChunkInput{cut}); err != nil || res.Kept != 1 || res.Deleted != 0 {
+		t.Errorf("reindex read before the append: %+v, %v", res, err)
+	}
+	if cs, err := s.ScopeChunks(ctx, p, ragd.ScopeSession); err != nil || len(cs) != 3 {
+		t.Errorf("session chunks after the reindex: %d, %v", len(cs), err)
+	}
+}
