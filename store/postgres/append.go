@@ -68,6 +68,11 @@ func (s *Store) AppendSession(ctx context.Context, projectID int64, events []rag
 	if err := LockScope(ctx, tx, projectID, ragd.ScopeSession, s.owner); err != nil {
 		return ragd.AppendResult{}, s.describe(what, err)
 	}
+	if s.afterLock != nil {
+		if err := s.afterLock(ctx, tx); err != nil {
+			return ragd.AppendResult{}, err
+		}
+	}
 	// The project's row, shared: SetLanguage and RemoveProject wait for
 	// this write, and it for them.
 	_, lang, err := projectLanguages(ctx, tx, projectID, " FOR KEY SHARE")

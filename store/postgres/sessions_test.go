@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
 )
 
@@ -787,5 +788,38 @@ func TestAppendSession_AsAReindexWrites(t *testing.T) {
 	}
 	if cs, err := s.ScopeChunks(ctx, p, ragd.ScopeSession); err != nil || len(cs) != 3 {
 		t.Errorf("session chunks after the reindex: %d, %v", len(cs), err)
+	}
+}
+
+// TestAppendSession_ConnectionLost: a connection lost in the middle of an
+// append's transaction is an error that says so, and stores nothing of
+// it: no event, session or chunk.
+func TestAppendSession_ConnectionLost(t *testing.T) {
+	ctx := context.Background()
+	direct, raw := openTest(t, Options{})
+	p := sessProject(t, direct, "p")
+	e1 := ev("e1", "s1", "chat.message", "stored before", 0)
+	if _, err := direct.AppendSession(ctx, p, []ragd.Event{e1}, chunksOf(e1)); err != nil {
+		t.Fatal(err)
+	}
+	px, via := viaProxy(t, raw)
+	s := openAt(t, via, Options{})
+	s.afterLock = func(ctx context.Context, tx pgx.Tx) error {
+		px.cut()
+		return nil
+	}
+	e2 := ev("e2", "s1", "agent.response", "lost with the connection", time.Second)
+	e3 := ev("e3", "s2", "chat.message", "a new session", 0)
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e2, e3}, chunksOf(e2, e3)); !errors.Is(err, ErrConnection) {
+		t.Fatalf("append over a lost connection: %v, want ErrConnection", err)
+	}
+	if l, err := direct.ListSessions(ctx, p, SessionFilter{}); err != nil || len(l) != 1 || l[0].Events != 1 {
+		t.Errorf("sessions after a lost append: %+v, %v", l, err)
+	}
+	if cs := sessionChunks(t, direct, p); len(cs) != 2 {
+		t.Errorf("%d chunks after a lost append, want e1's 2", len(cs))
+	}
+	if res, err := direct.AppendSession(ctx, p, []ragd.Event{e2, e3}, chunksOf(e2, e3)); err != nil || res.Appended != 2 || res.SessionsCreated != 1 {
+		t.Errorf("the append again, directly: %+v, %v", res, err)
 	}
 }
