@@ -1,6 +1,9 @@
 package ragd
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Project is one registered git repository.
 type Project struct {
@@ -28,4 +31,19 @@ func (p Project) LanguageInForce() string {
 		return p.LexicalLanguage
 	}
 	return p.Language
+}
+
+// ValidProjectName reports whether name can be a project's short id:
+// 1 to 64 of a-z, 0-9, '-', '_' and '.', starting with a letter or digit.
+func ValidProjectName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || i > 0 && strings.ContainsRune("-_.", r)
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

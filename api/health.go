@@ -51,6 +51,19 @@ type DatabaseHealth struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	SqliteVec     string `json:"sqliteVec"`
 	Space         string `json:"space"`
+	// Checks are the engine's own checks (a server's version, an
+	// extension), for ragd doctor; absent for an engine without any.
+	Checks []DatabaseCheck `json:"checks,omitempty"`
+}
+
+// DatabaseCheck is one check an engine makes of itself: one line of ragd
+// doctor.
+type DatabaseCheck struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	// Fix says how to repair what failed.
+	Fix string `json:"fix,omitempty"`
 }
 
 // EmbeddingHealth is the state of the embedding provider, for the daemon's

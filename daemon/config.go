@@ -20,7 +20,6 @@ import (
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // Config is ragd's configuration file, TOML. DefaultConfig has every default;
@@ -74,7 +73,7 @@ type SearchConfig struct {
 	// package defines them.
 	search.Config
 	Limit   int    `toml:"limit" json:"limit"`
-	Vectors string `toml:"vectors" json:"vectors"` // see store.VectorMode
+	Vectors string `toml:"vectors" json:"vectors"` // see DefaultVectors
 	// PruneFrequentTerms leaves out of the lexical query the words in half a
 	// project's chunks or more, which bm25 weighs nothing, when a rarer word
 	// remains (search.Query.Prune): their cost goes, the ranking stays.
@@ -165,7 +164,7 @@ func DefaultConfig() Config {
 		},
 		Search: SearchConfig{
 			Config: search.DefaultConfig(), Limit: search.DefaultLimit,
-			Vectors: string(store.VectorsQuantized), PruneFrequentTerms: true,
+			Vectors: DefaultVectors, PruneFrequentTerms: true,
 		},
 		Chunking: ChunkingConfig{Target: chunking.TargetRunes, Overlap: chunking.OverlapRunes, Window: chunking.WindowRunes},
 		Index: IndexConfig{MaxFileBytes: source.DefaultMaxFileBytes, AutoDebounce: Duration{DefaultAutoDebounce},

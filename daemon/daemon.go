@@ -21,7 +21,6 @@ import (
 	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // Version is ragd's version, set at build time with -ldflags.
@@ -31,20 +30,16 @@ var Version = "0.1.0-dev"
 // within it; a reindex is cancelled at once and leaves the old index whole.
 const shutdownTimeout = 5 * time.Second
 
-// The store is the one implementation of what search and index need of a
-// database; they name only their own interfaces.
-var (
-	_ search.Store        = (*store.Store)(nil)
-	_ index.Store         = (*store.Store)(nil)
-	_ index.BackfillStore = (*store.Store)(nil)
-)
-
 // Options configure a Daemon.
 type Options struct {
 	Config Config
 	Paths  Paths
+	// Open opens the engine that keeps the database ([daemon] database,
+	// else Paths.Database), once the daemon holds its lock. Required: the
+	// caller chooses the engine (cmd/ragd by the database's form).
+	Open Opener
 	// ResetVectors drops stored vectors of another embedding space instead of
-	// refusing to start (see store.Options.ResetSpace).
+	// refusing to start (see EngineOptions.ResetSpace).
 	ResetVectors bool
 	Logger       *slog.Logger
 }
@@ -58,9 +53,10 @@ type Daemon struct {
 	configModTime *time.Time
 	logger        *slog.Logger
 
-	store    *store.Store
+	store    Store
 	embedder *embedding.Service
 	indexer  *index.Indexer
+	importer *index.Importer
 	backfill *index.Backfill
 	// stopBackfill ends the fill's loop early (tests whose answers must
 	// not depend on its timing); backfillDone is closed when it ends.
@@ -94,11 +90,15 @@ type Daemon struct {
 	narrated atomic.Int64
 }
 
-// Open starts a daemon: it takes the database's lock, opens the store, and
-// listens on the socket. It returns once the socket accepts connections.
+// Open starts a daemon: it takes the database's lock, opens the store
+// with opt.Open, and listens on the socket. It returns once the socket
+// accepts connections.
 func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
+	}
+	if opt.Open == nil {
+		return nil, errors.New("open daemon: no engine to open the database with (Options.Open is nil)")
 	}
 	cfg, paths := opt.Config, opt.Paths
 	if cfg.Daemon.Socket != "" {
@@ -107,7 +107,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	if cfg.Daemon.Database != "" {
 		paths.Database = cfg.Daemon.Database
 	}
-	paths.Lock = paths.Database + ".lock"
+	paths.Lock = lockPath(paths)
 	// Logs are written: what they say is redacted like the database.
 	opt.Logger = slog.New(redact.Handler(opt.Logger.Handler()))
 	// The first import or append should not wait for the rules to compile.
@@ -125,7 +125,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}()
 
 	// The lock first: a second daemon must not even open the database.
-	if d.lock, err = lockDatabase(paths.Lock, paths.Database, paths.Socket); err != nil {
+	if d.lock, err = lockDatabase(paths.Lock, DisplayDatabase(paths.Database), paths.Socket); err != nil {
 		return nil, err
 	}
 	if d.ln, err = listen(paths.Socket); err != nil {
@@ -138,16 +138,13 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	d.limiter = newLimitListener(d.ln, d.limits.MaxConns, idleWhenFull)
 
 	space := embedding.SpaceFor(cfg.Embedding.Service(nil))
-	vectors, err := store.ParseVectorMode(cfg.Search.Vectors)
-	if err != nil {
-		return nil, fmt.Errorf("config [search]: %w", err)
-	}
-	d.store, err = store.Open(ctx, paths.Database, store.Options{
-		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger, Vectors: vectors,
+	st, err := opt.Open(ctx, paths.Database, EngineOptions{
+		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger, Vectors: cfg.Search.Vectors,
 	})
 	if err != nil {
 		return nil, err
 	}
+	d.store = st
 	// Runs left "running" by a daemon that was killed will never finish:
 	// we hold the lock, so no one else is running them.
 	if n, err := d.store.AbandonRuns(ctx); err != nil {
@@ -172,6 +169,8 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	// was down, appended messages) get theirs in the background.
 	d.backfill = &index.Backfill{Store: d.store, Embedder: d.embedder, Logger: opt.Logger}
 	d.indexer.Backfill = d.backfill
+	d.importer = &index.Importer{Store: d.store, Indexer: d.indexer, Lock: &d.transcripts,
+		Stale: func(projectID int64) { d.watcher.schedule(projectID) }}
 	scfg, err := cfg.Search.searchConfig()
 	if err != nil {
 		return nil, err
@@ -213,7 +212,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		defer close(d.backfillDone)
 		d.backfill.Run(bctx) // resumes the queue a previous run left
 	}()
-	d.logger.Info("listening", "socket", paths.Socket, "database", paths.Database, "space", space.String(), "version", Version)
+	d.logger.Info("listening", "socket", paths.Socket, "database", DisplayDatabase(paths.Database), "space", space.String(), "version", Version)
 	return d, nil
 }
 
@@ -224,8 +223,8 @@ func (d *Daemon) Done() <-chan error { return d.served }
 // Socket returns the path the daemon listens on.
 func (d *Daemon) Socket() string { return d.paths.Socket }
 
-// Store returns the daemon's store, for tests and tools in this process.
-func (d *Daemon) Store() *store.Store { return d.store }
+// Store returns the daemon's engine, for tests and tools in this process.
+func (d *Daemon) Store() Store { return d.store }
 
 // Close stops the daemon: no new connections, in-flight requests get
 // shutdownTimeout to finish, a running reindex is cancelled (its

@@ -13,8 +13,9 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/store"
+	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/transcript"
 )
 
@@ -47,9 +48,9 @@ type follower struct {
 	passed func(api.TranscriptReport)
 
 	// memory keeps, per format, where files of sessions no project
-	// contains were read up to (see transcriptOptions.memory). It is used
+	// contains were read up to (see index.TranscriptImport.Memory). It is used
 	// under d.transcripts.
-	memory map[transcript.Format]map[string]store.TranscriptFile
+	memory map[transcript.Format]map[string]ragd.TranscriptFile
 }
 
 type followed struct {
@@ -78,7 +79,7 @@ func followFormats(cfg SessionsConfig) ([]transcript.Format, error) {
 
 func newFollower(d *Daemon) (*follower, error) {
 	fl := &follower{d: d, formats: map[transcript.Format]*followed{}, dirs: map[string]transcript.Format{},
-		pending: map[string]transcript.Format{}, memory: map[transcript.Format]map[string]store.TranscriptFile{}}
+		pending: map[string]transcript.Format{}, memory: map[transcript.Format]map[string]ragd.TranscriptFile{}}
 	formats, err := followFormats(d.cfg.Sessions)
 	if err != nil || len(formats) == 0 {
 		return fl, err
@@ -94,7 +95,7 @@ func newFollower(d *Daemon) (*follower, error) {
 	for _, f := range formats {
 		fw := &followed{}
 		fl.formats[f] = fw
-		fl.memory[f] = map[string]store.TranscriptFile{}
+		fl.memory[f] = map[string]ragd.TranscriptFile{}
 		paths, err := transcript.DefaultPaths(f, os.Getenv)
 		if err != nil {
 			fw.err = err.Error()
@@ -290,7 +291,7 @@ func (fl *follower) pass(f transcript.Format, paths []string) {
 	if fl.d.ctx.Err() != nil {
 		return
 	}
-	rep, err := fl.d.importTranscripts(fl.d.ctx, transcriptOptions{format: f, paths: paths, memory: fl.memory[f]}, nil)
+	rep, err := fl.d.importer.Import(fl.d.ctx, index.TranscriptImport{Format: f, Paths: paths, Memory: fl.memory[f]}, nil)
 	if err != nil && fl.d.ctx.Err() == nil {
 		fl.d.logger.Warn("follow: import failed", "format", f, "err", err)
 	} else if err == nil && rep.Appended > 0 {

@@ -15,8 +15,13 @@ func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	if h.Database.SchemaVersion, err = d.store.SchemaVersion(ctx); err != nil {
 		return err
 	}
-	if h.Database.SqliteVec, err = d.store.VecVersion(ctx); err != nil {
-		return err
+	if vv, ok := d.store.(VecVersioner); ok {
+		if h.Database.SqliteVec, err = vv.VecVersion(ctx); err != nil {
+			return err
+		}
+	}
+	if c, ok := d.store.(Checker); ok {
+		h.Database.Checks = c.Checks(ctx)
 	}
 	if h.Index, err = d.store.Stats(ctx); err != nil {
 		return err

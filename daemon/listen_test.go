@@ -105,7 +105,7 @@ func TestListen_OpenRuntimeDirectoryRefused(t *testing.T) {
 		if err := os.Chmod(w.Paths.RuntimeDir, mode); err != nil {
 			t.Fatal(err)
 		}
-		_, err := daemon.Open(context.Background(), daemon.Options{Config: daemontest.Config(ollamatest.ClosedURL(t)), Paths: w.Paths, Logger: daemontest.Logger()})
+		_, err := daemon.Open(context.Background(), daemon.Options{Config: daemontest.Config(ollamatest.ClosedURL(t)), Paths: w.Paths, Open: daemontest.OpenSQLite, Logger: daemontest.Logger()})
 		if err == nil || !strings.Contains(err.Error(), w.Paths.RuntimeDir) || !strings.Contains(err.Error(), "others can write") ||
 			!strings.Contains(err.Error(), "chmod go-w "+w.Paths.RuntimeDir) {
 			t.Errorf("open in a %v runtime directory: %v, want a refusal saying how to fix it", mode, err)
@@ -146,7 +146,7 @@ func TestListen_SharedDatabaseRefused(t *testing.T) {
 
 	other := cfg
 	other.Daemon.Socket = filepath.Join(w.Dir, "elsewhere", "ragd.sock")
-	second, err := daemon.Open(context.Background(), daemon.Options{Config: other, Paths: w.Paths, Logger: daemontest.Logger()})
+	second, err := daemon.Open(context.Background(), daemon.Options{Config: other, Paths: w.Paths, Open: daemontest.OpenSQLite, Logger: daemontest.Logger()})
 	if err == nil {
 		second.Close(context.Background())
 		t.Fatal("a second daemon opened the same database on another socket")
@@ -169,7 +169,7 @@ func TestListen_SecondDaemonRefused(t *testing.T) {
 	cfg := daemontest.Config(ollamatest.ClosedURL(t))
 	d := daemontest.Start(t, w, cfg)
 
-	second, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Logger: daemontest.Logger()})
+	second, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: daemontest.OpenSQLite, Logger: daemontest.Logger()})
 	if err == nil {
 		second.Close(context.Background())
 		t.Fatal("a second daemon opened beside a live one")
@@ -197,7 +197,7 @@ func TestListen_NotASocketLeftAlone(t *testing.T) {
 	if err := os.WriteFile(w.Paths.Socket, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Logger: daemontest.Logger()})
+	_, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: daemontest.OpenSQLite, Logger: daemontest.Logger()})
 	if err == nil || !strings.Contains(err.Error(), w.Paths.Socket) || !strings.Contains(err.Error(), "not a socket") {
 		t.Fatalf("open over a regular file: %v, want a refusal naming %s", err, w.Paths.Socket)
 	}
@@ -215,7 +215,7 @@ func TestListen_SocketPathTooLong(t *testing.T) {
 	w := daemontest.NewWorld(t)
 	cfg := daemontest.Config(ollamatest.ClosedURL(t))
 	cfg.Daemon.Socket = filepath.Join(w.Dir, strings.Repeat("s", 110)+".sock")
-	_, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Logger: daemontest.Logger()})
+	_, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: daemontest.OpenSQLite, Logger: daemontest.Logger()})
 	if err == nil || !strings.Contains(err.Error(), "the limit is 104") {
 		t.Fatalf("open with a %d-byte socket path: %v", len(cfg.Daemon.Socket), err)
 	}

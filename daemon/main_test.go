@@ -48,7 +48,7 @@ func childDaemon(pathsJSON string) int {
 		return 2
 	}
 	cfg := daemontest.Config("http://127.0.0.1:1")
-	d, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: paths, Logger: daemontest.Logger()})
+	d, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: paths, Open: daemontest.OpenSQLite, Logger: daemontest.Logger()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child daemon:", err)
 		return 1

@@ -8,13 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/ragd/ragd/store"
 )
-
-// PermissionWarnings says, for `ragd doctor`, what of p's database other
-// users can reach, each with the chmod that fixes it.
-func (p Paths) PermissionWarnings() []string { return store.PermissionWarnings(p.Database) }
 
 // Paths are the files and folders the daemon uses. Every one follows the XDG
 // base directories, so a test gives a daemon a private world by setting
@@ -23,7 +17,8 @@ func (p Paths) PermissionWarnings() []string { return store.PermissionWarnings(p
 type Paths struct {
 	// Config is the configuration file: $XDG_CONFIG_HOME/ragd/config.toml.
 	Config string
-	// Database is the SQLite file: $XDG_DATA_HOME/ragd/ragd.db.
+	// Database is the SQLite file, $XDG_DATA_HOME/ragd/ragd.db, or the URL
+	// of another engine's database ([daemon] database, RAGD_DB).
 	Database string
 	// RuntimeDir holds the socket: $XDG_RUNTIME_DIR/ragd, else
 	// $XDG_STATE_HOME/ragd/run. ragd creates it 0700; an existing one must
@@ -33,8 +28,9 @@ type Paths struct {
 	Socket string
 	// Lock is the file whose flock lets one daemon at a time use the
 	// database: the database's path with ".lock" added, beside it whichever
-	// socket the daemon listens on. Open derives it from the database in
-	// force.
+	// socket the daemon listens on; for a database at a URL, which one
+	// daemon per person shares, the socket's path with ".lock" added. Open
+	// derives it from the database in force.
 	Lock string
 	// StateDir holds logs: $XDG_STATE_HOME/ragd.
 	StateDir string

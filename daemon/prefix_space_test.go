@@ -31,7 +31,7 @@ func TestDaemon_DocumentPrefixIsPartOfTheSpace(t *testing.T) {
 
 	none := ""
 	cfg.Embedding.DocumentPrefix = &none
-	_, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Logger: daemontest.Logger()})
+	_, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: daemontest.OpenSQLite, Logger: daemontest.Logger()})
 	if !errors.Is(err, store.ErrSpaceMismatch) {
 		t.Fatalf("open with another document prefix: %v, want ErrSpaceMismatch", err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/lexical"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 func (d *Daemon) projectInfo(p ragd.Project) api.ProjectInfo {
@@ -95,7 +94,7 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 		}
 	}
 	name := req.Name
-	if name != "" && !store.ValidProjectName(name) {
+	if name != "" && !ragd.ValidProjectName(name) {
 		return badRequest("name %q: use 1 to 64 of a-z, 0-9, '-', '_', '.', starting with a letter or digit", name)
 	}
 	if existing, err := d.store.Project(r.Context(), root); err == nil {

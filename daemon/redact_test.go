@@ -60,7 +60,7 @@ func TestRedactSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp, _ := json.Marshal(map[string]any{"offset": 10, "summaries": map[string]string{"leaf": secrets[1].Text}})
-	if err := s.SaveTranscriptFile(ctx, store.TranscriptFile{Path: "/t/old.jsonl", ProjectID: p.ID, Format: "claude-code", Size: 10, ModTime: time.Now(), Checkpoint: cp}); err != nil {
+	if err := s.SaveTranscriptFile(ctx, ragd.TranscriptFile{Path: "/t/old.jsonl", ProjectID: p.ID, Format: "claude-code", Size: 10, ModTime: time.Now(), Checkpoint: cp}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

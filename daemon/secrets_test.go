@@ -83,7 +83,7 @@ func TestSecrets_NeverStored(t *testing.T) {
 	}
 	defer logFile.Close()
 	logger := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	dm, err := daemon.Open(ctx, daemon.Options{Config: daemontest.Config(newServer(t).URL), Paths: w.Paths, Logger: logger})
+	dm, err := daemon.Open(ctx, daemon.Options{Config: daemontest.Config(newServer(t).URL), Paths: w.Paths, Open: daemontest.OpenSQLite, Logger: logger})
 	if err != nil {
 		t.Fatalf("open daemon: %v", err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/transcript"
 )
 
@@ -21,7 +20,7 @@ func (d *Daemon) handleListSessions(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	q := r.URL.Query()
-	var f store.SessionFilter
+	var f ragd.SessionFilter
 	if f.Since, err = ParseWhen(q.Get("since"), time.Now()); err != nil {
 		return badRequest("since: %v", err)
 	}

@@ -44,7 +44,7 @@ type BEIRIndexOptions struct {
 
 // BEIRIndex is a BEIR corpus indexed as a project of its own store.
 type BEIRIndex struct {
-	Store   *store.Store
+	Store   IndexStore
 	Project ragd.Project
 	// Embedder is the documents' embedder; it caches in Store.
 	Embedder *embedding.Service
@@ -105,11 +105,12 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 
 	space := embedding.SpaceFor(opt.Embedding)
 	dbPath := filepath.Join(opt.Work, "index-"+fileSafe(space.String())+".db")
-	x.Store, err = store.Open(ctx, dbPath, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
+	st, err := store.Open(ctx, dbPath, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
 		Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})
 	if err != nil {
 		return nil, fmt.Errorf("BEIR index: %w", err)
 	}
+	x.Store = st
 	defer func() {
 		if err != nil {
 			x.Store.Close()
@@ -134,7 +135,7 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 	}
 	// Searches before the codes are loaded scan exactly: wait, so that
 	// every query is retrieved the same way.
-	if err := x.Store.WaitVectorIndex(ctx); err != nil {
+	if err := waitVectorIndex(ctx, x.Store); err != nil {
 		return nil, fmt.Errorf("BEIR index: %w", err)
 	}
 	return x, nil

@@ -141,7 +141,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 	rep := &Report{Space: space.String(), Bootstrap: opt.Bootstrap, Warnings: []string{}}
 	ev.Report = rep
 
-	var st *store.Store
+	var st Store
 	var project ragd.Project
 	var cache embedding.Cache
 	if opt.BEIR != "" {
@@ -180,12 +180,14 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 		if _, err := os.Stat(opt.Database); err != nil {
 			return nil, fmt.Errorf("no ragd database at %s (%v): register and index a project first (ragd add, ragd reindex)", opt.Database, err)
 		}
-		st, err = store.Open(ctx, opt.Database, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
+		var opened *store.Store
+		opened, err = store.Open(ctx, opt.Database, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
 			Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})
 		if err != nil {
 			return nil, err
 		}
-		if err := st.WaitVectorIndex(ctx); err != nil {
+		st = opened
+		if err := waitVectorIndex(ctx, st); err != nil {
 			st.Close()
 			return nil, err
 		}
@@ -246,7 +248,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 
 // judgedInProject reads the golden file, resolved against the project,
 // and the telemetry votes, as one set.
-func judgedInProject(ctx context.Context, st *store.Store, project ragd.Project, opt Options) (*Set, error) {
+func judgedInProject(ctx context.Context, st Store, project ragd.Project, opt Options) (*Set, error) {
 	set := &Set{}
 	if opt.Golden != "" {
 		g, err := ReadGoldenFile(opt.Golden)
@@ -322,7 +324,7 @@ func (ev *Evaluation) Calibrate(grid Grid, metric string, holdout float64) (*Cal
 
 // spaceProfile measures how flat the index's embedding space is (see
 // api.SpaceProfile); nil when too few chunks have a vector.
-func spaceProfile(ctx context.Context, st *store.Store, space string, cfg search.Config) (*api.SpaceProfile, error) {
+func spaceProfile(ctx context.Context, st Store, space string, cfg search.Config) (*api.SpaceProfile, error) {
 	mean, n, err := st.RandomPairCosine(ctx, search.ProfilePairs)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/source"
-	"github.com/ragd/ragd/store"
 )
 
 // Resolver checks a citation against what exists. problem, when not "",
@@ -62,7 +61,7 @@ type ProjectResolver struct {
 
 // NewProjectResolver reads what p's citations can name: the file paths at
 // HEAD of p's repository, its session messages and its indexed chunks.
-func NewProjectResolver(ctx context.Context, st *store.Store, p ragd.Project) (*ProjectResolver, error) {
+func NewProjectResolver(ctx context.Context, st CitationStore, p ragd.Project) (*ProjectResolver, error) {
 	r := &ProjectResolver{files: map[string]bool{}, headings: map[string][][]string{}, sessions: map[string]bool{},
 		events: map[string]string{}, indexed: map[string]map[string]bool{}}
 	head, err := source.Head(ctx, p.Path)

@@ -8,22 +8,16 @@ import (
 	"github.com/ragd/ragd"
 )
 
-// ForgetResult counts what ForgetSession deleted.
-type ForgetResult struct {
-	Events int
-	Chunks int
-}
-
 // ForgetSession deletes session sessionID of project projectID on purpose:
 // its events, its chunks with their vectors, and the session itself, in one
 // transaction, and remembers that it was forgotten so that a transcript
 // import or follower does not bring it back. Votes on its chunks go in a
 // second step, as ReplaceScope's do. It returns an error wrapping
 // ragd.ErrNotFound when the project has no such session.
-func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID string) (ForgetResult, error) {
-	var res ForgetResult
-	fail := func(what string, err error) (ForgetResult, error) {
-		return ForgetResult{}, fmt.Errorf("forget session %q of project %d: %s: %w", sessionID, projectID, what, err)
+func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID string) (ragd.ForgetResult, error) {
+	var res ragd.ForgetResult
+	fail := func(what string, err error) (ragd.ForgetResult, error) {
+		return ragd.ForgetResult{}, fmt.Errorf("forget session %q of project %d: %s: %w", sessionID, projectID, what, err)
 	}
 	// Forgetting erases: the writer overwrites what it frees with zeros
 	// (secure_delete, see dsn), and the project's lexical index is
@@ -38,7 +32,7 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 		return fail("look up", err)
 	}
 	if n == 0 {
-		return ForgetResult{}, fmt.Errorf("forget session %q of project %d: %w", sessionID, projectID, ragd.ErrNotFound)
+		return ragd.ForgetResult{}, fmt.Errorf("forget session %q of project %d: %w", sessionID, projectID, ragd.ErrNotFound)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT seq, id FROM chunks WHERE project_id = ? AND scope = 'session' AND session_id = ?`, projectID, sessionID)
 	if err != nil {

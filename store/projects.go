@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -187,19 +186,4 @@ func (s *Store) removeTelemetry(ctx context.Context, projectID int64) (ragd.Remo
 	}
 	gone.Searches = int(n)
 	return gone, tx.Commit()
-}
-
-// ValidProjectName reports whether name can be a project's short id:
-// 1 to 64 of a-z, 0-9, '-', '_' and '.', starting with a letter or digit.
-func ValidProjectName(name string) bool {
-	if name == "" || len(name) > 64 {
-		return false
-	}
-	for i, r := range name {
-		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || i > 0 && strings.ContainsRune("-_.", r)
-		if !ok {
-			return false
-		}
-	}
-	return true
 }

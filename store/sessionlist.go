@@ -5,23 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/ragd/ragd"
 )
 
-// SessionFilter selects the sessions of ListSessions. Zero fields select all.
-type SessionFilter struct {
-	// Since keeps the sessions whose last event is at or after it.
-	Since time.Time
-	// IDPrefix keeps the sessions whose id starts with it ("codex:").
-	IDPrefix string
-}
-
 // ListSessions lists the sessions of project projectID, the most recent
 // (by last event) first, with their event and message counts. Format is
 // left for the caller, who knows the format names.
-func (s *Store) ListSessions(ctx context.Context, projectID int64, f SessionFilter) ([]ragd.SessionInfo, error) {
+func (s *Store) ListSessions(ctx context.Context, projectID int64, f ragd.SessionFilter) ([]ragd.SessionInfo, error) {
 	q := `SELECT s.id, s.title, min(e.time), max(e.time), count(*),
 			sum(e.type IN ('` + ragd.TypeChatMessage + `', '` + ragd.TypeAgentResponse + `'))
 		FROM sessions s JOIN session_events e ON e.project_id = s.project_id AND e.session_id = s.id

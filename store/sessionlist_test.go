@@ -23,14 +23,14 @@ func TestListSessions(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		f    SessionFilter
+		f    ragd.SessionFilter
 		want []string
 	}{
-		{"all, newest first", SessionFilter{}, []string{"b", "codex:a"}},
-		{"by prefix", SessionFilter{IDPrefix: "codex:"}, []string{"codex:a"}},
-		{"since", SessionFilter{Since: t0.Add(30 * time.Minute)}, []string{"b"}},
-		{"since, at the last event", SessionFilter{Since: t0.Add(2 * time.Minute)}, []string{"b", "codex:a"}},
-		{"nothing", SessionFilter{IDPrefix: "gemini:"}, []string{}},
+		{"all, newest first", ragd.SessionFilter{}, []string{"b", "codex:a"}},
+		{"by prefix", ragd.SessionFilter{IDPrefix: "codex:"}, []string{"codex:a"}},
+		{"since", ragd.SessionFilter{Since: t0.Add(30 * time.Minute)}, []string{"b"}},
+		{"since, at the last event", ragd.SessionFilter{Since: t0.Add(2 * time.Minute)}, []string{"b", "codex:a"}},
+		{"nothing", ragd.SessionFilter{IDPrefix: "gemini:"}, []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := s.ListSessions(ctx, p.ID, tc.f)
@@ -51,7 +51,7 @@ func TestListSessions(t *testing.T) {
 			}
 		})
 	}
-	got, err := s.ListSessions(ctx, p.ID, SessionFilter{IDPrefix: "codex:"})
+	got, err := s.ListSessions(ctx, p.ID, ragd.SessionFilter{IDPrefix: "codex:"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,38 +5,25 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 // The transcript importer's tables (transcript_files, forgotten_sessions)
 // are created by migration 6.
 
-// TranscriptFile is where an import stopped reading a transcript file, for
-// one project. The store keeps the checkpoint opaque.
-type TranscriptFile struct {
-	Path      string
-	ProjectID int64
-	Format    string
-	// Size and ModTime are the file's when it was read: a file of the same
-	// size and time has nothing new.
-	Size    int64
-	ModTime time.Time
-	// Checkpoint is the reader's checkpoint, as JSON.
-	Checkpoint []byte
-	UpdatedAt  time.Time
-}
-
 // TranscriptFiles returns the checkpoints stored for the file at path, one
 // per project it was read into.
-func (s *Store) TranscriptFiles(ctx context.Context, path string) ([]TranscriptFile, error) {
+func (s *Store) TranscriptFiles(ctx context.Context, path string) ([]ragd.TranscriptFile, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT project_id, format, size, mtime_ns, checkpoint, updated_at
 		FROM transcript_files WHERE path = ? ORDER BY project_id`, path)
 	if err != nil {
 		return nil, fmt.Errorf("transcript checkpoints of %s: %w", path, err)
 	}
 	defer rows.Close()
-	var out []TranscriptFile
+	var out []ragd.TranscriptFile
 	for rows.Next() {
-		tf := TranscriptFile{Path: path}
+		tf := ragd.TranscriptFile{Path: path}
 		var mtime int64
 		var cp, updated string
 		if err := rows.Scan(&tf.ProjectID, &tf.Format, &tf.Size, &mtime, &cp, &updated); err != nil {
@@ -53,7 +40,7 @@ func (s *Store) TranscriptFiles(ctx context.Context, path string) ([]TranscriptF
 
 // SaveTranscriptFile stores (or replaces) the checkpoint of tf's file for
 // tf's project.
-func (s *Store) SaveTranscriptFile(ctx context.Context, tf TranscriptFile) error {
+func (s *Store) SaveTranscriptFile(ctx context.Context, tf ragd.TranscriptFile) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO transcript_files
 		(path, project_id, format, size, mtime_ns, checkpoint, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (path, project_id) DO UPDATE SET format = excluded.format, size = excluded.size,

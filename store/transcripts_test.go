@@ -17,7 +17,7 @@ func TestTranscriptFiles(t *testing.T) {
 	s := mustOpen(t, 4)
 	a, b := mustProject(t, s, "a"), mustProject(t, s, "b")
 	mtime := time.Unix(1_700_000_000, 123)
-	for _, tf := range []TranscriptFile{
+	for _, tf := range []ragd.TranscriptFile{
 		{Path: "/t/x.jsonl", ProjectID: a.ID, Format: "codex", Size: 10, ModTime: mtime, Checkpoint: []byte(`{"offset":10}`)},
 		{Path: "/t/x.jsonl", ProjectID: b.ID, Format: "codex", Size: 5, ModTime: mtime, Checkpoint: []byte(`{"offset":5}`)},
 		{Path: "/t/x.jsonl", ProjectID: a.ID, Format: "codex", Size: 20, ModTime: mtime, Checkpoint: []byte(`{"offset":20}`)},

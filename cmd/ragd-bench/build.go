@@ -67,10 +67,11 @@ func buildCmd(args []string) error {
 	}
 	ctx := context.Background()
 	start := time.Now()
-	st, err := store.Open(ctx, *db, store.Options{Space: space, Dims: dims, Logger: quiet})
+	opened, err := store.Open(ctx, *db, store.Options{Space: space, Dims: dims, Logger: quiet})
 	if err != nil {
 		return err
 	}
+	var st corpusStore = opened
 	p, err := st.AddProject(ctx, "bench", "/bench")
 	if err != nil {
 		return err

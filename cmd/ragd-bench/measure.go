@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -103,13 +104,16 @@ func measureCmd(args []string) error {
 		return err
 	}
 	t0 := time.Now()
-	st, err := store.Open(ctx, *db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: vm})
+	opened, err := store.Open(ctx, *db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: vm})
 	if err != nil {
 		return err
 	}
+	var st benchStore = opened
 	defer st.Close()
-	if err := st.WaitVectorIndex(ctx); err != nil {
-		return err
+	if w, ok := st.(vectorIndexWaiter); ok {
+		if err := w.WaitVectorIndex(ctx); err != nil {
+			return err
+		}
 	}
 	m := measurement{Chunks: *n, Mode: *mode, Runs: runsFor(*n), IndexLoadMs: ms(time.Since(t0))}
 	p, err := st.Project(ctx, "bench")
@@ -201,8 +205,12 @@ func measureCmd(args []string) error {
 const recallQueries = 20
 
 // recall compares the store's KNN on sn with an exact store's.
-func recall(ctx context.Context, st *store.Store, db string, filter ragd.Filter, sn ragd.Snapshot) (float64, error) {
-	if st.VectorMode() == store.VectorsExact {
+func recall(ctx context.Context, st benchStore, db string, filter ragd.Filter, sn ragd.Snapshot) (float64, error) {
+	vm, ok := st.(vectorModer)
+	if !ok {
+		return 0, errors.New("recall: the engine does not say whether it searches vectors exactly")
+	}
+	if vm.VectorMode() == store.VectorsExact {
 		return 1, nil
 	}
 	ex, err := store.Open(ctx, db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: store.VectorsExact})

@@ -54,7 +54,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		add(check{Name: "config", OK: true, Detail: "no file at " + paths.Config + ": defaults"})
 	}
 
-	for _, w := range paths.PermissionWarnings() {
+	for _, w := range permissionWarnings(paths.Database) {
 		add(check{Name: "permissions", Detail: w, Fix: "keep ragd's files private to you (see the chmod above)"})
 	}
 
@@ -80,7 +80,14 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	add(mcpCheck(ctx, paths.Socket))
 	add(check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, %d chunks of which %d lexical only, %.1f MB)",
 		h.Database.Path, h.Database.SchemaVersion, h.Index.Vectors+h.Index.LexicalOnly, h.Index.LexicalOnly, float64(h.Index.FileBytes)/1e6)})
-	add(check{Name: "sqlite-vec", OK: h.Database.SqliteVec != "", Detail: h.Database.SqliteVec + ", vectors in space " + h.Database.Space})
+	// The engine says what it offers: sqlite-vec's version, checks of its
+	// own.
+	if h.Database.SqliteVec != "" {
+		add(check{Name: "sqlite-vec", OK: true, Detail: h.Database.SqliteVec + ", vectors in space " + h.Database.Space})
+	}
+	for _, c := range h.Database.Checks {
+		add(check{Name: c.Name, OK: c.OK, Detail: c.Detail, Fix: c.Fix})
+	}
 	add(providerCheck(h.Embedding))
 	if h.Backfill != nil {
 		add(check{Name: "vectors", OK: true, Detail: backfillText(h.Backfill)})

@@ -37,11 +37,15 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	open, err := chooseEngine(paths.Database)
+	if err != nil {
+		return err
+	}
 	// Every file the daemon creates holds indexed text or past queries:
 	// private to the user whatever the login shell's umask.
 	syscall.Umask(0o077)
 	logger := newLogger(e.stderr, cfg.Daemon.LogLevel)
-	d, err := daemon.Open(ctx, daemon.Options{Config: cfg, Paths: paths, ResetVectors: *reset, Logger: logger})
+	d, err := daemon.Open(ctx, daemon.Options{Config: cfg, Paths: paths, Open: open, ResetVectors: *reset, Logger: logger})
 	if err != nil {
 		return err
 	}

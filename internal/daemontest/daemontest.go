@@ -25,6 +25,7 @@ import (
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/store"
 )
 
 // Model is the embedding model the tests configure; Dims its (small) vector
@@ -133,19 +134,55 @@ type Daemon struct {
 	Client *client.Client
 	World  *World
 	Config daemon.Config
+	store  *store.Store
 }
 
-// Start opens a daemon in w with cfg, closed when the test ends (or earlier
-// by Stop).
+// Store returns the daemon's SQLite store, for tests that look at what it
+// holds beyond what the daemon asks of an engine (votes, an integrity
+// check).
+func (d *Daemon) Store() *store.Store { return d.store }
+
+// Start opens a daemon in w with cfg on the SQLite store, closed when the
+// test ends (or earlier by Stop).
 func Start(tb testing.TB, w *World, cfg daemon.Config) *Daemon {
 	tb.Helper()
-	d, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Logger: Logger()})
+	return StartWith(tb, w, cfg, OpenSQLite)
+}
+
+// StartWith is Start with the engine open opens (an engine wrapped to
+// offer or hide optional interfaces); Store is nil unless it is the
+// SQLite store.
+func StartWith(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener) *Daemon {
+	tb.Helper()
+	var engine daemon.Store
+	recording := func(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+		s, err := open(ctx, database, opt)
+		engine = s
+		return s, err
+	}
+	d, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: recording, Logger: Logger()})
 	if err != nil {
 		tb.Fatalf("open daemon: %v", err)
 	}
 	td := &Daemon{Daemon: d, Client: client.New(d.Socket()), World: w, Config: cfg}
+	td.store, _ = engine.(*store.Store)
 	tb.Cleanup(func() { td.Stop(tb) })
 	return td
+}
+
+// OpenSQLite is the engine of the tests' daemons (daemon.Options.Open):
+// the SQLite store at database, as ragd serve opens a plain path.
+func OpenSQLite(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+	vectors, err := store.ParseVectorMode(opt.Vectors)
+	if err != nil {
+		return nil, fmt.Errorf("config [search]: %w", err)
+	}
+	s, err := store.Open(ctx, database, store.Options{
+		Space: opt.Space, Dims: opt.Dims, ResetSpace: opt.ResetSpace, Logger: opt.Logger, Vectors: vectors})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Stop closes the daemon; it may be called more than once.

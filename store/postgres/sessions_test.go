@@ -476,7 +476,7 @@ func TestOwners(t *testing.T) {
 	}
 
 	// Bob sees nothing of it.
-	if l, err := bob.ListSessions(ctx, p, SessionFilter{}); err != nil || len(l) != 0 {
+	if l, err := bob.ListSessions(ctx, p, ragd.SessionFilter{}); err != nil || len(l) != 0 {
 		t.Errorf("bob lists %+v, %v", l, err)
 	}
 	if _, err := bob.Event(ctx, p, "a1"); !errors.Is(err, ragd.ErrNotFound) {
@@ -519,7 +519,7 @@ func TestOwners(t *testing.T) {
 	if e, err := alice.Event(ctx, p, "a1"); err != nil || e.Text != a1.Text || e.Title != "Alice's" {
 		t.Errorf("alice's event after bob's writes: %+v, %v", e, err)
 	}
-	if l, err := alice.ListSessions(ctx, p, SessionFilter{}); err != nil || len(l) != 1 || l[0].ID != "sa" || l[0].Events != 1 {
+	if l, err := alice.ListSessions(ctx, p, ragd.SessionFilter{}); err != nil || len(l) != 1 || l[0].ID != "sa" || l[0].Events != 1 {
 		t.Errorf("alice lists %+v, %v", l, err)
 	}
 
@@ -531,7 +531,7 @@ func TestOwners(t *testing.T) {
 	if _, err := carol.AppendSession(ctx, p, []ragd.Event{c1, c2}, chunksOf(c1, c2)); err != nil {
 		t.Fatal(err)
 	}
-	l, err := bob.ListSessions(ctx, p, SessionFilter{})
+	l, err := bob.ListSessions(ctx, p, ragd.SessionFilter{})
 	if err != nil || len(l) != 2 || l[0].ID != "sc" || l[1].ID != "sb" {
 		t.Errorf("bob lists %+v, %v, want carol's shared sc, then his sb", l, err)
 	}
@@ -590,14 +590,14 @@ func TestListSessionsAndEvents(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		f    SessionFilter
+		f    ragd.SessionFilter
 		want []string
 	}{
-		{"all, newest first", SessionFilter{}, []string{"b", "c", "codex:a"}},
-		{"by prefix", SessionFilter{IDPrefix: "codex:"}, []string{"codex:a"}},
-		{"since", SessionFilter{Since: t0.Add(30 * time.Minute)}, []string{"b", "c"}},
-		{"since, at the last event", SessionFilter{Since: t0.Add(2 * time.Minute)}, []string{"b", "c", "codex:a"}},
-		{"nothing", SessionFilter{IDPrefix: "gemini:"}, []string{}},
+		{"all, newest first", ragd.SessionFilter{}, []string{"b", "c", "codex:a"}},
+		{"by prefix", ragd.SessionFilter{IDPrefix: "codex:"}, []string{"codex:a"}},
+		{"since", ragd.SessionFilter{Since: t0.Add(30 * time.Minute)}, []string{"b", "c"}},
+		{"since, at the last event", ragd.SessionFilter{Since: t0.Add(2 * time.Minute)}, []string{"b", "c", "codex:a"}},
+		{"nothing", ragd.SessionFilter{IDPrefix: "gemini:"}, []string{}},
 	} {
 		got, err := s.ListSessions(ctx, p, tc.f)
 		if err != nil {
@@ -611,7 +611,7 @@ func TestListSessionsAndEvents(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, ids, tc.want)
 		}
 	}
-	got, err := s.ListSessions(ctx, p, SessionFilter{IDPrefix: "codex:"})
+	got, err := s.ListSessions(ctx, p, ragd.SessionFilter{IDPrefix: "codex:"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -813,7 +813,7 @@ func TestAppendSession_ConnectionLost(t *testing.T) {
 	if _, err := s.AppendSession(ctx, p, []ragd.Event{e2, e3}, chunksOf(e2, e3)); !errors.Is(err, ErrConnection) {
 		t.Fatalf("append over a lost connection: %v, want ErrConnection", err)
 	}
-	if l, err := direct.ListSessions(ctx, p, SessionFilter{}); err != nil || len(l) != 1 || l[0].Events != 1 {
+	if l, err := direct.ListSessions(ctx, p, ragd.SessionFilter{}); err != nil || len(l) != 1 || l[0].Events != 1 {
 		t.Errorf("sessions after a lost append: %+v, %v", l, err)
 	}
 	if cs := sessionChunks(t, direct, p); len(cs) != 2 {

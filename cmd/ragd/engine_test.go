@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/embedding/ollamatest"
+	"github.com/ragd/ragd/internal/daemontest"
+)
+
+// Issue 24: a database value that is a URL is never taken for a relative
+// path (RAGD_DB=postgres://… used to create a folder "postgres:" in the
+// working directory, with a SQLite database inside): an engine this build
+// lacks, or a scheme no engine has, is refused with an error naming the
+// value, before anything is created.
+func TestServe_DatabaseURLRefused(t *testing.T) {
+	for _, tc := range []struct {
+		database string
+		want     []string
+	}{
+		{"postgres://ragd:secret@localhost:5432/ragd", []string{"postgres engine not built in"}},
+		{"postgresql://localhost/ragd", []string{"postgres engine not built in"}},
+		{"mysql://ragd:secret@localhost/ragd", []string{`unknown scheme "mysql"`, "mysql://ragd:xxxxx@localhost/ragd", "postgres://…", "SQLite file"}},
+		{"file:ragd.db", []string{`unknown scheme "file"`, `"file:ragd.db"`, "./NAME"}},
+		{"sqlite:ragd.db", []string{`unknown scheme "sqlite"`}},
+	} {
+		t.Run(tc.database, func(t *testing.T) {
+			w := daemontest.NewWorld(t)
+			w.Setenv(t)
+			t.Setenv("RAGD_DB", tc.database)
+			cwd := t.TempDir()
+			t.Chdir(cwd)
+			_, stderr, err := ragdErr(t, "serve")
+			if err == nil {
+				t.Fatalf("ragd serve with RAGD_DB=%s: no error (stderr %s)", tc.database, stderr)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("error %q shows the password", err)
+			}
+			for _, dir := range []string{cwd, w.Dir} {
+				entries, err := os.ReadDir(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range entries {
+					if strings.Contains(e.Name(), ":") {
+						t.Errorf("%s holds %q after a refused database URL", dir, e.Name())
+					}
+				}
+			}
+			if entries, _ := os.ReadDir(cwd); len(entries) != 0 {
+				t.Errorf("working directory holds %d entries after a refused database URL", len(entries))
+			}
+			if _, err := os.Stat(w.Paths.Socket); !os.IsNotExist(err) {
+				t.Errorf("socket %s exists after a refused database URL (%v)", w.Paths.Socket, err)
+			}
+		})
+	}
+}
+
+func TestChooseEngine_PlainPathIsSQLite(t *testing.T) {
+	for _, path := range []string{"/var/lib/ragd/ragd.db", "ragd.db", "./odd:name.db", "data/ragd.db"} {
+		if _, err := chooseEngine(path); err != nil {
+			t.Errorf("chooseEngine(%q): %v, want the SQLite engine", path, err)
+		}
+	}
+}
+
+// checkedEngine is an engine that is not on sqlite-vec (the SQLite store's
+// VecVersion is hidden) and checks itself, as a server's engine does.
+type checkedEngine struct {
+	daemon.Store
+	checks []api.DatabaseCheck
+}
+
+func (e checkedEngine) Checks(context.Context) []api.DatabaseCheck { return e.checks }
+
+// Issue 24: ragd doctor reports what the engine offers: its own checks,
+// each a line (one that fails fails doctor, with its fix), and no
+// sqlite-vec line for an engine without it.
+func TestDoctor_EngineChecks(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+	w := daemontest.NewWorld(t)
+	w.Setenv(t)
+	checks := []api.DatabaseCheck{
+		{Name: "server", OK: true, Detail: "PostgreSQL 17.4"},
+		{Name: "pgvector", Detail: "extension vector not installed", Fix: "CREATE EXTENSION vector"},
+	}
+	daemontest.StartWith(t, w, daemontest.Config(srv.URL), func(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+		s, err := daemontest.OpenSQLite(ctx, database, opt)
+		if err != nil {
+			return nil, err
+		}
+		return checkedEngine{Store: s, checks: checks}, nil
+	})
+	out, _, err := ragdErr(t, "doctor", "--json")
+	doc := decode[doctorReport](t, out)
+	if err == nil || doc.OK {
+		t.Errorf("doctor with a failing engine check: err %v, ok %v", err, doc.OK)
+	}
+	for _, want := range checks {
+		i := slices.IndexFunc(doc.Checks, func(c check) bool { return c.Name == want.Name })
+		if i < 0 || doc.Checks[i] != (check{Name: want.Name, OK: want.OK, Detail: want.Detail, Fix: want.Fix}) {
+			t.Errorf("doctor's %s check: %+v, want %+v", want.Name, doc.Checks, want)
+		}
+	}
+	if slices.ContainsFunc(doc.Checks, func(c check) bool { return c.Name == "sqlite-vec" }) {
+		t.Errorf("doctor shows sqlite-vec for an engine without it: %+v", doc.Checks)
+	}
+}
