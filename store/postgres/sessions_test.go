@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -821,5 +822,105 @@ func TestAppendSession_ConnectionLost(t *testing.T) {
 	}
 	if res, err := direct.AppendSession(ctx, p, []ragd.Event{e2, e3}, chunksOf(e2, e3)); err != nil || res.Appended != 2 || res.SessionsCreated != 1 {
 		t.Errorf("the append again, directly: %+v, %v", res, err)
+	}
+}
+
+// TestOwners_Search: a search sees the appended chunks of its owner's
+// sessions and the shared ones of others, never another's unshared ones.
+func TestOwners_Search(t *testing.T) {
+	ctx := context.Background()
+	alice, url := openTest(t, Options{Owner: "alice"})
+	bob := openAt(t, url, Options{Owner: "bob"})
+	carol := openAt(t, url, Options{Owner: "carol", ShareSessions: true})
+	p := sessProject(t, alice, "p")
+	for _, w := range []struct {
+		s *Store
+		e ragd.Event
+	}{
+		{alice, ev("a1", "sa", "chat.message", "alice asks about quokkas", 0)},
+		{carol, ev("c1", "sc", "chat.message", "carol knows quokkas", 0)},
+	} {
+		if _, err := w.s.AppendSession(ctx, p, []ragd.Event{w.e}, chunksOf(w.e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := analyzerFor("english")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := LexicalQuery{Language: "english", Terms: []LexicalTerm{{Word: "quokkas", Tokens: a.Analyze("quokkas")}}}
+	for _, tc := range []struct {
+		who  string
+		s    *Store
+		want []string // the events of the hits
+	}{
+		{"alice", alice, []string{"a1", "c1"}},
+		{"bob", bob, []string{"c1"}},
+		{"carol", carol, []string{"c1"}},
+	} {
+		sn, err := tc.s.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: p}, q, 10)
+		if err != nil {
+			sn.Close()
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range m.Candidates {
+			ids = append(ids, c.ChunkID)
+		}
+		cs, err := sn.Chunks(ctx, ids)
+		sn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events []string
+		for _, c := range cs {
+			events = append(events, c.EventID)
+		}
+		slices.Sort(events)
+		if !slices.Equal(events, tc.want) {
+			t.Errorf("%s finds the chunks of %v, want %v", tc.who, events, tc.want)
+		}
+	}
+}
+
+// TestAppendSession_Concurrent: one owner's daemons appending the same
+// events at once store each once (the owner's session scope lock), the
+// rest duplicates.
+func TestAppendSession_Concurrent(t *testing.T) {
+	ctx := context.Background()
+	s, url := openTest(t, Options{})
+	other := openAt(t, url, Options{})
+	p := sessProject(t, s, "p")
+	var evs []ragd.Event
+	for i := range 20 {
+		evs = append(evs, ev(fmt.Sprintf("e%d", i), fmt.Sprintf("s%d", i%3), "chat.message", fmt.Sprintf("message %d", i), time.Duration(i)*time.Second))
+	}
+	results := make([]ragd.AppendResult, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, st := range []*Store{s, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = st.AppendSession(ctx, p, evs, chunksOf(evs...))
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := results[0], results[1]
+	if a.Appended+b.Appended != 20 || a.Duplicates+b.Duplicates != 20 || a.SessionsCreated+b.SessionsCreated != 3 ||
+		a.Chunks+b.Chunks != 40 || len(a.Conflicts)+len(b.Conflicts) != 0 {
+		t.Errorf("concurrent appends: %+v and %+v", a, b)
+	}
+	if cs := sessionChunks(t, s, p); len(cs) != 40 {
+		t.Errorf("%d chunks, want 40", len(cs))
 	}
 }
