@@ -351,7 +351,7 @@ func (s *Store) Messages(ctx context.Context, projectID int64, types []string) (
 	rows, err := s.pool.Query(ctx, `SELECT e.session_id, s.title, e.id, e.type, e.actor, e.text, e.time, e.created_at
 		FROM session_events e JOIN sessions s ON s.project_id = e.project_id AND s.id = e.session_id
 		WHERE s.owner = $1 AND e.project_id = $2 AND e.type = ANY($3::text[])
-		ORDER BY e.session_id, e.time, e.seq`, s.owner, projectID, types)
+		ORDER BY e.session_id COLLATE "C", e.time, e.seq`, s.owner, projectID, types)
 	if err != nil {
 		return nil, s.describe(fmt.Sprintf("list messages of project %d", projectID), err)
 	}
