@@ -173,12 +173,6 @@ func (e pgEngine) Snapshot(ctx context.Context) (domain.Snapshot, error) {
 	return sn, nil
 }
 
-// RandomPairCosine measures nothing (n = 0: the space's flatness is
-// unknown, ragd doctor and searches say nothing of it).
-// TEMPORARY: until store/postgres measures it (the SQLite engine's
-// store/flatness.go); then delete this method, which would hide it.
-func (pgEngine) RandomPairCosine(context.Context, int) (float64, int, error) { return 0, 0, nil }
-
 // poolSize returns the pool size database's pool_max_conns asks for, 0
 // (the engine's default) without one.
 func poolSize(database string) (int32, error) {

@@ -75,10 +75,6 @@ func (e PostgresEngine) Snapshot(ctx context.Context) (ragd.Snapshot, error) {
 	return sn, nil
 }
 
-// RandomPairCosine measures nothing (the space's flatness is unknown).
-// TEMPORARY: until store/postgres measures it; then delete this method.
-func (PostgresEngine) RandomPairCosine(context.Context, int) (float64, int, error) { return 0, 0, nil }
-
 // Postgres returns the daemon's PostgreSQL store, nil on another engine.
 func (d *Daemon) Postgres() *postgres.Store { return d.pg }
 
