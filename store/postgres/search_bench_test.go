@@ -121,7 +121,7 @@ func BenchmarkKNN(b *testing.B) {
 	s, pid := populated(b, 10_000)
 	q := randomUnit(rand.New(rand.NewSource(1)), benchDims)
 	ctx := context.Background()
-	sn, err := s.Snapshot(ctx)
+	sn, err := s.snapshot(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func BenchmarkKNN(b *testing.B) {
 func BenchmarkLexical(b *testing.B) {
 	s, pid := populated(b, 10_000)
 	ctx := context.Background()
-	sn, err := s.Snapshot(ctx)
+	sn, err := s.snapshot(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func BenchmarkHybrid(b *testing.B) {
 	q := LexicalQuery{Terms: []LexicalTerm{{Word: "w20", Tokens: []string{"w20"}}, {Word: "w700", Tokens: []string{"w700"}}, {Word: "w4000", Tokens: []string{"w4000"}}}}
 	f := ragd.Filter{ProjectID: pid}
 	for b.Loop() {
-		sn, err := s.Snapshot(ctx)
+		sn, err := s.snapshot(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
