@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	domain "github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
@@ -30,8 +28,8 @@ var (
 
 // The PostgreSQL store is one too, with checks of its own for ragd doctor.
 var (
-	_ daemon.Store   = pgEngine{}
-	_ daemon.Checker = pgEngine{}
+	_ daemon.Store   = (*postgres.Store)(nil)
+	_ daemon.Checker = (*postgres.Store)(nil)
 )
 
 // engines opens, by URL scheme, the databases that are not a plain path (a
@@ -119,58 +117,7 @@ func openPostgres(ctx context.Context, database string, opt daemon.EngineOptions
 	if err != nil {
 		return nil, err // never a typed nil in the interface
 	}
-	return pgEngine{Store: s}, nil
-}
-
-// pgEngine is the PostgreSQL store as the daemon runs it: its doctor
-// checks as lines of ragd doctor.
-type pgEngine struct {
-	*postgres.Store
-	// VecVersion hides the store's method of that name: the daemon reads
-	// an engine with VecVersion as one on sqlite-vec (daemon.VecVersioner),
-	// and would show pgvector's version as sqlite-vec's. pgvector's is a
-	// doctor check of its own.
-	VecVersion struct{}
-}
-
-// Checks is one doctor line each for the server's, pgvector's and the
-// schema's versions, and one for the engine's own check when it fails
-// (an unknown schema, an invalid index, the server unreachable).
-func (e pgEngine) Checks(ctx context.Context) []api.DatabaseCheck {
-	info, err := e.Store.Checks(ctx)
-	var out []api.DatabaseCheck
-	if info.Server != "" {
-		out = append(out, api.DatabaseCheck{Name: "server", OK: true, Detail: info.Server})
-	}
-	if info.Vector != "" {
-		out = append(out, api.DatabaseCheck{Name: "pgvector", OK: true,
-			Detail: info.Vector + ", vectors in space " + info.Space + ", owner " + info.Owner})
-	}
-	if info.Schema != 0 {
-		c := api.DatabaseCheck{Name: "schema", OK: info.Schema == info.Known,
-			Detail: "version " + strconv.Itoa(info.Schema) + ", this ragd's " + strconv.Itoa(info.Known)}
-		if info.Schema < info.Known {
-			c.Fix = "restart the daemon: it migrates the database when it opens it"
-		} else if info.Schema > info.Known {
-			c.Fix = "a newer ragd migrated this database: upgrade ragd"
-		}
-		out = append(out, c)
-	}
-	if err != nil && (info.Schema == 0 || info.Schema == info.Known) {
-		out = append(out, api.DatabaseCheck{Name: "postgres", Detail: err.Error(),
-			Fix: "check the server and the daemon's log (" + e.Path() + ")"})
-	}
-	return out
-}
-
-// Snapshot is the store's, as the ragd.Snapshot interface.
-// TEMPORARY: until store/postgres's Snapshot returns ragd.Snapshot itself.
-func (e pgEngine) Snapshot(ctx context.Context) (domain.Snapshot, error) {
-	sn, err := e.Store.Snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return sn, nil
+	return s, nil
 }
 
 // poolSize returns the pool size database's pool_max_conns asks for, 0

@@ -13,6 +13,7 @@ import (
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
+	"github.com/ragd/ragd/store/postgres"
 )
 
 // Issue 24: a database value that is a URL is never taken for a relative
@@ -138,12 +139,8 @@ func TestDoctor_EngineChecks(t *testing.T) {
 // The PostgreSQL engine is no engine on sqlite-vec: the health route and
 // doctor show no sqlite-vec version for it (pgvector's is a check).
 func TestPostgresEngine_NotOnSqliteVec(t *testing.T) {
-	var e any = pgEngine{}
+	var e any = (*postgres.Store)(nil)
 	if _, ok := e.(daemon.VecVersioner); ok {
-		t.Error("pgEngine is a daemon.VecVersioner: its pgvector version would show as sqlite-vec's")
-	}
-	var te any = daemontest.PostgresEngine{}
-	if _, ok := te.(daemon.VecVersioner); ok {
-		t.Error("daemontest.PostgresEngine is a daemon.VecVersioner")
+		t.Error("the PostgreSQL store is a daemon.VecVersioner: its pgvector version would show as sqlite-vec's")
 	}
 }

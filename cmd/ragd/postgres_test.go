@@ -21,6 +21,7 @@ import (
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/internal/pgtest"
+	"github.com/ragd/ragd/store/postgres"
 )
 
 // pgPool is the pool of each daemon these tests start on PGlite: PGlite
@@ -162,17 +163,18 @@ func TestDoctor_Postgres(t *testing.T) {
 		byName[c.Name] = c
 	}
 	for name, want := range map[string]string{
-		"server":   "PostgreSQL",
-		"pgvector": "0.",
-		"schema":   "version 1, this ragd's 1",
-		"database": "postgres://postgres:xxxxx@127.0.0.1:",
+		"PostgreSQL server": "PostgreSQL 17",
+		"pgvector":          "0.",
+		"schema":            "version 1 of 1",
+		"indexes":           "valid",
+		"database":          "postgres://postgres:xxxxx@127.0.0.1:",
 	} {
 		if c, ok := byName[name]; !ok || !c.OK || !strings.Contains(c.Detail, want) {
 			t.Errorf("doctor's %s line: %+v, want ok and %q in it", name, c, want)
 		}
 	}
-	if c := byName["pgvector"]; !strings.Contains(c.Detail, "owner alice") {
-		t.Errorf("doctor's pgvector line %q does not say whose daemon it is", c.Detail)
+	if c := byName["schema"]; !strings.Contains(c.Detail, "owner alice") {
+		t.Errorf("doctor's schema line %q does not say whose daemon it is", c.Detail)
 	}
 	if _, ok := byName["sqlite-vec"]; ok {
 		t.Errorf("doctor shows a sqlite-vec line on PostgreSQL: %+v", doc.Checks)
@@ -216,7 +218,7 @@ func TestPostgres_ConnectionLoss(t *testing.T) {
 	repo := daemontest.Repo(t, daemontest.Docs)
 	daemontest.AddProject(t, c, repo.Dir, "demo")
 	daemontest.Reindex(t, c, "demo")
-	eng := d.Engine().(pgEngine)
+	eng := d.Engine().(*postgres.Store)
 	p, err := eng.Project(ctx, "demo")
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +290,7 @@ func TestPostgres_ConnectionLoss(t *testing.T) {
 }
 
 // chunkSet lists the IDs of a scope's chunks, sorted.
-func chunkSet(t *testing.T, e pgEngine, projectID int64, scope string) []string {
+func chunkSet(t *testing.T, e *postgres.Store, projectID int64, scope string) []string {
 	t.Helper()
 	chunks, err := e.ScopeChunks(context.Background(), projectID, scope)
 	if err != nil {
@@ -350,7 +352,7 @@ func TestPostgres_TwoDaemons(t *testing.T) {
 			}
 		}
 	}
-	eng := alice.Engine().(pgEngine)
+	eng := alice.Engine().(*postgres.Store)
 	p, err := eng.Project(ctx, "team")
 	if err != nil {
 		t.Fatal(err)

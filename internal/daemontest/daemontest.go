@@ -175,9 +175,7 @@ func StartWith(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener) *
 	td := &Daemon{Daemon: d, Client: client.New(d.Socket()), World: w, Config: cfg}
 	td.engine = engine
 	td.store, _ = engine.(*store.Store)
-	if pe, ok := engine.(PostgresEngine); ok {
-		td.pg = pe.Store
-	}
+	td.pg, _ = engine.(*postgres.Store)
 	tb.Cleanup(func() { td.Stop(tb) })
 	return td
 }

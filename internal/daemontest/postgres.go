@@ -52,27 +52,7 @@ func OpenPostgres(ctx context.Context, database string, opt daemon.EngineOptions
 	if err != nil {
 		return nil, err
 	}
-	return PostgresEngine{Store: s}, nil
-}
-
-// PostgresEngine is the PostgreSQL store as a daemon's engine.
-type PostgresEngine struct {
-	*postgres.Store
-	// VecVersion hides the store's method of that name: the daemon reads
-	// an engine with VecVersion as one on sqlite-vec (daemon.VecVersioner),
-	// and would show pgvector's version as sqlite-vec's. pgvector's is a
-	// doctor check of its own.
-	VecVersion struct{}
-}
-
-// Snapshot is the store's, as the ragd.Snapshot interface.
-// TEMPORARY: until store/postgres's Snapshot returns ragd.Snapshot itself.
-func (e PostgresEngine) Snapshot(ctx context.Context) (ragd.Snapshot, error) {
-	sn, err := e.Store.Snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return sn, nil
+	return s, nil
 }
 
 // Postgres returns the daemon's PostgreSQL store, nil on another engine.
