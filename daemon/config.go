@@ -41,7 +41,8 @@ type DaemonConfig struct {
 	LogLevel     string `toml:"log_level" json:"logLevel"`          // debug, info, warn, error
 	// Owner is whose sessions, votes, index runs and searches this daemon
 	// writes in a database several people share (a PostgreSQL server),
-	// and whose private sessions its searches see. "" = the OS user name
+	// and whose private sessions its searches see; ragd measure counts
+	// the owner's own searches and votes only. "" = the OS user name
 	// (OwnerName). The SQLite engine, one person's file, ignores it.
 	Owner string `toml:"owner" json:"owner"`
 }

@@ -38,7 +38,7 @@ var keyDocs = map[string]string{
 	"daemon.database":             `"" = $XDG_DATA_HOME/ragd/ragd.db; or "postgres://user@host/db" (password from PGPASSWORD or ~/.pgpass, never here)`,
 	"daemon.max_body_bytes":       "larger request bodies get 413",
 	"daemon.log_level":            "debug, info, warn, error",
-	"daemon.owner":                `postgres: your name on sessions, votes, searches; "" = the OS user (SQLite ignores it)`,
+	"daemon.owner":                `postgres: your name on sessions, votes, searches (measure counts yours); "" = the OS user (SQLite ignores it)`,
 	"embedding.provider":          `"ollama" (its /api/embed) or "openai" (any server of POST /v1/embeddings)`,
 	"embedding.host":              `ollama: "" = $OLLAMA_HOST, else http://127.0.0.1:11434`,
 	"embedding.base_url":          "openai: the URL before /embeddings, e.g. http://127.0.0.1:8080/v1",

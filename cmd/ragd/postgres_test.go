@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"maps"
 	"net/http"
 	"os"
@@ -213,7 +215,11 @@ func TestPostgres_ConnectionLoss(t *testing.T) {
 	ctx := context.Background()
 	srv := newOllama(t)
 	px, database := daemontest.ProxyURL(t, pgDatabase(t))
-	d := startPG(t, srv.URL, database, "alice", false)
+	cfg := daemontest.Config(srv.URL)
+	cfg.Daemon.Database, cfg.Daemon.Owner = database, "alice"
+	var logs syncBuffer
+	d := daemontest.StartLogged(t, daemontest.NewWorld(t), cfg, openPostgres,
+		slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	c := d.Client
 	repo := daemontest.Repo(t, daemontest.Docs)
 	daemontest.AddProject(t, c, repo.Dir, "demo")
@@ -287,6 +293,28 @@ func TestPostgres_ConnectionLoss(t *testing.T) {
 	if len(hits) == 0 || hits[0].Origin.SourcePath != "docs/guide.md" {
 		t.Errorf("search of the new text: %+v", hits)
 	}
+	d.Stop(t)
+	if l := logs.String(); !strings.Contains(l, hostAndPath) || strings.Contains(l, "postgres:postgres@") {
+		t.Errorf("the daemon's log names the database without its password? %s", l)
+	}
+}
+
+// syncBuffer is a bytes.Buffer for a logger written by many goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // chunkSet lists the IDs of a scope's chunks, sorted.

@@ -162,13 +162,20 @@ func Start(tb testing.TB, w *World, cfg daemon.Config) *Daemon {
 // SQLite store, Postgres nil unless it is OpenPostgres's.
 func StartWith(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener) *Daemon {
 	tb.Helper()
+	return StartLogged(tb, w, cfg, open, Logger())
+}
+
+// StartLogged is StartWith logging to logger, for tests of what the
+// daemon logs.
+func StartLogged(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener, logger *slog.Logger) *Daemon {
+	tb.Helper()
 	var engine daemon.Store
 	recording := func(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
 		s, err := open(ctx, database, opt)
 		engine = s
 		return s, err
 	}
-	d, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: recording, Logger: Logger()})
+	d, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: recording, Logger: logger})
 	if err != nil {
 		tb.Fatalf("open daemon: %v", err)
 	}
