@@ -65,14 +65,17 @@ trap 'rm -f "$log"; for kit in "${stop[@]}"; do "$KIT/$kit" down >/dev/null 2>&1
 go test -race -count=1 -tags "$TAGS" ./... 2>&1 | tee "$log"
 passed=$(grep -c '^ok ' "$log" || true)
 
-# The daemon's API tests of projects, reindex, search, feedback, sessions
-# and transcripts, once more on the PostgreSQL engine (PGlite, one empty
-# database per test: internal/daemontest's RAGD_TEST_ENGINE). Left out:
-# tests that read the SQLite store beside the daemon (its files, d.Store(),
-# integrity checks), sqlite-vec's or the socket's own tests, goldens and
-# README sessions of SQLite paths, and the transcript followers, whose
-# restart on one PGlite database hung (a query never answered).
-pg_tier='^(TestAPI_IndexSearchVoteCoverageMeasure|TestAPI_DegradedWhenProviderDown|TestAPI_Sessions|TestAppend_SearchableAtOnce|TestBackfill_LargeReindexSearchableAtOnceFilledInBackground|TestAPI_Passage|TestAPI_EventConflictIsAnError|TestAPI_JSONWhateverTheContentType|TestAPI_ProjectAnswersIgnoreOtherProjects|TestSessions_ListAndRead|TestStart_AnswersBeforeStatistics|TestTranscripts_(Fixtures|MatchByFolder|Incremental|Forget|BadRequests|CopiedRecords)|TestWatch_(CommitMarksScopesStale|AutoReindex))$'
+# The daemon's API tests of projects, reindex, search, feedback, sessions,
+# transcripts (imported and followed), the README's socket examples and
+# secrets' redaction, once more on the PostgreSQL engine (PGlite, one empty
+# database per top-level test: internal/daemontest's RAGD_TEST_ENGINE).
+# Left out: tests that read the SQLite store beside the daemon
+# (d.Store(), its files, a second open on SQLite: BadInput,
+# ClientGoesAwayMidReindex, ProjectLanguage, Load, RedactSessions,
+# DocumentPrefixIsPartOfTheSpace), goldens of SQLite's answers, tests that
+# start two daemons expecting two databases (SpaceProfile), and the
+# socket's, listener's and config's own tests, which no engine changes.
+pg_tier='^(TestAPI_(IndexSearchVoteCoverageMeasure|DegradedWhenProviderDown|Sessions|Passage|EventConflictIsAnError|JSONWhateverTheContentType|ProjectAnswersIgnoreOtherProjects)|TestAppend_SearchableAtOnce|TestBackfill_LargeReindexSearchableAtOnceFilledInBackground|TestSessions_ListAndRead|TestStart_AnswersBeforeStatistics|TestTranscripts_(Fixtures|MatchByFolder|Incremental|Forget|BadRequests|CopiedRecords|Database|ImportOutlivesWriteTimeout|NonRegularFilesRefused|RealFiles|SaysWhatItLookedFor|Follow|FollowRewrites|FollowDatabase)|TestWatch_(CommitMarksScopesStale|AutoReindex)|TestREADME_SocketExamples|TestSecrets_NeverStored|TestServe_LongReindexOutlivesTimeouts)$'
 step "the daemon's API tests on PostgreSQL (PGlite)"
 RAGD_TEST_ENGINE=postgres go test -race -count=1 -tags "$TAGS" -run "$pg_tier" ./daemon/
 
