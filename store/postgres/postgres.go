@@ -453,15 +453,28 @@ func (s *Store) ensureSpace(ctx context.Context, reset bool) error {
 		return s.describe("read embedding space", err)
 	}
 	want := strconv.Itoa(s.dims)
-	switch {
-	case space == s.space && dims == want:
+	if space == s.space && dims == want {
 		return nil
-	case space != "" && !reset:
+	}
+	// An index without a single vector (built lexical-only) has nothing of
+	// the old space to lose: it takes the configured one.
+	held := false
+	if space != "" {
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding_space IS NOT NULL)").Scan(&held); err != nil {
+			return s.describe("count vectors of "+space, err)
+		}
+	}
+	switch {
+	case held && !reset:
 		return fmt.Errorf("open store %s: %w: it holds %q (%s dims), configured %q (%d dims): reindex into another database, or reset the vectors (ResetSpace)",
 			s.url, ErrSpaceMismatch, space, dims, s.space, s.dims)
 	}
 	if space != "" {
-		s.logger.Warn("dropping every vector: the embedding space changed", "database", s.url, "from", space, "to", s.space)
+		if held {
+			s.logger.Warn("dropping every vector: the embedding space changed", "database", s.url, "from", space, "to", s.space)
+		} else {
+			s.logger.Info("embedding space changed on an index without vectors", "database", s.url, "from", space, "to", s.space)
+		}
 		for _, q := range []string{
 			"DROP INDEX IF EXISTS chunks_embedding",
 			"ALTER TABLE chunks DROP COLUMN IF EXISTS embedding",
