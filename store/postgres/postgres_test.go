@@ -102,3 +102,11 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionAtLeast(t *testing.T) {
+	for v, want := range map[string]bool{"0.8.1": true, "0.8": true, "0.7.4": false, "1.0.0": true, "0": false, "x.y": false, "": false} {
+		if got := versionAtLeast(v, 0, 8); got != want {
+			t.Errorf("versionAtLeast(%q, 0, 8) = %v, want %v", v, got, want)
+		}
+	}
+}
