@@ -172,8 +172,10 @@ func BenchmarkHybrid(b *testing.B) {
 	r := rand.New(rand.NewSource(2))
 	q := LexicalQuery{Terms: []LexicalTerm{{Word: "w20", Tokens: []string{"w20"}}, {Word: "w700", Tokens: []string{"w700"}}, {Word: "w4000", Tokens: []string{"w4000"}}}}
 	f := ragd.Filter{ProjectID: pid}
+	var took []time.Duration
 	for b.Loop() {
-		sn, err := s.snapshot(ctx)
+		start := time.Now()
+		sn, err := s.Snapshot(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
