@@ -9,14 +9,19 @@
 // and the first Open adds chunks.embedding vector(dims) with its HNSW
 // index (an HNSW index needs a typed length, so the column cannot be in
 // the migrations). Keeping the vector in the chunks row lets one scan
-// filter by project, scope and owner while it walks the index. Opening
-// with another space fails with ErrSpaceMismatch; Options.ResetSpace drops
-// the column and every vector, and adds the new space's column.
+// filter by project, scope and owner while it walks the index (pgvector
+// 0.8's iterative scan, set per snapshot). Opening with another space
+// fails with ErrSpaceMismatch while any vector is held; Options.ResetSpace
+// drops the column and every vector, and adds the new space's column.
 //
 // The lexical column. chunks.tsv is to_tsvector('simple', …) of the text
 // package lexical analysed in the project's language, exactly the title,
 // headings and content SQLite's FTS5 table gets, so both engines match
 // the same chunks for the same query; 'simple' adds no analysis of its own.
+// A query is rendered as a tsquery of quoted lexemes (lexical.go) and
+// ranked by ts_rank_cd, title, headings and content weighed alike, the
+// length normalised by its logarithm; no term is left out as too frequent
+// (LexicalMatches.Dropped is nil).
 //
 // A team. Projects are keyed by name: one shared index of a repository's
 // docs and ADRs, each owner's local path kept beside it. Options.Owner is
@@ -453,15 +458,28 @@ func (s *Store) ensureSpace(ctx context.Context, reset bool) error {
 		return s.describe("read embedding space", err)
 	}
 	want := strconv.Itoa(s.dims)
-	switch {
-	case space == s.space && dims == want:
+	if space == s.space && dims == want {
 		return nil
-	case space != "" && !reset:
+	}
+	// An index without a single vector (built lexical-only) has nothing of
+	// the old space to lose: it takes the configured one.
+	held := false
+	if space != "" {
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding_space IS NOT NULL)").Scan(&held); err != nil {
+			return s.describe("count vectors of "+space, err)
+		}
+	}
+	switch {
+	case held && !reset:
 		return fmt.Errorf("open store %s: %w: it holds %q (%s dims), configured %q (%d dims): reindex into another database, or reset the vectors (ResetSpace)",
 			s.url, ErrSpaceMismatch, space, dims, s.space, s.dims)
 	}
 	if space != "" {
-		s.logger.Warn("dropping every vector: the embedding space changed", "database", s.url, "from", space, "to", s.space)
+		if held {
+			s.logger.Warn("dropping every vector: the embedding space changed", "database", s.url, "from", space, "to", s.space)
+		} else {
+			s.logger.Info("embedding space changed on an index without vectors", "database", s.url, "from", space, "to", s.space)
+		}
 		for _, q := range []string{
 			"DROP INDEX IF EXISTS chunks_embedding",
 			"ALTER TABLE chunks DROP COLUMN IF EXISTS embedding",
