@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -315,6 +316,50 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// The server itself stopped (a PGlite of the test's own, stopped for
+// good: its in-memory database goes with it): searches and the health
+// route answer a JSON 5xx naming the database, the daemon keeps serving,
+// and it closes cleanly.
+func TestPostgres_ServerStopped(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), pgtest.StartTimeout)
+	defer cancel()
+	server, err := pgtest.StartServer(ctx, pgtest.Options{})
+	if err != nil {
+		if errors.Is(err, pgtest.ErrUnavailable) && os.Getenv(pgtest.RequiredEnv) != "1" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Stop() })
+	database := daemontest.PGliteURL(server.URL) + "&pool_max_conns=" + pgPool
+	d := startPG(t, newOllama(t).URL, database, "alice", false)
+	repo := daemontest.Repo(t, daemontest.Docs)
+	daemontest.AddProject(t, d.Client, repo.Dir, "demo")
+	daemontest.Reindex(t, d.Client, "demo")
+	if err := server.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(api.SearchRequest{Query: "hybrid search weights"})
+	for what, a := range map[string]daemontest.Answer{
+		"search": daemontest.Do(t, d.Socket(), "POST", daemontest.ProjectPath("demo", "/search"), "application/json", body),
+		"health": daemontest.Do(t, d.Socket(), "GET", "/v1/health", "", nil),
+	} {
+		if a.Status < 500 {
+			t.Errorf("%s with the server stopped: %d %s, want a 5xx", what, a.Status, a.Body)
+			continue
+		}
+		if e := a.ErrorBody(t); !strings.Contains(e.Message, "database connection failed") || !strings.Contains(e.Message, "127.0.0.1:") {
+			t.Errorf("%s with the server stopped: %q, want the database and what failed", what, e.Message)
+		}
+	}
+	select {
+	case err := <-d.Done():
+		t.Fatalf("the daemon stopped with the server: %v", err)
+	default:
+	}
+	d.Stop(t)
 }
 
 // chunkSet lists the IDs of a scope's chunks, sorted.
