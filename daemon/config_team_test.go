@@ -146,3 +146,14 @@ func TestDisplayDatabase_PasswordParameter(t *testing.T) {
 		t.Errorf("DisplayDatabase = %q: want the URL without its password", got)
 	}
 }
+
+// `ragd config` (Template with sources) never prints the database's
+// password.
+func TestTemplate_DatabasePasswordHidden(t *testing.T) {
+	cfg := daemon.DefaultConfig()
+	cfg.Daemon.Database = "postgres://ragd:hunter2@db.example/ragd?sslmode=require"
+	out := daemon.Template(cfg, daemon.Sources{"daemon.database": "env RAGD_DB"})
+	if strings.Contains(out, "hunter2") || !strings.Contains(out, "postgres://ragd:xxxxx@db.example/ragd") {
+		t.Errorf("template shows %q", regexp.MustCompile(`(?m)^database = .*$`).FindString(out))
+	}
+}

@@ -104,6 +104,9 @@ func Template(cfg Config, sources Sources) string {
 # Environment overrides: ` + envNames() + `
 # (OLLAMA_HOST is used when embedding.host is empty).
 `)
+	// A password in the database URL is never printed (`ragd config`
+	// shows the loaded file and environment).
+	cfg.Daemon.Database = DisplayDatabase(cfg.Daemon.Database)
 	v := reflect.ValueOf(cfg)
 	for i := range v.NumField() {
 		section := v.Type().Field(i).Tag.Get("toml")
