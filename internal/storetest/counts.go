@@ -56,6 +56,8 @@ func testCounts(t *testing.T, e *env) {
 		}
 	}
 
+	sn.Close()
+
 	all, err := s.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)

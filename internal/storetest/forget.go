@@ -43,6 +43,7 @@ func testForget(t *testing.T, e *env) {
 	if chunks, err := sn.Chunks(ctx, []string{hit}); err != nil || len(chunks) != 0 {
 		t.Errorf("a forgotten chunk in a snapshot: %+v, %v", chunks, err)
 	}
+	sn.Close()
 	if votes, err := s.SearchVotes(ctx, searchID); err != nil || len(votes) != 0 {
 		t.Errorf("votes on a forgotten chunk: %+v, %v", votes, err)
 	}

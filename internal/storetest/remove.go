@@ -106,6 +106,7 @@ func testRemoveProject(t *testing.T, e *env) {
 	if err != nil || len(near) != 1 || near[0].ChunkID != qHit {
 		t.Errorf("q's vector candidates: %+v, %v", near, err)
 	}
+	sn.Close()
 
 	// q keeps everything.
 	if st := e.scopeStats(q.ID, ragd.ScopeDocs); st.Chunks != 1 {

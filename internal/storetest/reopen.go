@@ -63,6 +63,7 @@ func testReopen(t *testing.T, e *env) {
 	if err != nil || len(near) != 1 || near[0].ChunkID != docID || near[0].Distance > 1e-5 {
 		t.Errorf("nearest after a reopen: %+v, %v", near, err)
 	}
+	sn.Close()
 	if n, err := s.PendingVectorCount(ctx); err != nil || n != 2 {
 		t.Errorf("pending after a reopen: %d, %v; want 2 (a doc, a message)", n, err)
 	}

@@ -81,6 +81,7 @@ func testReplaceCounts(t *testing.T, e *env) {
 		chunks[0].EmbeddingSpace != s.Space() {
 		t.Errorf("the changed chunk read back: %+v, %v", chunks, err)
 	}
+	sn.Close()
 
 	// The same input again changes nothing.
 	r = e.replace(p.ID, ragd.ScopeDocs, second[0], docChunk("docs/a.md", 1, "alpha two, changed", nil),

@@ -104,10 +104,12 @@ type Suite struct {
 	// Dims is at least MinDims. Required.
 	Open func(t *testing.T) Store
 	// WritesWaitForSnapshots says a write waits while a snapshot is open
-	// (PGlite: one backend session serves every connection, see
-	// internal/pgtest), where SQLite and a real PostgreSQL let it commit.
-	// The snapshot subtests then let their writer wait for the snapshot to
-	// close instead of waiting for the writer before reading again.
+	// (PGlite: one backend session serves every connection, and while one
+	// connection has a transaction open, every other connection's queries
+	// wait; see internal/pgtest), where SQLite and a real PostgreSQL let it
+	// commit. The snapshot subtests then let their writer wait for the
+	// snapshot to close instead of waiting for the writer before reading
+	// again.
 	WritesWaitForSnapshots bool
 }
 
@@ -192,7 +194,10 @@ func (e *env) reopen() Store {
 	return e.s
 }
 
-// snapshot opens a snapshot closed at the subtest's end.
+// snapshot opens a snapshot, closed at the subtest's end if not before.
+// The suite makes no other call to the store while a snapshot is open
+// (the snapshot subtests' writers excepted, in goroutines of their own): on
+// PGlite the call would wait for the snapshot to close.
 func (e *env) snapshot() ragd.Snapshot {
 	e.t.Helper()
 	sn, err := e.store().Snapshot(e.t.Context())
