@@ -38,6 +38,30 @@
 //     gives.
 //   - lexical: the snapshot's lexical methods (lexical.go, one file to adapt
 //     when they change).
+//
+// An engine's test gives Open a fresh database per subtest and the same one
+// again on a second call with the same t. On PGlite, with a database per
+// subtest on the package's shared server:
+//
+//	func TestConformance(t *testing.T) {
+//		var mu sync.Mutex
+//		urls := map[*testing.T]string{}
+//		storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) storetest.Store {
+//			mu.Lock()
+//			defer mu.Unlock()
+//			url, ok := urls[t]
+//			if !ok {
+//				url = pgtest.Fresh(t)
+//				urls[t] = url
+//			}
+//			s, err := postgres.Open(t.Context(), url, postgres.Options{Space: "conformance/8", Dims: 8, MaxConns: 4})
+//			if err != nil {
+//				t.Fatal(err)
+//			}
+//			t.Cleanup(func() { s.Close() })
+//			return s
+//		}}.Run(t)
+//	}
 package storetest
 
 import (
