@@ -54,7 +54,7 @@
 //				url = pgtest.Fresh(t)
 //				urls[t] = url
 //			}
-//			s, err := postgres.Open(t.Context(), url, postgres.Options{Space: "conformance/8", Dims: 8, MaxConns: 4})
+//			s, err := postgres.Open(context.Background(), url, postgres.Options{Space: "conformance/8", Dims: 8, MaxConns: 4})
 //			if err != nil {
 //				t.Fatal(err)
 //			}
