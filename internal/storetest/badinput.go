@@ -107,7 +107,7 @@ func testBadInput(t *testing.T, e *env) {
 			}
 			return s.FinishRun(ctx, run.ID, "done", "", nil)
 		}(),
-		"SaveTranscriptFile of an unknown project": s.SaveTranscriptFile(ctx, TranscriptFile{Path: "/t.jsonl", ProjectID: missingProject, Checkpoint: []byte(`{}`)}),
+		"SaveTranscriptFile of an unknown project": s.SaveTranscriptFile(ctx, ragd.TranscriptFile{Path: "/t.jsonl", ProjectID: missingProject, Checkpoint: []byte(`{}`)}),
 		"RecordSearch without an actor": func() error {
 			_, err := s.RecordSearch(ctx, ragd.SearchRecord{ProjectID: p.ID, Query: "q", Weights: []byte(`{}`)})
 			return err
@@ -138,7 +138,7 @@ func testBadInput(t *testing.T, e *env) {
 	if st, err := s.ChunkStates(ctx, missingProject, ragd.ScopeDocs); err != nil || len(st) != 0 {
 		t.Errorf("ChunkStates of an unknown project: %+v, %v", st, err)
 	}
-	if l, err := s.ListSessions(ctx, missingProject, SessionFilter{}); err != nil || len(l) != 0 {
+	if l, err := s.ListSessions(ctx, missingProject, ragd.SessionFilter{}); err != nil || len(l) != 0 {
 		t.Errorf("ListSessions of an unknown project: %+v, %v", l, err)
 	}
 	if f, err := s.ForgottenSessions(ctx, missingProject); err != nil || len(f) != 0 {

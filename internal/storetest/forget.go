@@ -27,7 +27,7 @@ func testForget(t *testing.T, e *env) {
 	e.vote(searchID, hit)
 
 	res, err := s.ForgetSession(ctx, p.ID, "s1")
-	if err != nil || res != (ForgetResult{Events: 3, Chunks: 2}) {
+	if err != nil || res != (ragd.ForgetResult{Events: 3, Chunks: 2}) {
 		t.Fatalf("forget s1: %+v, %v; want 3 events, 2 chunks", res, err)
 	}
 	if _, err := s.SessionEvents(ctx, p.ID, "s1"); !errors.Is(err, ragd.ErrNotFound) {
@@ -47,7 +47,7 @@ func testForget(t *testing.T, e *env) {
 	if votes, err := s.SearchVotes(ctx, searchID); err != nil || len(votes) != 0 {
 		t.Errorf("votes on a forgotten chunk: %+v, %v", votes, err)
 	}
-	list, err := s.ListSessions(ctx, p.ID, SessionFilter{})
+	list, err := s.ListSessions(ctx, p.ID, ragd.SessionFilter{})
 	if err != nil || len(list) != 1 || list[0].ID != "s2" {
 		t.Errorf("sessions after forgetting s1: %+v, %v", list, err)
 	}

@@ -1,16 +1,13 @@
 package storetest
 
 // Every test of the snapshot's lexical methods (LexicalCandidates,
-// LexicalScores, TermDocs) is in this file, written against today's
-// signatures: an FTS5 match expression crosses the snapshot. Branch `lexq`
-// replaces it with ragd.LexicalQuery (CONTRACT.md section 1) and moves
-// TermDocs into the SQLite engine: then query() builds a LexicalQuery, the
-// scores are read higher-is-better, and testTermDocs goes.
+// LexicalScores) is in this file: a ragd.LexicalQuery of terms analysed as
+// the project's lexical index is crosses the snapshot, and scores are
+// higher-is-better.
 
 import (
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ragd/ragd"
@@ -21,19 +18,21 @@ var lexicalTests = []subtest{
 	{"candidates and scores", testLexical},
 	{"one state while a reindex commits", testLexicalSnapshot},
 	{"refused replace, forget", testLexicalGone},
-	{"term docs", testTermDocs},
 }
 
-// query is the lexical query for the words, analysed as the project's
-// lexical index is: today an FTS5 expression, any of the words.
-func query(t *testing.T, sn ragd.Snapshot, projectID int64, words ...string) string {
+// query is the lexical query of any of the words, analysed as the
+// project's lexical index is.
+func query(t *testing.T, sn ragd.Snapshot, projectID int64, words ...string) ragd.LexicalQuery {
 	t.Helper()
-	tokens := analyse(t, sn, projectID, words...)
-	var parts []string
-	for _, tok := range tokens {
-		parts = append(parts, `"`+tok+`"`)
+	lang, err := sn.LexicalLanguage(t.Context(), projectID)
+	if err != nil {
+		t.Fatalf("lexical language of project %d: %v", projectID, err)
 	}
-	return strings.Join(parts, " OR ")
+	q := ragd.LexicalQuery{Language: lang}
+	for i, tok := range analyse(t, sn, projectID, words...) {
+		q.Terms = append(q.Terms, ragd.LexicalTerm{Word: words[i], Tokens: []string{tok}})
+	}
+	return q
 }
 
 // analyse returns the tokens of words in the project's lexical language.
@@ -59,14 +58,17 @@ func analyse(t *testing.T, sn ragd.Snapshot, projectID int64, words ...string) [
 }
 
 // candidateIDs returns the ids of the lexical candidates, best first.
-func candidateIDs(t *testing.T, sn ragd.Snapshot, f ragd.Filter, q string, k int) []string {
+func candidateIDs(t *testing.T, sn ragd.Snapshot, f ragd.Filter, q ragd.LexicalQuery, k int) []string {
 	t.Helper()
-	cands, err := sn.LexicalCandidates(t.Context(), f, q, k)
+	m, err := sn.LexicalCandidates(t.Context(), f, q, k)
 	if err != nil {
-		t.Fatalf("lexical candidates of %q: %v", q, err)
+		t.Fatalf("lexical candidates of %+v: %v", q, err)
 	}
 	var out []string
-	for _, c := range cands {
+	for i, c := range m.Candidates {
+		if i > 0 && c.Score > m.Candidates[i-1].Score {
+			t.Errorf("lexical candidates of %+v not best first: %+v", q, m.Candidates)
+		}
 		out = append(out, c.ChunkID)
 	}
 	return out
@@ -197,23 +199,5 @@ func testLexicalGone(t *testing.T, e *env) {
 	}
 	if got := candidateIDs(t, sn, f, query(t, sn, p.ID, "kept"), 10); len(got) != 2 {
 		t.Errorf("candidates of kept: %v, want the doc and the message", got)
-	}
-}
-
-// testTermDocs: the statistics bm25 weighs a term with: the project's rows
-// and the rows holding each token (0 for none).
-func testTermDocs(t *testing.T, e *env) {
-	p, q := e.project("p"), e.project("q")
-	e.replace(p.ID, ragd.ScopeDocs, docChunk("docs/a.md", 0, "alpha beta", nil), docChunk("docs/a.md", 1, "alpha gamma", nil))
-	e.appendSession(p.ID, message("m1", "s1", 0, "alpha again"))
-	e.replace(q.ID, ragd.ScopeDocs, docChunk("docs/a.md", 0, "beta only", nil))
-	sn := e.snapshot()
-	toks := analyse(t, sn, p.ID, "alpha", "beta", "zeppelin")
-	td, err := sn.TermDocs(t.Context(), p.ID, toks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := map[string]int64{toks[0]: 3, toks[1]: 1, toks[2]: 0}; td.Rows != 3 || !maps.Equal(td.Docs, want) {
-		t.Errorf("term docs of p: %+v; want 3 rows, %v", td, want)
 	}
 }

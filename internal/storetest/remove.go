@@ -32,7 +32,7 @@ func testRemoveProject(t *testing.T, e *env) {
 	}
 	const path = "/home/dev/transcript.jsonl"
 	for _, id := range []int64{p.ID, q.ID} {
-		if err := s.SaveTranscriptFile(ctx, TranscriptFile{Path: path, ProjectID: id, Format: "codex", Size: 1, Checkpoint: []byte(`{}`)}); err != nil {
+		if err := s.SaveTranscriptFile(ctx, ragd.TranscriptFile{Path: path, ProjectID: id, Format: "codex", Size: 1, Checkpoint: []byte(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,7 +69,7 @@ func testRemoveProject(t *testing.T, e *env) {
 		if chunks, err := s.FileChunks(ctx, id, "docs/a.md"); err != nil || len(chunks) != 0 {
 			t.Errorf("project %d: chunks of docs/a.md: %+v, %v", id, chunks, err)
 		}
-		if list, err := s.ListSessions(ctx, id, SessionFilter{}); err != nil || len(list) != 0 {
+		if list, err := s.ListSessions(ctx, id, ragd.SessionFilter{}); err != nil || len(list) != 0 {
 			t.Errorf("project %d: sessions %+v, %v", id, list, err)
 		}
 		if _, err := s.Event(ctx, id, "m1"); !errors.Is(err, ragd.ErrNotFound) {

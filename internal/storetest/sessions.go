@@ -26,7 +26,7 @@ func testSessions(t *testing.T, e *env) {
 	e.appendSession(p.ID, message("a1", "a", 0, "first"), toolCall("a2", "a", 1), message("a3", "a", 2, "second"), titled)
 	e.appendSession(q.ID, message("x1", "x", 5, "another project"))
 
-	list, err := s.ListSessions(ctx, p.ID, SessionFilter{})
+	list, err := s.ListSessions(ctx, p.ID, ragd.SessionFilter{})
 	if err != nil || len(list) != 2 {
 		t.Fatalf("sessions of p: %+v, %v", list, err)
 	}
@@ -38,13 +38,13 @@ func testSessions(t *testing.T, e *env) {
 		t.Errorf("second listed: %+v", a)
 	}
 	for _, c := range []struct {
-		f    SessionFilter
+		f    ragd.SessionFilter
 		want []string
 	}{
-		{SessionFilter{IDPrefix: "codex:"}, []string{"codex:b"}},
-		{SessionFilter{Since: at(2)}, []string{"codex:b", "a"}},
-		{SessionFilter{Since: at(3)}, []string{"codex:b"}},
-		{SessionFilter{Since: at(11)}, nil},
+		{ragd.SessionFilter{IDPrefix: "codex:"}, []string{"codex:b"}},
+		{ragd.SessionFilter{Since: at(2)}, []string{"codex:b", "a"}},
+		{ragd.SessionFilter{Since: at(3)}, []string{"codex:b"}},
+		{ragd.SessionFilter{Since: at(11)}, nil},
 	} {
 		list, err := s.ListSessions(ctx, p.ID, c.f)
 		var got []string
@@ -80,20 +80,20 @@ func testTranscriptFiles(t *testing.T, e *env) {
 	p, q := e.project("p"), e.project("q")
 	const path = "/home/dev/.codex/sessions/one.jsonl"
 	mtime := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
-	save := func(tf TranscriptFile) {
+	save := func(tf ragd.TranscriptFile) {
 		t.Helper()
 		if err := s.SaveTranscriptFile(ctx, tf); err != nil {
 			t.Fatalf("save checkpoint %+v: %v", tf, err)
 		}
 	}
-	save(TranscriptFile{Path: path, ProjectID: p.ID, Format: "codex", Size: 100, ModTime: mtime, Checkpoint: []byte(`{"offset":100}`)})
-	save(TranscriptFile{Path: path, ProjectID: q.ID, Format: "codex", Size: 100, ModTime: mtime, Checkpoint: []byte(`{"offset":50}`)})
-	save(TranscriptFile{Path: path, ProjectID: p.ID, Format: "codex", Size: 250, ModTime: mtime.Add(time.Minute), Checkpoint: []byte(`{"offset":250}`)})
+	save(ragd.TranscriptFile{Path: path, ProjectID: p.ID, Format: "codex", Size: 100, ModTime: mtime, Checkpoint: []byte(`{"offset":100}`)})
+	save(ragd.TranscriptFile{Path: path, ProjectID: q.ID, Format: "codex", Size: 100, ModTime: mtime, Checkpoint: []byte(`{"offset":50}`)})
+	save(ragd.TranscriptFile{Path: path, ProjectID: p.ID, Format: "codex", Size: 250, ModTime: mtime.Add(time.Minute), Checkpoint: []byte(`{"offset":250}`)})
 	tfs, err := s.TranscriptFiles(ctx, path)
 	if err != nil || len(tfs) != 2 {
 		t.Fatalf("checkpoints of %s: %+v, %v", path, tfs, err)
 	}
-	byProject := map[int64]TranscriptFile{}
+	byProject := map[int64]ragd.TranscriptFile{}
 	for _, tf := range tfs {
 		byProject[tf.ProjectID] = tf
 	}

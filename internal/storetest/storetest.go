@@ -94,12 +94,12 @@ type Store interface {
 	SetLayout(ctx context.Context, projectID int64, l ragd.Layout) error
 
 	// Sessions.
-	ListSessions(ctx context.Context, projectID int64, f SessionFilter) ([]ragd.SessionInfo, error)
+	ListSessions(ctx context.Context, projectID int64, f ragd.SessionFilter) ([]ragd.SessionInfo, error)
 	SessionEvents(ctx context.Context, projectID int64, sessionID string) ([]ragd.Event, error)
-	ForgetSession(ctx context.Context, projectID int64, sessionID string) (ForgetResult, error)
+	ForgetSession(ctx context.Context, projectID int64, sessionID string) (ragd.ForgetResult, error)
 	ForgottenSessions(ctx context.Context, projectID int64) (map[string]bool, error)
-	TranscriptFiles(ctx context.Context, path string) ([]TranscriptFile, error)
-	SaveTranscriptFile(ctx context.Context, tf TranscriptFile) error
+	TranscriptFiles(ctx context.Context, path string) ([]ragd.TranscriptFile, error)
+	SaveTranscriptFile(ctx context.Context, tf ragd.TranscriptFile) error
 
 	// Passages.
 	FileChunks(ctx context.Context, projectID int64, path string) ([]ragd.Chunk, error)
