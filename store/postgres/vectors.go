@@ -1,0 +1,68 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pgvector/pgvector-go"
+)
+
+// ErrBadVector reports a vector the store refuses: wrong length, NaN, Inf
+// or zero norm.
+var ErrBadVector = errors.New("bad vector")
+
+// vector checks v against the store's dims and normalises it to unit
+// length, as the SQLite engine stores vectors: the cosine distance <=>
+// does not need it, but the vectors read back (and the distances) are the
+// same in both engines.
+func (s *Store) vector(v []float32) (pgvector.Vector, error) {
+	if len(v) != s.dims {
+		return pgvector.Vector{}, fmt.Errorf("%w: %d dims, the store's space %s has %d", ErrBadVector, len(v), s.space, s.dims)
+	}
+	var sum float64
+	for i, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return pgvector.Vector{}, fmt.Errorf("%w: value %d is %v", ErrBadVector, i, x)
+		}
+		sum += f * f
+	}
+	if sum == 0 {
+		return pgvector.Vector{}, fmt.Errorf("%w: zero norm", ErrBadVector)
+	}
+	inv := 1 / math.Sqrt(sum)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return pgvector.NewVector(out), nil
+}
+
+// RandomPairCosine measures how flat the stored embedding space is: the
+// mean cosine similarity of up to pairs pairs of random chunks' vectors
+// (each chunk in one pair at most), and how many pairs it measured (0 with
+// fewer than two vectors). The server pairs and computes them.
+func (s *Store) RandomPairCosine(ctx context.Context, pairs int) (mean float64, n int, err error) {
+	if pairs <= 0 {
+		return 0, 0, nil
+	}
+	var avg *float64
+	err = s.pool.QueryRow(ctx, `WITH sample AS (
+			SELECT embedding, row_number() OVER () - 1 AS i FROM (
+				SELECT embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY random() LIMIT $1) r)
+		SELECT avg(1 - (a.embedding <=> b.embedding)), count(*) FROM sample a JOIN sample b ON b.i = a.i + 1 WHERE a.i % 2 = 0`,
+		2*pairs).Scan(&avg, &n)
+	if err != nil {
+		return 0, 0, s.describe(fmt.Sprintf("sample %d vector pairs", pairs), err)
+	}
+	if avg == nil {
+		return 0, 0, nil
+	}
+	return *avg, n, nil
+}
+
+// WaitVectorIndex returns at once: the HNSW index is the server's, always
+// there (package store's SQLite engine loads its codes in the background).
+func (s *Store) WaitVectorIndex(ctx context.Context) error { return ctx.Err() }
