@@ -17,12 +17,13 @@
 // here (BenchmarkStart, BenchmarkReset; 2 cores shared with other test
 // binaries, so the spread is wide):
 //
-//   - Startup: 3.6 to 8 s alone, 19 s a start under load, from exec to the
-//     first answered query (node compiles PGlite's WebAssembly, unpacks a
-//     fresh data directory into memory, loads pgvector); about 450 MB of
-//     memory per server. A reset (Server.Reset: drop every schema, make an
-//     empty public) takes 0.2 s. So a fresh database per test, on one server
-//     per package: tests that use Fresh must not run in parallel.
+//   - Startup: 3.6 to 8 s from exec to the first answered query on a quiet
+//     machine, 18 to 27 s at a load average of 8 to 11 (node compiles
+//     PGlite's WebAssembly, unpacks a fresh data directory into memory,
+//     loads pgvector); about 450 MB of memory per server. A reset
+//     (Server.Reset: discard the session's state, drop every schema, make
+//     an empty public) takes 0.2 s. So a fresh database per test, on one
+//     server per package: tests that use Fresh must not run in parallel.
 //   - Connections: a server serves MaxConns connections (pglite-server's
 //     -m, default 1; here DefaultMaxConns). One more is accepted by TCP and
 //     closed at once (pgx: "connection reset by peer" or "unexpected EOF"
@@ -322,7 +323,9 @@ func (s *Server) Stop() error {
 	return err
 }
 
-// Reset empties the database: it drops every schema but PostgreSQL's own
+// Reset empties the database and the session every connection shares: it
+// discards the session's state (settings such as search_path, prepared
+// statements, advisory locks), drops every schema but PostgreSQL's own
 // (and with them the extensions and tables they hold) and makes an empty
 // public schema, so tests of a package can share one server one after
 // another (never in parallel: they would share one database).
@@ -332,6 +335,9 @@ func (s *Server) Reset(ctx context.Context) error {
 		return fmt.Errorf("reset PGlite at %s: %w", s.URL, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "DISCARD ALL"); err != nil {
+		return fmt.Errorf("reset PGlite: discard the session's state: %w", err)
+	}
 	rows, err := conn.Query(ctx, `SELECT nspname FROM pg_namespace
 		WHERE nspname NOT LIKE 'pg\_%' AND nspname <> 'information_schema'`)
 	if err != nil {

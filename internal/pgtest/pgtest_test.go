@@ -38,14 +38,14 @@ func mustExec(t *testing.T, ctx context.Context, c *pgx.Conn, sql string, args .
 	}
 }
 
-// TestStart_Features runs through pgx what the PostgreSQL engine relies on:
+// TestFresh_Features runs through pgx what the PostgreSQL engine relies on:
 // pgvector with an HNSW cosine index, a tsvector of the simple
 // configuration with GIN and ts_rank_cd, and a REPEATABLE READ READ ONLY
 // transaction.
-func TestStart_Features(t *testing.T) {
+func TestFresh_Features(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	url := Start(t)
+	url := Fresh(t)
 	if !strings.HasPrefix(url, "postgres://") {
 		t.Fatalf("URL %q", url)
 	}
@@ -172,14 +172,14 @@ func TestStart_Connections(t *testing.T) {
 
 }
 
-// TestStart_CachedStatementsCollide: pgx's default mode prepares each query
+// TestFresh_CachedStatementsCollide: pgx's default mode prepares each query
 // under a name made from its SQL, and the connections share one session, so
 // a second connection preparing the same query finds the name taken; the
 // URL's exec mode prepares none.
-func TestStart_CachedStatementsCollide(t *testing.T) {
+func TestFresh_CachedStatementsCollide(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	url := Start(t)
+	url := Fresh(t)
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
@@ -210,14 +210,14 @@ func TestStart_CachedStatementsCollide(t *testing.T) {
 	}
 }
 
-// TestStart_ConcurrentQueries: two connections querying at once in the
+// TestFresh_ConcurrentQueries: two connections querying at once in the
 // URL's exec mode each get their own answers (the describe-then-execute
 // mode, two round trips per query, mixed them up here: one connection's
 // Bind reached the other's statement).
-func TestStart_ConcurrentQueries(t *testing.T) {
+func TestFresh_ConcurrentQueries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	url := Start(t)
+	url := Fresh(t)
 	const queries = 200
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
@@ -245,29 +245,6 @@ func TestStart_ConcurrentQueries(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-}
-
-// TestServer_Reset: a reset server holds an empty public schema, and
-// pgvector can be created again.
-func TestServer_Reset(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	s := startServer(t)
-	c := connect(t, ctx, s.URL)
-	mustExec(t, ctx, c, "CREATE EXTENSION vector")
-	mustExec(t, ctx, c, "CREATE SCHEMA ragd")
-	mustExec(t, ctx, c, "CREATE TABLE ragd.t (v vector(2))")
-	mustExec(t, ctx, c, "CREATE TABLE public.t (i int)")
-	c.Close(ctx)
-	if err := s.Reset(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c = connect(t, ctx, s.URL)
-	var tables int
-	if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname IN ('public', 'ragd')").Scan(&tables); err != nil || tables != 0 {
-		t.Errorf("tables after reset: %d, %v", tables, err)
-	}
-	mustExec(t, ctx, c, "CREATE EXTENSION vector")
 }
 
 func startServer(tb testing.TB) *Server {
@@ -328,24 +305,48 @@ func BenchmarkReset(b *testing.B) {
 	}
 }
 
-// TestFresh: each call empties the shared server's database.
+// TestFresh: each call empties the shared server's database and its one
+// session: schemas, tables, the extension, settings, prepared statements.
 func TestFresh(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	url := Fresh(t)
 	c := connect(t, ctx, url)
-	mustExec(t, ctx, c, "CREATE TABLE left_over (i int)")
+	var defaultPath string
+	if err := c.QueryRow(ctx, "SELECT current_setting('search_path')").Scan(&defaultPath); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, ctx, c, "CREATE EXTENSION vector")
+	mustExec(t, ctx, c, "CREATE SCHEMA ragd")
+	mustExec(t, ctx, c, "CREATE TABLE ragd.left_over (v vector(2))")
+	mustExec(t, ctx, c, "CREATE TABLE public.left_over (i int)")
+	mustExec(t, ctx, c, "SET search_path TO ragd, public")
+	mustExec(t, ctx, c, "PREPARE left_over AS SELECT 1")
 	c.Close(ctx)
 	if again := Fresh(t); again != url {
 		t.Errorf("second Fresh: %q, want the shared server's %q", again, url)
 	}
 	c = connect(t, ctx, url)
-	var n int
-	if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename = 'left_over'").Scan(&n); err != nil || n != 0 {
-		t.Errorf("a table of the last test after Fresh: %d, %v", n, err)
+	var tables, statements int
+	var path string
+	if err := c.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_tables WHERE tablename = 'left_over'),
+		(SELECT count(*) FROM pg_prepared_statements), current_setting('search_path')`).Scan(&tables, &statements, &path); err != nil {
+		t.Fatal(err)
 	}
-	c.Close(ctx)
+	if tables != 0 || statements != 0 || path != defaultPath {
+		t.Errorf("after Fresh: %d tables of the last test, %d prepared statements, search_path %q (want %q)", tables, statements, path, defaultPath)
+	}
+	mustExec(t, ctx, c, "CREATE EXTENSION vector")
+}
+
+// TestStopShared: the shared server stops, and the next Fresh starts
+// another.
+func TestStopShared(t *testing.T) {
+	first := Fresh(t)
 	if err := StopShared(); err != nil {
-		t.Error(err)
+		t.Fatal(err)
+	}
+	if second := Fresh(t); second == first {
+		t.Errorf("Fresh after StopShared: the stopped server's URL %q", second)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // content carry the weights A, B and D; the ranking counts them alike
 // (rankWeights), as SQLite's bm25 does its three columns.
 //
-// A query crosses the snapshot as a LexicalQuery of analysed tokens; it is
+// A query crosses the snapshot as a ragd.LexicalQuery of analysed tokens; it is
 // rendered here as a tsquery whose every token is a quoted lexeme, read by
 // to_tsquery with the same 'simple' configuration, so that nothing a user
 // types is syntax and a token splits, if ever, exactly as the indexed text
@@ -82,7 +82,7 @@ func analyzerFor(lang string) (*lexical.Analyzer, error) {
 // each a phrase of quoted lexemes (a <-> b), a prefix term's last lexeme
 // marked :*, and each excluded term ANDed as a negation. It returns ""
 // when no term has a token: such a query matches nothing.
-func renderTSQuery(q LexicalQuery) string {
+func renderTSQuery(q ragd.LexicalQuery) string {
 	var any []string
 	for _, t := range q.Terms {
 		if s := renderTerm(t); s != "" {
@@ -110,7 +110,7 @@ func renderTSQuery(q LexicalQuery) string {
 
 // renderTerm renders one term's tokens as a phrase, "" when it has none
 // (blank tokens are left out: they hold no lexeme).
-func renderTerm(t LexicalTerm) string {
+func renderTerm(t ragd.LexicalTerm) string {
 	var lex []string
 	for _, tok := range t.Tokens {
 		if strings.TrimSpace(tok) != "" {

@@ -7,32 +7,32 @@ import (
 	"github.com/ragd/ragd"
 )
 
-func term(word string, prefix bool, tokens ...string) LexicalTerm {
-	return LexicalTerm{Word: word, Tokens: tokens, Prefix: prefix}
+func term(word string, prefix bool, tokens ...string) ragd.LexicalTerm {
+	return ragd.LexicalTerm{Word: word, Tokens: tokens, Prefix: prefix}
 }
 
 func TestRenderTSQuery(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		q    LexicalQuery
+		q    ragd.LexicalQuery
 		want string
 	}{
-		{"empty", LexicalQuery{}, ""},
-		{"one word", LexicalQuery{Terms: []LexicalTerm{term("fox", false, "fox")}}, "'fox'"},
-		{"words ORed", LexicalQuery{Terms: []LexicalTerm{term("fox", false, "fox"), term("dogs", false, "dog")}}, "'fox' | 'dog'"},
-		{"phrase", LexicalQuery{Terms: []LexicalTerm{term("lazy dog", false, "lazi", "dog")}}, "('lazi' <-> 'dog')"},
-		{"prefix", LexicalQuery{Terms: []LexicalTerm{term("qui*", true, "qui")}}, "'qui':*"},
-		{"prefix phrase", LexicalQuery{Terms: []LexicalTerm{term("brown fo*", true, "brown", "fo")}}, "('brown' <-> 'fo':*)"},
-		{"exclusion", LexicalQuery{Terms: []LexicalTerm{term("fox", false, "fox")}, Excluded: []LexicalTerm{term("dog", false, "dog")}},
+		{"empty", ragd.LexicalQuery{}, ""},
+		{"one word", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{term("fox", false, "fox")}}, "'fox'"},
+		{"words ORed", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{term("fox", false, "fox"), term("dogs", false, "dog")}}, "'fox' | 'dog'"},
+		{"phrase", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{term("lazy dog", false, "lazi", "dog")}}, "('lazi' <-> 'dog')"},
+		{"prefix", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{term("qui*", true, "qui")}}, "'qui':*"},
+		{"prefix phrase", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{term("brown fo*", true, "brown", "fo")}}, "('brown' <-> 'fo':*)"},
+		{"exclusion", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{term("fox", false, "fox")}, Excluded: []ragd.LexicalTerm{term("dog", false, "dog")}},
 			"'fox' & !('dog')"},
-		{"exclusions of a disjunction", LexicalQuery{
-			Terms:    []LexicalTerm{term("fox", false, "fox"), term("cat", false, "cat")},
-			Excluded: []LexicalTerm{term("lazy dog", false, "lazi", "dog"), term("x*", true, "x")}},
+		{"exclusions of a disjunction", ragd.LexicalQuery{
+			Terms:    []ragd.LexicalTerm{term("fox", false, "fox"), term("cat", false, "cat")},
+			Excluded: []ragd.LexicalTerm{term("lazy dog", false, "lazi", "dog"), term("x*", true, "x")}},
 			"('fox' | 'cat') & !(('lazi' <-> 'dog')) & !('x':*)"},
-		{"only exclusions", LexicalQuery{Excluded: []LexicalTerm{term("dog", false, "dog")}}, ""},
-		{"empty terms left out", LexicalQuery{Terms: []LexicalTerm{term("", false), term("—", false, " "), term("fox", false, "fox")},
-			Excluded: []LexicalTerm{term("", false)}}, "'fox'"},
-		{"syntax quoted", LexicalQuery{Terms: []LexicalTerm{term("x", false, `it's`, `a\b`, `&|!():*<->`)}},
+		{"only exclusions", ragd.LexicalQuery{Excluded: []ragd.LexicalTerm{term("dog", false, "dog")}}, ""},
+		{"empty terms left out", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{term("", false), term("—", false, " "), term("fox", false, "fox")},
+			Excluded: []ragd.LexicalTerm{term("", false)}}, "'fox'"},
+		{"syntax quoted", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{term("x", false, `it's`, `a\b`, `&|!():*<->`)}},
 			`('it''s' <-> 'a\\b' <-> '&|!():*<->')`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,17 +66,17 @@ func TestTSQueryMatches(t *testing.T) {
 	f := ragd.Filter{ProjectID: p.ID}
 	for _, tc := range []struct {
 		name string
-		q    LexicalQuery
+		q    ragd.LexicalQuery
 		want []string // sources, in any order
 	}{
-		{"word", LexicalQuery{Terms: []LexicalTerm{{Word: "quick", Tokens: tok("quick")}}}, []string{"a.md", "c.md"}},
-		{"phrase in order", LexicalQuery{Terms: []LexicalTerm{{Word: "lazy dog", Tokens: tok("lazy dog")}}}, []string{"b.md"}},
-		{"phrase out of order", LexicalQuery{Terms: []LexicalTerm{{Word: "dog lazy", Tokens: tok("dog lazy")}}}, nil},
-		{"prefix", LexicalQuery{Terms: []LexicalTerm{{Word: "sle*", Tokens: []string{"sle"}, Prefix: true}}}, []string{"b.md"}},
-		{"exclusion", LexicalQuery{Terms: []LexicalTerm{{Word: "dog", Tokens: tok("dog")}}, Excluded: []LexicalTerm{{Word: "lazy", Tokens: tok("lazy")}}},
+		{"word", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "quick", Tokens: tok("quick")}}}, []string{"a.md", "c.md"}},
+		{"phrase in order", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "lazy dog", Tokens: tok("lazy dog")}}}, []string{"b.md"}},
+		{"phrase out of order", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "dog lazy", Tokens: tok("dog lazy")}}}, nil},
+		{"prefix", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "sle*", Tokens: []string{"sle"}, Prefix: true}}}, []string{"b.md"}},
+		{"exclusion", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "dog", Tokens: tok("dog")}}, Excluded: []ragd.LexicalTerm{{Word: "lazy", Tokens: tok("lazy")}}},
 			[]string{"c.md"}},
-		{"syntax is no syntax", LexicalQuery{Terms: []LexicalTerm{{Word: "x", Tokens: []string{`'&|!():*`, `\`, "<->"}}}}, nil},
-		{"title matches", LexicalQuery{Terms: []LexicalTerm{{Word: "b.md", Tokens: tok("b.md")}}}, []string{"b.md"}},
+		{"syntax is no syntax", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "x", Tokens: []string{`'&|!():*`, `\`, "<->"}}}}, nil},
+		{"title matches", ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "b.md", Tokens: tok("b.md")}}}, []string{"b.md"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := sn.LexicalCandidates(ctx, f, tc.q, 10)
@@ -155,7 +155,7 @@ func countMatches(t testing.TB, s *Store, projectID int64, tokens []string) int 
 	}
 	defer sn.Close()
 	m, err := sn.LexicalCandidates(context.Background(), ragd.Filter{ProjectID: projectID},
-		LexicalQuery{Terms: []LexicalTerm{{Word: "w", Tokens: tokens}}}, 100)
+		ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "w", Tokens: tokens}}}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@
 // A query is rendered as a tsquery of quoted lexemes (lexical.go) and
 // ranked by ts_rank_cd, title, headings and content weighed alike, the
 // length normalised by its logarithm; no term is left out as too frequent
-// (LexicalMatches.Dropped is nil).
+// (ragd.LexicalMatches.Dropped is nil).
 //
 // A team. Projects are keyed by name: one shared index of a repository's
 // docs and ADRs, each owner's local path kept beside it. Options.Owner is

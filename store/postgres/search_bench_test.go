@@ -149,9 +149,9 @@ func BenchmarkLexical(b *testing.B) {
 	defer sn.Close()
 	// A frequent word, a mid-frequency one, and a three-word OR query.
 	for _, ws := range [][]string{{"w3"}, {"w300"}, {"w20", "w700", "w4000"}} {
-		var q LexicalQuery
+		var q ragd.LexicalQuery
 		for _, w := range ws {
-			q.Terms = append(q.Terms, LexicalTerm{Word: w, Tokens: []string{w}})
+			q.Terms = append(q.Terms, ragd.LexicalTerm{Word: w, Tokens: []string{w}})
 		}
 		b.Run(fmt.Sprint(ws), func(b *testing.B) {
 			for b.Loop() {
@@ -170,7 +170,7 @@ func BenchmarkHybrid(b *testing.B) {
 	s, pid := populated(b, 10_000)
 	ctx := context.Background()
 	r := rand.New(rand.NewSource(2))
-	q := LexicalQuery{Terms: []LexicalTerm{{Word: "w20", Tokens: []string{"w20"}}, {Word: "w700", Tokens: []string{"w700"}}, {Word: "w4000", Tokens: []string{"w4000"}}}}
+	q := ragd.LexicalQuery{Terms: []ragd.LexicalTerm{{Word: "w20", Tokens: []string{"w20"}}, {Word: "w700", Tokens: []string{"w700"}}, {Word: "w4000", Tokens: []string{"w4000"}}}}
 	f := ragd.Filter{ProjectID: pid}
 	var took []time.Duration
 	for b.Loop() {

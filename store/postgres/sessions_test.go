@@ -848,7 +848,7 @@ func TestOwners_Search(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := LexicalQuery{Language: "english", Terms: []LexicalTerm{{Word: "quokkas", Tokens: a.Analyze("quokkas")}}}
+	q := ragd.LexicalQuery{Language: "english", Terms: []ragd.LexicalTerm{{Word: "quokkas", Tokens: a.Analyze("quokkas")}}}
 	for _, tc := range []struct {
 		who  string
 		s    *Store

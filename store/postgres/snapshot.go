@@ -193,8 +193,8 @@ func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs
 // project and scopes. q's tokens must be analysed for the project's
 // language (LexicalLanguage). Nothing is left out as too frequent:
 // Dropped is nil.
-func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q LexicalQuery, k int) (LexicalMatches, error) {
-	var m LexicalMatches
+func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd.LexicalQuery, k int) (ragd.LexicalMatches, error) {
+	var m ragd.LexicalMatches
 	m.Expression = renderTSQuery(q)
 	if k <= 0 || m.Expression == "" {
 		return m, nil
@@ -211,7 +211,7 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q Lexi
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var c LexicalCandidate
+		var c ragd.LexicalCandidate
 		if err := rows.Scan(&c.ChunkID, &c.Score); err != nil {
 			return m, sn.s.describe("lexical candidates", err)
 		}
@@ -227,7 +227,7 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q Lexi
 // of a project that matches it, on LexicalCandidates' scale; chunks that
 // do not match, belong to another project or to another owner's unshared
 // sessions are absent.
-func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q LexicalQuery, chunkIDs []string) (map[string]float64, error) {
+func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.LexicalQuery, chunkIDs []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(chunkIDs))
 	expr := renderTSQuery(q)
 	if len(chunkIDs) == 0 || expr == "" {

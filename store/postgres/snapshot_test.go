@@ -12,11 +12,11 @@ import (
 	"github.com/ragd/ragd"
 )
 
-func words(ws ...string) LexicalQuery {
+func words(ws ...string) ragd.LexicalQuery {
 	a, _ := analyzerFor("english")
-	var q LexicalQuery
+	var q ragd.LexicalQuery
 	for _, w := range ws {
-		q.Terms = append(q.Terms, LexicalTerm{Word: w, Tokens: a.Analyze(w)})
+		q.Terms = append(q.Terms, ragd.LexicalTerm{Word: w, Tokens: a.Analyze(w)})
 	}
 	return q
 }
