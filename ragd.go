@@ -18,6 +18,10 @@ var (
 	ErrExists = errors.New("already exists")
 	// ErrInvalid means a request broke an input rule.
 	ErrInvalid = errors.New("invalid request")
+	// ErrUnavailable means the database could not be reached (a server
+	// engine's connection refused or lost): the request may succeed later,
+	// and the call that failed wrote nothing.
+	ErrUnavailable = errors.New("database unavailable")
 	// ErrInvalidEvent is wrapped by the errors of Event.Validate and of the
 	// event file parsers.
 	ErrInvalidEvent = errors.New("invalid event")

@@ -48,8 +48,11 @@ const (
 	// (status 499); no one reads it but a log or a proxy.
 	CodeClientGone = "client_gone"
 	// CodeTimeout: the request body did not come within the read timeout.
-	CodeTimeout  = "timeout"
-	CodeInternal = "internal"
+	CodeTimeout = "timeout"
+	// CodeDatabaseUnavailable: the database server could not be reached
+	// (status 503); the same request may succeed once it is back.
+	CodeDatabaseUnavailable = "database_unavailable"
+	CodeInternal            = "internal"
 )
 
 // Version is the API's path prefix: every route is under it.

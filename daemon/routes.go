@@ -142,6 +142,8 @@ func (d *Daemon) classify(err error) *httpError {
 		return &httpError{http.StatusBadRequest, api.CodeBadRepository, err.Error(), nil}
 	case errors.Is(err, ragd.ErrExists):
 		return &httpError{http.StatusConflict, api.CodeExists, err.Error(), nil}
+	case errors.Is(err, ragd.ErrUnavailable):
+		return &httpError{http.StatusServiceUnavailable, api.CodeDatabaseUnavailable, err.Error(), nil}
 	case isTimeout(err):
 		return &httpError{status: http.StatusRequestTimeout, code: api.CodeTimeout, msg: "request body: " + err.Error()}
 	case errors.Is(err, context.Canceled) && d.ctx.Err() != nil:

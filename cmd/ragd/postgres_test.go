@@ -249,11 +249,14 @@ func TestPostgres_ConnectionLoss(t *testing.T) {
 		"search": search(),
 		"health": daemontest.Do(t, d.Socket(), "GET", "/v1/health", "", nil),
 	} {
-		if a.Status < 500 {
-			t.Errorf("%s with the server gone: %d %s, want a 5xx", what, a.Status, a.Body)
+		if a.Status != http.StatusServiceUnavailable {
+			t.Errorf("%s with the server gone: %d %s, want 503", what, a.Status, a.Body)
 			continue
 		}
 		e := a.ErrorBody(t)
+		if e.Code != api.CodeDatabaseUnavailable {
+			t.Errorf("%s with the server gone: code %q, want %q", what, e.Code, api.CodeDatabaseUnavailable)
+		}
 		// The URL as the engine shows it; the daemon's redaction of its
 		// answers may mark the hidden password its own way.
 		if !strings.Contains(e.Message, shown) && !strings.Contains(e.Message, hostAndPath) ||

@@ -71,6 +71,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/ragd/ragd"
 )
 
 //go:embed migrations/*.sql
@@ -97,7 +99,8 @@ var (
 	ErrSpaceMismatch = errors.New("database vectors belong to another embedding space")
 	// ErrConnection means the server could not be reached or the
 	// connection was lost: nothing was written by the call that failed.
-	ErrConnection = errors.New("database connection failed")
+	// It wraps ragd.ErrUnavailable, which the daemon answers with a 503.
+	ErrConnection = fmt.Errorf("database connection failed (%w)", ragd.ErrUnavailable)
 )
 
 // Options configure Open.
