@@ -30,12 +30,16 @@ var rules = map[string][]string{
 	"redact":     {"*-ragd", "database/sql", "net/http"},
 	"source":     {"*-ragd", "database/sql", "net/http"},
 	"store":      {"search", "index", "daemon", "client", "eval", "embedding", "net/http"},
-	"search":     {"store", "index", "daemon", "client", "eval", "database/sql", "net/http"},
-	"index":      {"store", "search", "daemon", "client", "eval", "net/http"},
-	"embedding":  {"store", "search", "index", "daemon", "client", "database/sql"},
-	"mcpserver":  {"*-ragd-api-client", "database/sql"},
-	"daemon":     {"client", "eval", "mcpserver"},
-	"browse":     {"*-ragd-api-client", "database/sql"},
+	// A second engine is the SQLite one's peer: it knows neither SQLite
+	// (database/sql) nor the layers above it.
+	"store/postgres":     {"store", "search", "index", "daemon", "client", "eval", "embedding", "net/http", "database/sql"},
+	"internal/storetest": {"store", "store/postgres", "daemon"},
+	"search":             {"store", "index", "daemon", "client", "eval", "database/sql", "net/http"},
+	"index":              {"store", "search", "daemon", "client", "eval", "net/http"},
+	"embedding":          {"store", "search", "index", "daemon", "client", "database/sql"},
+	"mcpserver":          {"*-ragd-api-client", "database/sql"},
+	"daemon":             {"client", "eval", "mcpserver"},
+	"browse":             {"*-ragd-api-client", "database/sql"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {
