@@ -60,7 +60,7 @@ var keyDocs = map[string]string{
 	"search.candidates":           "candidates per signal",
 	"search.normalization":        "lexical scale: " + search.NormalizationChoices(),
 	"search.fill":                 "score every candidate on both signals",
-	"search.vectors":              "quantized (one-bit codes, then exact rescoring; projects of 20k+ vectors) or exact",
+	"search.vectors":              "quantized (one-bit codes, then exact rescoring; projects of 20k+ vectors) or exact; SQLite only: postgres always searches its HNSW index",
 	"search.prune_frequent_terms": "leave out words in half the chunks or more (bm25 weighs them 0) when a rarer word remains",
 	"search.limit":                fmt.Sprintf("hits per answer when the request gives none (1..%d)", search.MaxLimit),
 	"chunking.target":             "characters per chunk",
