@@ -1,0 +1,581 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+	"github.com/ragd/ragd"
+)
+
+// visibleSQL keeps the chunks a store's owner may read: docs and ADRs are
+// everyone's; a session chunk is its owner's, or everyone's when shared.
+// Its one parameter is the owner.
+func visibleSQL(owner int) string {
+	return fmt.Sprintf("(chunks.scope <> 'session' OR chunks.owner = $%d OR chunks.shared)", owner)
+}
+
+// ownedSQL keeps the chunks a write of scope replaces: the whole docs or
+// adr scope of the project (one for everybody), the owner's own session
+// chunks.
+func ownedSQL(owner int) string {
+	return fmt.Sprintf("(chunks.scope <> 'session' OR chunks.owner = $%d)", owner)
+}
+
+// scopeOwner is the owner written on a chunk of scope: "" for the shared
+// docs and ADRs.
+func (s *Store) scopeOwner(scope string) string {
+	if scope == ragd.ScopeSession {
+		return s.owner
+	}
+	return ""
+}
+
+// LockScope takes the transaction-scoped advisory lock of one project's
+// scope (of the owner's sessions, for the session scope): two writers of
+// the same chunks, in two daemons, serialise on it, and a reader never
+// waits for it. The keys are the project id and a hash of the scope and
+// owner; a collision of two hashes only serialises more.
+func LockScope(ctx context.Context, tx pgx.Tx, projectID int64, scope, owner string) error {
+	key := scope
+	if scope == ragd.ScopeSession {
+		key += "\x00" + owner
+	}
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1::int4, hashtext($2))", int32(projectID), key); err != nil {
+		return fmt.Errorf("lock %s of project %d: %w", scope, projectID, err)
+	}
+	return nil
+}
+
+func validateChunk(c *ragd.ChunkInput, scope string) error {
+	if scope == ragd.ScopeSession {
+		if c.SessionID == "" || c.EventID == "" {
+			return fmt.Errorf("session chunk %d: session and event id required", c.Position)
+		}
+	} else if c.SourcePath == "" {
+		return fmt.Errorf("%s chunk %d: source path required", scope, c.Position)
+	}
+	if c.Position < 0 {
+		return fmt.Errorf("chunk %s#%d: negative position", c.Source(scope), c.Position)
+	}
+	if c.ContentHash == "" {
+		return fmt.Errorf("chunk %s#%d: content hash required", c.Source(scope), c.Position)
+	}
+	return nil
+}
+
+// pgText makes s storable in a text column: PostgreSQL refuses NUL bytes
+// and invalid UTF-8, which SQLite stores. Both become U+FFFD; the chunk's
+// id and hash stay the caller's.
+func pgText(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// headingJSON is a chunk's heading path as stored: a JSON array, [] for
+// none.
+func headingJSON(path []string) (string, error) {
+	if path == nil {
+		path = []string{}
+	}
+	clean := make([]string, len(path))
+	for i, h := range path {
+		clean[i] = pgText(h)
+	}
+	b, err := json.Marshal(clean)
+	if err != nil {
+		return "", fmt.Errorf("heading path %q: %w", path, err)
+	}
+	return string(b), nil
+}
+
+// preparedChunk is one input chunk of ReplaceScope, checked and encoded.
+type preparedChunk struct {
+	in      *ragd.ChunkInput
+	id      string
+	title   string
+	content string
+	heading string
+	vec     *pgvector.Vector // nil: none given
+	doc     *analysedChunk   // nil until analysed
+}
+
+// storedChunk is what ReplaceScope needs of a chunk the scope holds.
+type storedChunk struct {
+	seq            int64
+	vector         bool
+	title, heading string
+	event          string
+}
+
+// ReplaceScope makes the chunks of one project's scope exactly chunks, in
+// one transaction: a reader sees the old scope or the new one, never a mix,
+// and a failure (the connection lost included) leaves the old scope whole.
+// The session scope is the owner's own sessions; in it the chunks of
+// events that chunks does not mention but the log holds are kept (their
+// events were appended after the caller read the log). Chunks whose id
+// survives are updated in place, so their votes survive; the others are
+// deleted with their votes, and the new ones inserted. Two ReplaceScope of
+// one scope, from any daemon, serialise on the scope's advisory lock.
+//
+// The text is analysed before the transaction, for the language the
+// project's index holds (decided now by its first chunks), and again
+// inside only if SetLanguage changed it meanwhile.
+func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ragd.ChunkInput) (ragd.ReplaceResult, error) {
+	var res ragd.ReplaceResult
+	if !ragd.ValidScope(scope) {
+		return res, fmt.Errorf("replace scope: unknown scope %q", scope)
+	}
+	what := fmt.Sprintf("replace %s of project %d", scope, projectID)
+	items, seen, err := s.prepareChunks(projectID, scope, chunks)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", what, err)
+	}
+	lang, err := s.decideLanguage(ctx, projectID, chunks)
+	if err != nil {
+		return res, s.describe(what, err)
+	}
+	if err := analyseItems(items, lang); err != nil {
+		return res, fmt.Errorf("%s: %w", what, err)
+	}
+
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return res, s.describe(what+": begin", err)
+	}
+	defer tx.Rollback(ctx)
+	if err := LockScope(ctx, tx, projectID, scope, s.owner); err != nil {
+		return res, s.describe(what, err)
+	}
+	// The project's row, shared: SetLanguage and RemoveProject wait for
+	// this write, and it for them.
+	_, inTx, err := projectLanguages(ctx, tx, projectID, " FOR KEY SHARE")
+	if err != nil {
+		return res, s.describe(what, err)
+	}
+	if inTx != lang && inTx != "" {
+		if err := analyseItems(clearDocs(items), inTx); err != nil {
+			return res, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	old, err := s.readScopeChunks(ctx, tx, projectID, scope)
+	if err != nil {
+		return res, s.describe(what, err)
+	}
+	gone, err := vanishedChunks(ctx, tx, projectID, scope, chunks, old, seen)
+	if err != nil {
+		return res, s.describe(what, err)
+	}
+	if res, err = s.applyReplace(ctx, tx, projectID, scope, items, old, gone); err != nil {
+		return res, s.describe(what, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return ragd.ReplaceResult{}, s.describe(what+": commit", err)
+	}
+	return res, nil
+}
+
+// prepareChunks checks every chunk (fields, no duplicate), and computes its
+// id, heading and vector, outside the transaction.
+func (s *Store) prepareChunks(projectID int64, scope string, chunks []ragd.ChunkInput) ([]preparedChunk, map[string]bool, error) {
+	items := make([]preparedChunk, len(chunks))
+	seen := make(map[string]bool, len(chunks))
+	for i := range chunks {
+		c := &chunks[i]
+		if err := validateChunk(c, scope); err != nil {
+			return nil, nil, err
+		}
+		id := ragd.ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
+		if seen[id] {
+			return nil, nil, fmt.Errorf("duplicate chunk %s#%d", c.Source(scope), c.Position)
+		}
+		seen[id] = true
+		heading, err := headingJSON(c.HeadingPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		it := preparedChunk{in: c, id: id, title: pgText(c.Title), content: pgText(c.Content), heading: heading}
+		if c.Vector != nil {
+			v, err := s.vector(c.Vector)
+			if err != nil {
+				return nil, nil, fmt.Errorf("chunk %s#%d: %w", c.Source(scope), c.Position, err)
+			}
+			it.vec = &v
+		}
+		items[i] = it
+	}
+	return items, seen, nil
+}
+
+// analyseItems analyses the text of the items not analysed yet for lang.
+func analyseItems(items []preparedChunk, lang string) error {
+	a, err := analyzerFor(lang)
+	if err != nil {
+		return fmt.Errorf("analyse for %q: %w", lang, err)
+	}
+	for i := range items {
+		if items[i].doc == nil {
+			d := analyseChunk(a, items[i].title, items[i].heading, items[i].content)
+			items[i].doc = &d
+		}
+	}
+	return nil
+}
+
+func clearDocs(items []preparedChunk) []preparedChunk {
+	for i := range items {
+		items[i].doc = nil
+	}
+	return items
+}
+
+// readScopeChunks reads the chunks a write of the project's scope
+// replaces, by id.
+func (s *Store) readScopeChunks(ctx context.Context, tx pgx.Tx, projectID int64, scope string) (map[string]storedChunk, error) {
+	rows, err := tx.Query(ctx, `SELECT id, seq, embedding_space IS NOT NULL, title, heading_path, coalesce(event_id, '')
+		FROM chunks WHERE project_id = $1 AND scope = $2 AND `+ownedSQL(3), projectID, scope, s.owner)
+	if err != nil {
+		return nil, fmt.Errorf("read old chunks: %w", err)
+	}
+	defer rows.Close()
+	old := map[string]storedChunk{}
+	for rows.Next() {
+		var id string
+		var e storedChunk
+		if err := rows.Scan(&id, &e.seq, &e.vector, &e.title, &e.heading, &e.event); err != nil {
+			return nil, fmt.Errorf("read old chunks: %w", err)
+		}
+		old[id] = e
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read old chunks: %w", err)
+	}
+	return old, nil
+}
+
+// vanishedChunks returns the seqs (ascending) of the stored chunks the
+// replacement drops: those not in seen, less, in the session scope, the
+// chunks of events the input does not mention that the log holds.
+func vanishedChunks(ctx context.Context, tx pgx.Tx, projectID int64, scope string, chunks []ragd.ChunkInput,
+	old map[string]storedChunk, seen map[string]bool) ([]int64, error) {
+	var keepEvents map[string]bool
+	if scope == ragd.ScopeSession {
+		mentioned := make(map[string]bool, len(chunks))
+		for i := range chunks {
+			mentioned[chunks[i].EventID] = true
+		}
+		var ask []string
+		asked := map[string]bool{}
+		for id, e := range old {
+			if !seen[id] && !mentioned[e.event] && !asked[e.event] {
+				asked[e.event] = true
+				ask = append(ask, e.event)
+			}
+		}
+		keepEvents = map[string]bool{}
+		if len(ask) > 0 {
+			rows, err := tx.Query(ctx, "SELECT id FROM session_events WHERE project_id = $1 AND id = ANY($2)", projectID, ask)
+			if err != nil {
+				return nil, fmt.Errorf("look up appended events: %w", err)
+			}
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("look up appended events: %w", err)
+				}
+				keepEvents[id] = true
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, fmt.Errorf("look up appended events: %w", err)
+			}
+		}
+	}
+	var gone []int64
+	for id, e := range old {
+		if seen[id] || keepEvents[e.event] {
+			continue
+		}
+		gone = append(gone, e.seq)
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i] < gone[j] })
+	return gone, nil
+}
+
+// Statements of applyReplace.
+const (
+	insertChunkSQL = `INSERT INTO chunks (id, project_id, scope, source_path, source_commit, session_id, event_id, owner, shared,
+		heading_path, title, position, start_offset, end_offset, content, content_hash, embedding, embedding_space, indexed_at, tsv)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, ` + "%s)"
+	updateChunkSQL = `UPDATE chunks SET source_commit = $1, heading_path = $2, title = $3, start_offset = $4, end_offset = $5,
+		embedding = coalesce($6::vector, embedding), embedding_space = CASE WHEN $6::vector IS NULL THEN embedding_space ELSE $7 END,
+		indexed_at = $8 WHERE seq = $9`
+	updateTSVSQL = "UPDATE chunks SET tsv = %s WHERE seq = $4"
+)
+
+// applyReplace writes the replacement in tx, in one round trip: the
+// vanished chunks deleted first (their votes and marks follow by cascade),
+// then each chunk updated in place (its id survives) or inserted.
+func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, scope string, items []preparedChunk,
+	old map[string]storedChunk, gone []int64) (ragd.ReplaceResult, error) {
+	var res ragd.ReplaceResult
+	b := &pgx.Batch{}
+	if len(gone) > 0 {
+		b.Queue("DELETE FROM chunks WHERE seq = ANY($1)", gone)
+	}
+	res.Deleted = len(gone)
+	stamp := nowUTC()
+	owner, shared := s.scopeOwner(scope), scope == ragd.ScopeSession && s.share
+	insert := fmt.Sprintf(insertChunkSQL, tsvSQL(20, 21, 22))
+	update := fmt.Sprintf(updateTSVSQL, tsvSQL(1, 2, 3))
+	var what []string // what each queued statement writes, for its error
+	if len(gone) > 0 {
+		what = append(what, fmt.Sprintf("delete %d vanished chunks", len(gone)))
+	}
+	for _, it := range items {
+		c := it.in
+		src := fmt.Sprintf("%s#%d", c.Source(scope), c.Position)
+		if e, ok := old[it.id]; ok {
+			b.Queue(updateChunkSQL, nullable(c.SourceCommit), it.heading, it.title, c.Start, c.End, it.vec, s.space, stamp, e.seq)
+			what = append(what, "update chunk "+src)
+			if e.title != it.title || e.heading != it.heading {
+				// Same text under another title or heading: its tsv changes.
+				b.Queue(update, it.doc.title, it.doc.heading, it.doc.content, e.seq)
+				what = append(what, "update lexical index of chunk "+src)
+			}
+			if e.vector || it.vec != nil {
+				res.Vectors++
+			}
+			res.Kept++
+			continue
+		}
+		var space any
+		if it.vec != nil {
+			space = s.space
+			res.Vectors++
+		}
+		b.Queue(insert, it.id, projectID, scope, nullable(c.SourcePath), nullable(c.SourceCommit),
+			nullable(c.SessionID), nullable(c.EventID), owner, shared, it.heading, it.title, c.Position, c.Start, c.End,
+			it.content, c.ContentHash, it.vec, space, stamp, it.doc.title, it.doc.heading, it.doc.content)
+		what = append(what, "insert chunk "+src)
+		res.Inserted++
+	}
+	if err := runBatch(ctx, tx, b, what); err != nil {
+		return ragd.ReplaceResult{}, err
+	}
+	return res, nil
+}
+
+// runBatch sends b in one round trip and reads every result, naming the
+// statement that failed by what.
+func runBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, what []string) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	br := tx.SendBatch(ctx, b)
+	for i := 0; i < b.Len(); i++ {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			name := "statement"
+			if i < len(what) {
+				name = what[i]
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return br.Close()
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+const chunkColumns = `chunks.id, chunks.project_id, chunks.scope, coalesce(chunks.source_path, ''), coalesce(chunks.source_commit, ''),
+	coalesce(chunks.session_id, ''), coalesce(chunks.event_id, ''), chunks.heading_path, chunks.title, chunks.position,
+	chunks.start_offset, chunks.end_offset, chunks.content, chunks.content_hash, coalesce(chunks.embedding_space, ''), chunks.indexed_at`
+
+func scanChunk(r pgx.Row) (ragd.Chunk, error) {
+	var c ragd.Chunk
+	var heading string
+	var indexed time.Time
+	err := r.Scan(&c.ID, &c.ProjectID, &c.Scope, &c.SourcePath, &c.SourceCommit, &c.SessionID, &c.EventID,
+		&heading, &c.Title, &c.Position, &c.Start, &c.End, &c.Content, &c.ContentHash, &c.EmbeddingSpace, &indexed)
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal([]byte(heading), &c.HeadingPath); err != nil {
+		return c, fmt.Errorf("chunk %s: heading path %q: %w", c.ID, heading, err)
+	}
+	c.IndexedAt = indexed.UTC()
+	return c, nil
+}
+
+// collectChunks reads every row of a chunks query.
+func collectChunks(rows pgx.Rows) ([]ragd.Chunk, error) {
+	defer rows.Close()
+	var out []ragd.Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// chunksByID loads the chunks with the given ids the owner may read, in
+// the order of ids; ids that do not exist (or are another owner's
+// unshared session chunks) are left out.
+func (s *Store) chunksByID(ctx context.Context, q querier, ids []string) ([]ragd.Chunk, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := q.Query(ctx, "SELECT "+chunkColumns+" FROM chunks WHERE id = ANY($1) AND "+visibleSQL(2), ids, s.owner)
+	if err != nil {
+		return nil, fmt.Errorf("load %d chunks: %w", len(ids), err)
+	}
+	got, err := collectChunks(rows)
+	if err != nil {
+		return nil, fmt.Errorf("load %d chunks: %w", len(ids), err)
+	}
+	byID := make(map[string]ragd.Chunk, len(got))
+	for _, c := range got {
+		byID[c.ID] = c
+	}
+	out := make([]ragd.Chunk, 0, len(got))
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+			delete(byID, id) // an id asked twice comes once
+		}
+	}
+	return out, nil
+}
+
+// Chunks loads chunks by id, in the order given; unknown ids, and other
+// owners' unshared session chunks, are left out.
+func (s *Store) Chunks(ctx context.Context, ids []string) ([]ragd.Chunk, error) {
+	out, err := s.chunksByID(ctx, s.pool, ids)
+	if err != nil {
+		return nil, s.describe("chunks", err)
+	}
+	return out, nil
+}
+
+// ScopeChunks lists one scope's chunks of a project that the owner may
+// read, ordered by source and position.
+func (s *Store) ScopeChunks(ctx context.Context, projectID int64, scope string) ([]ragd.Chunk, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+chunkColumns+` FROM chunks WHERE project_id = $1 AND scope = $2 AND `+visibleSQL(3)+`
+		ORDER BY coalesce(source_path, ''), coalesce(session_id, ''), coalesce(event_id, ''), position`, projectID, scope, s.owner)
+	if err != nil {
+		return nil, s.describe(fmt.Sprintf("list %s chunks of project %d", scope, projectID), err)
+	}
+	out, err := collectChunks(rows)
+	if err != nil {
+		return nil, s.describe(fmt.Sprintf("list %s chunks of project %d", scope, projectID), err)
+	}
+	return out, nil
+}
+
+// notUnembeddable leaves out the chunks the store's space refused for
+// good; its one parameter is the space.
+func notUnembeddable(space int) string {
+	return fmt.Sprintf(`NOT EXISTS (SELECT 1 FROM unembeddable_chunks u
+	WHERE u.chunk_seq = chunks.seq AND u.embedding_space = $%d AND u.content_hash = chunks.content_hash)`, space)
+}
+
+// ChunkStates maps the id of each chunk a write of the project's scope
+// replaces to its state, so that a reindex asks the embedder only for the
+// chunks that are new or still lack a vector.
+func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) (map[string]ragd.ChunkState, error) {
+	what := fmt.Sprintf("chunk states of %s, project %d", scope, projectID)
+	rows, err := s.pool.Query(ctx, `SELECT id, embedding_space IS NOT NULL, embedding_space IS NULL AND NOT `+notUnembeddable(1)+`,
+		coalesce(source_commit, ''), heading_path, title, start_offset, end_offset FROM chunks
+		WHERE project_id = $2 AND scope = $3 AND `+ownedSQL(4), s.space, projectID, scope, s.owner)
+	if err != nil {
+		return nil, s.describe(what, err)
+	}
+	defer rows.Close()
+	out := map[string]ragd.ChunkState{}
+	for rows.Next() {
+		var id, heading string
+		var st ragd.ChunkState
+		if err := rows.Scan(&id, &st.Vector, &st.Unembeddable, &st.SourceCommit, &heading, &st.Title, &st.Start, &st.End); err != nil {
+			return nil, s.describe(what, err)
+		}
+		if err := json.Unmarshal([]byte(heading), &st.HeadingPath); err != nil {
+			return nil, fmt.Errorf("chunk %s: heading path %q: %w", id, heading, err)
+		}
+		out[id] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.describe(what, err)
+	}
+	return out, nil
+}
+
+// ScopeStats counts the chunks of a project's scope the owner may read, by
+// source.
+func (s *Store) ScopeStats(ctx context.Context, projectID int64, scope string) (ragd.ScopeStats, error) {
+	st := ragd.ScopeStats{Sources: map[string]int{}, Unembeddable: map[string]int{}}
+	if !ragd.ValidScope(scope) {
+		return st, fmt.Errorf("scope stats: unknown scope %q", scope)
+	}
+	what := fmt.Sprintf("%s stats of project %d", scope, projectID)
+	rows, err := s.pool.Query(ctx, `SELECT coalesce(source_path, session_id, ''), count(*), count(*) - count(embedding_space)
+		FROM chunks WHERE project_id = $1 AND scope = $2 AND `+visibleSQL(3)+` GROUP BY 1`, projectID, scope, s.owner)
+	if err != nil {
+		return st, s.describe(what, err)
+	}
+	for rows.Next() {
+		var src string
+		var n, lex int
+		if err := rows.Scan(&src, &n, &lex); err != nil {
+			rows.Close()
+			return st, s.describe(what, err)
+		}
+		st.Sources[src] = n
+		st.Chunks += n
+		st.LexicalOnly += lex
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return st, s.describe(what, err)
+	}
+	rows, err = s.pool.Query(ctx, `SELECT u.reason, count(*) FROM unembeddable_chunks u JOIN chunks ON chunks.seq = u.chunk_seq
+		WHERE chunks.project_id = $1 AND chunks.scope = $2 AND chunks.embedding_space IS NULL AND u.embedding_space = $3
+		AND u.content_hash = chunks.content_hash AND `+visibleSQL(4)+` GROUP BY u.reason`, projectID, scope, s.space, s.owner)
+	if err != nil {
+		return st, s.describe(what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var reason string
+		var n int
+		if err := rows.Scan(&reason, &n); err != nil {
+			return st, s.describe(what, err)
+		}
+		st.Unembeddable[reason] = n
+	}
+	if err := rows.Err(); err != nil {
+		return st, s.describe(what, err)
+	}
+	return st, nil
+}
+
+// errNoRows reports whether err is pgx's no-rows error.
+func errNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

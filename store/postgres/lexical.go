@@ -1,0 +1,326 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/lexical"
+)
+
+// The lexical signal. A chunk's tsv is its title, headings and content as
+// package lexical analyses them in the project's language (the very text
+// SQLite's FTS5 table holds), each turned into a tsvector by the 'simple'
+// configuration, which only splits at the spaces between the analyser's
+// tokens and lowercases what is already lower case: PostgreSQL adds no
+// analysis, so both engines match the same chunks. Title, headings and
+// content carry the weights A, B and D; the ranking counts them alike
+// (rankWeights), as SQLite's bm25 does its three columns.
+//
+// A query crosses the snapshot as a LexicalQuery of analysed tokens; it is
+// rendered here as a tsquery whose every token is a quoted lexeme, read by
+// to_tsquery with the same 'simple' configuration, so that nothing a user
+// types is syntax and a token splits, if ever, exactly as the indexed text
+// did.
+
+// tsConfig is the text search configuration of both sides.
+const tsConfig = "simple"
+
+// rankWeights are ts_rank_cd's weights of D, C, B and A (content, -,
+// headings, title): equal, like bm25's default column weights.
+const rankWeights = "{1,1,1,1}"
+
+// rankNormalization is ts_rank_cd's length normalisation: 1 divides the
+// rank by 1 + the logarithm of the chunk's length, so that long chunks do
+// not win by size alone (bm25 normalises length too).
+const rankNormalization = "1"
+
+// rankSQL is a chunk's score for the tsquery q.
+const rankSQL = "ts_rank_cd('" + rankWeights + "', tsv, q, " + rankNormalization + ")"
+
+// tsvSQL returns the SQL expression of a chunk's tsv from the analysed
+// title, headings and content in parameters $t, $h and $c.
+func tsvSQL(t, h, c int) string {
+	return fmt.Sprintf("setweight(to_tsvector('%[4]s', $%[1]d), 'A') || setweight(to_tsvector('%[4]s', $%[2]d), 'B') || to_tsvector('%[4]s', $%[3]d)",
+		t, h, c, tsConfig)
+}
+
+// analysedChunk is the text of one chunk as its tsv is built from.
+type analysedChunk struct {
+	title, heading, content string
+}
+
+func analyseChunk(a *lexical.Analyzer, title, headingJSON, content string) analysedChunk {
+	return analysedChunk{title: a.Text(title), heading: a.Text(headingText(headingJSON)), content: a.Text(content)}
+}
+
+// headingText joins a stored heading path (a JSON array) with spaces, so
+// that JSON escapes never become tokens.
+func headingText(headingJSON string) string {
+	var hp []string
+	if err := json.Unmarshal([]byte(headingJSON), &hp); err != nil {
+		return headingJSON
+	}
+	return strings.Join(hp, " ")
+}
+
+// analyzerFor returns the analyser of a language name as stored ("" is
+// the default language).
+func analyzerFor(lang string) (*lexical.Analyzer, error) {
+	l, err := lexical.ParseLanguage(lang)
+	if err != nil {
+		return nil, err
+	}
+	return lexical.New(l)
+}
+
+// renderTSQuery renders q as a tsquery for to_tsquery: the terms ORed,
+// each a phrase of quoted lexemes (a <-> b), a prefix term's last lexeme
+// marked :*, and each excluded term ANDed as a negation. It returns ""
+// when no term has a token: such a query matches nothing.
+func renderTSQuery(q LexicalQuery) string {
+	var any []string
+	for _, t := range q.Terms {
+		if s := renderTerm(t); s != "" {
+			any = append(any, s)
+		}
+	}
+	if len(any) == 0 {
+		return ""
+	}
+	expr := strings.Join(any, " | ")
+	var not []string
+	for _, t := range q.Excluded {
+		if s := renderTerm(t); s != "" {
+			not = append(not, "!("+s+")")
+		}
+	}
+	if len(not) == 0 {
+		return expr
+	}
+	if len(any) > 1 {
+		expr = "(" + expr + ")"
+	}
+	return expr + " & " + strings.Join(not, " & ")
+}
+
+// renderTerm renders one term's tokens as a phrase, "" when it has none
+// (blank tokens are left out: they hold no lexeme).
+func renderTerm(t LexicalTerm) string {
+	var lex []string
+	for _, tok := range t.Tokens {
+		if strings.TrimSpace(tok) != "" {
+			lex = append(lex, quoteLexeme(tok))
+		}
+	}
+	if len(lex) == 0 {
+		return ""
+	}
+	if t.Prefix {
+		lex[len(lex)-1] += ":*"
+	}
+	if len(lex) == 1 {
+		return lex[0]
+	}
+	return "(" + strings.Join(lex, " <-> ") + ")"
+}
+
+// quoteLexeme quotes a token as a tsquery lexeme: inside single quotes a
+// quote is doubled and a backslash escaped, so no token is syntax.
+func quoteLexeme(tok string) string {
+	tok = strings.ReplaceAll(tok, `\`, `\\`)
+	tok = strings.ReplaceAll(tok, `'`, `''`)
+	return "'" + tok + "'"
+}
+
+// projectLanguages reads a project's language setting and the language
+// its tsv columns are analysed with ("" while no chunk decided it).
+func projectLanguages(ctx context.Context, q querier, projectID int64, lock string) (setting, built string, err error) {
+	err = q.QueryRow(ctx, "SELECT language, lexical_language FROM projects WHERE id = $1"+lock, projectID).Scan(&setting, &built)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", "", fmt.Errorf("project %d: %w", projectID, ragd.ErrNotFound)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("language of project %d: %w", projectID, err)
+	}
+	return setting, built, nil
+}
+
+// inForce is the language a project's lexical index is (or, before its
+// first chunk, will start) analysed with, when no text decides it.
+func inForce(setting, built string) string {
+	switch {
+	case built != "":
+		return built
+	case setting != "":
+		return setting
+	}
+	return string(lexical.DefaultLanguage)
+}
+
+// detectSampleBytes is how much text language detection reads: a few
+// pages decide as well as a whole project.
+const detectSampleBytes = 256 << 10
+
+// firstLanguage is the language a project's first chunks decide: the
+// setting, or else the one their text is detected as.
+func firstLanguage(setting string, chunks []ragd.ChunkInput) string {
+	if setting != "" {
+		return setting
+	}
+	var b strings.Builder
+	for i := range chunks {
+		if b.Len() >= detectSampleBytes {
+			break
+		}
+		b.WriteString(chunks[i].Title)
+		b.WriteByte(' ')
+		b.WriteString(chunks[i].Content)
+		b.WriteByte('\n')
+	}
+	return string(lexical.Detect(b.String()).Language)
+}
+
+// decideLanguage returns the language chunks written to a project are
+// analysed with: the one recorded, or else the one these chunks decide,
+// recorded now in a transaction of its own (so that two first writes of a
+// project, say its docs and its ADRs by two daemons, agree on one). A
+// write that then fails leaves the language decided by the same text, as
+// the next attempt would.
+func (s *Store) decideLanguage(ctx context.Context, projectID int64, chunks []ragd.ChunkInput) (string, error) {
+	setting, built, err := projectLanguages(ctx, s.pool, projectID, "")
+	if err != nil || built != "" || len(chunks) == 0 {
+		return built, err
+	}
+	lang := firstLanguage(setting, chunks)
+	var got string
+	err = s.pool.QueryRow(ctx, `UPDATE projects SET lexical_language = CASE WHEN lexical_language = '' THEN $2 ELSE lexical_language END
+		WHERE id = $1 RETURNING lexical_language`, projectID, lang).Scan(&got)
+	if err != nil {
+		return "", fmt.Errorf("record language %s of project %d: %w", lang, projectID, err)
+	}
+	return got, nil
+}
+
+// SetLanguage sets a project's language ("" for automatic: detected from
+// its text) and, when the language in force changes, rebuilds the tsv of
+// every chunk of the project, in one transaction holding the project's
+// row: searches see the old analysis or the new one, and reindexes (which
+// share that row) wait. No vector is touched.
+func (s *Store) SetLanguage(ctx context.Context, projectID int64, language string) (ragd.LanguageChange, error) {
+	var ch ragd.LanguageChange
+	setting := ""
+	if strings.TrimSpace(language) != "" {
+		l, err := lexical.ParseLanguage(language)
+		if err != nil {
+			return ch, fmt.Errorf("set language of project %d: %w: %w", projectID, ragd.ErrInvalid, err)
+		}
+		setting = string(l)
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return ch, s.describe(fmt.Sprintf("set language of project %d: begin", projectID), err)
+	}
+	defer tx.Rollback(ctx)
+	_, built, err := projectLanguages(ctx, tx, projectID, " FOR UPDATE")
+	if err != nil {
+		return ch, s.describe("set language", err)
+	}
+	if _, err := tx.Exec(ctx, "UPDATE projects SET language = $1 WHERE id = $2", setting, projectID); err != nil {
+		return ch, s.describe(fmt.Sprintf("set language of project %d", projectID), err)
+	}
+	if built != "" {
+		want := setting
+		if want == "" {
+			sample, err := projectSample(ctx, tx, projectID)
+			if err != nil {
+				return ch, s.describe("set language", err)
+			}
+			want = string(lexical.Detect(sample).Language)
+		}
+		if want != built {
+			if ch.Chunks, err = rebuildLexical(ctx, tx, projectID, want); err != nil {
+				return ch, s.describe("set language", err)
+			}
+			ch.Rebuilt = true
+		}
+	}
+	if ch.Project, err = s.projectByID(ctx, tx, projectID); err != nil {
+		return ch, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return ch, s.describe(fmt.Sprintf("set language of project %d: commit", projectID), err)
+	}
+	return ch, nil
+}
+
+// projectSample returns the start of a project's stored text, documents
+// first, for detection.
+func projectSample(ctx context.Context, q querier, projectID int64) (string, error) {
+	rows, err := q.Query(ctx, `SELECT title || ' ' || content FROM chunks WHERE project_id = $1
+		ORDER BY scope = 'session', seq`, projectID)
+	if err != nil {
+		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for b.Len() < detectSampleBytes && rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
+		}
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
+	}
+	return b.String(), nil
+}
+
+// rebuildLexical rewrites the tsv of every chunk of a project analysed for
+// lang, and records lang. It returns the number of chunks rewritten.
+func rebuildLexical(ctx context.Context, tx pgx.Tx, projectID int64, lang string) (int, error) {
+	a, err := analyzerFor(lang)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := tx.Query(ctx, "SELECT seq, title, heading_path, content FROM chunks WHERE project_id = $1 ORDER BY seq", projectID)
+	if err != nil {
+		return 0, fmt.Errorf("rebuild lexical index of project %d: %w", projectID, err)
+	}
+	type row struct {
+		seq int64
+		doc analysedChunk
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		var title, heading, content string
+		if err := rows.Scan(&r.seq, &title, &heading, &content); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("rebuild lexical index of project %d: %w", projectID, err)
+		}
+		r.doc = analyseChunk(a, title, heading, content)
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("rebuild lexical index of project %d: %w", projectID, err)
+	}
+	b := &pgx.Batch{}
+	for _, r := range all {
+		b.Queue("UPDATE chunks SET tsv = "+tsvSQL(1, 2, 3)+" WHERE seq = $4", r.doc.title, r.doc.heading, r.doc.content, r.seq)
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return 0, fmt.Errorf("rebuild lexical index of project %d: %w", projectID, err)
+	}
+	if _, err := tx.Exec(ctx, "UPDATE projects SET lexical_language = $1 WHERE id = $2", lang, projectID); err != nil {
+		return 0, fmt.Errorf("record language of project %d: %w", projectID, err)
+	}
+	return len(all), nil
+}

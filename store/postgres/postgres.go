@@ -1,0 +1,485 @@
+// Package postgres is ragd's PostgreSQL engine: the same store as package
+// store's SQLite one, on a server a team shares. Chunks keep their vector
+// in pgvector (HNSW, cosine) and their analysed text in a tsvector (GIN,
+// ts_rank_cd); a search's queries run in one REPEATABLE READ READ ONLY
+// transaction.
+//
+// The vector column. A database holds one embedding space, as the SQLite
+// engine's file does: its name and length are recorded in the meta table,
+// and the first Open adds chunks.embedding vector(dims) with its HNSW
+// index (an HNSW index needs a typed length, so the column cannot be in
+// the migrations). Keeping the vector in the chunks row lets one scan
+// filter by project, scope and owner while it walks the index. Opening
+// with another space fails with ErrSpaceMismatch; Options.ResetSpace drops
+// the column and every vector, and adds the new space's column.
+//
+// The lexical column. chunks.tsv is to_tsvector('simple', …) of the text
+// package lexical analysed in the project's language, exactly the title,
+// headings and content SQLite's FTS5 table gets, so both engines match
+// the same chunks for the same query; 'simple' adds no analysis of its own.
+//
+// A team. Projects are keyed by name: one shared index of a repository's
+// docs and ADRs, each owner's local path kept beside it. Options.Owner is
+// written on sessions, their events and chunks, index runs, searches and
+// votes; a snapshot returns a session chunk only to its owner, or to
+// anyone when it is shared. ReplaceScope takes a transaction-scoped
+// advisory lock on (project, scope), so two daemons' reindexes of one scope
+// serialise instead of mixing.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/url"
+	"os/user"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Defaults for Options.
+const (
+	// DefaultMaxConns is the pool size when Options.MaxConns is 0: a
+	// daemon's concurrent searches and one writer, without holding many of
+	// a shared server's connections.
+	DefaultMaxConns = 8
+	// maxDims is the longest vector accepted: pgvector's HNSW index takes
+	// up to 2,000 dimensions of type vector.
+	maxDims = 2000
+)
+
+// Errors callers branch on. Each is wrapped with the database and what to
+// do.
+var (
+	// ErrSchemaTooNew means the database was migrated by a newer ragd.
+	ErrSchemaTooNew = errors.New("database schema is newer than this ragd")
+	// ErrSpaceMismatch means the database's vectors belong to another
+	// embedding space than the configured one.
+	ErrSpaceMismatch = errors.New("database vectors belong to another embedding space")
+	// ErrConnection means the server could not be reached or the
+	// connection was lost: nothing was written by the call that failed.
+	ErrConnection = errors.New("database connection failed")
+)
+
+// Options configure Open.
+type Options struct {
+	// Space names the embedding space of the vectors (model/dims). Required.
+	Space string
+	// Dims is the vector length of Space. Required: 1 to 2,000.
+	Dims int
+	// Owner is whose sessions, runs, searches and votes this store writes,
+	// and whose session chunks its snapshots return. Optional: the OS user.
+	Owner string
+	// ShareSessions marks the sessions (and their chunks) this store
+	// writes as shared: every owner's searches find them.
+	ShareSessions bool
+	// MaxConns is the connection pool's size. Optional: DefaultMaxConns.
+	MaxConns int32
+	// Logger. Optional: slog.Default().
+	Logger *slog.Logger
+	// ResetSpace drops every stored vector when the database holds another
+	// space, instead of refusing to open. Chunks stay (lexical search keeps
+	// working) until a reindex or the fill gives them vectors of the new
+	// space.
+	ResetSpace bool
+}
+
+// Store is an open ragd database on a PostgreSQL server. It is safe for
+// concurrent use.
+type Store struct {
+	pool   *pgxpool.Pool
+	url    string // redacted: no password
+	space  string
+	dims   int
+	owner  string
+	share  bool
+	logger *slog.Logger
+}
+
+// Open connects to the database at rawURL (postgres:// or postgresql://),
+// applies pending migrations and makes sure the vector column matches the
+// configured embedding space. The password may come from the URL, from
+// PGPASSWORD or from a ~/.pgpass file (pgx reads both).
+func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error) {
+	shown := Redact(rawURL)
+	if opt.Space == "" {
+		return nil, fmt.Errorf("open store %s: no embedding space given", shown)
+	}
+	if opt.Dims < 1 || opt.Dims > maxDims {
+		return nil, fmt.Errorf("open store %s: embedding dimensions %d out of range 1..%d (pgvector's HNSW limit)", shown, opt.Dims, maxDims)
+	}
+	if opt.MaxConns < 0 {
+		return nil, fmt.Errorf("open store %s: %d connections: want 0 (the default) or more", shown, opt.MaxConns)
+	}
+	if opt.MaxConns == 0 {
+		opt.MaxConns = DefaultMaxConns
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.Owner == "" {
+		opt.Owner = osUser()
+	}
+	cfg, err := parseConfig(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxConns = opt.MaxConns
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		// The vector type's OID differs per database: registered per
+		// connection, once the extension exists (migration 1 creates it).
+		var has bool
+		if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')").Scan(&has); err != nil {
+			return err
+		}
+		if !has {
+			return nil
+		}
+		return pgxvec.RegisterTypes(ctx, c)
+	}
+	s := &Store{url: shown, space: opt.Space, dims: opt.Dims, owner: opt.Owner, share: opt.ShareSessions,
+		logger: opt.Logger.With("system", "store", "engine", "postgres")}
+	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", shown, err)
+	}
+	defer func() {
+		if err != nil {
+			s.pool.Close()
+		}
+	}()
+	if err := s.pool.Ping(ctx); err != nil {
+		return nil, s.describe("open store", err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.registerVector(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.ensureSpace(ctx, opt.ResetSpace); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// registerVector registers pgvector's types on the pool's idle
+// connections, which were opened before migration 1 created the extension
+// (later ones register in AfterConnect). Closing them instead would make
+// the pool reconnect, which a one-connection server refuses until it has
+// seen the close.
+func (s *Store) registerVector(ctx context.Context) error {
+	for _, c := range s.pool.AcquireAllIdle(ctx) {
+		err := pgxvec.RegisterTypes(ctx, c.Conn())
+		c.Release()
+		if err != nil {
+			return s.describe("register the vector type", err)
+		}
+	}
+	return nil
+}
+
+// parseConfig checks the URL's scheme and parses it, with errors that name
+// the URL without its password.
+func parseConfig(rawURL string) (*pgxpool.Config, error) {
+	shown := Redact(rawURL)
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: not a URL: %w", shown, errors.Unwrap(err))
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return nil, fmt.Errorf("open store %s: scheme %q: want postgres:// or postgresql://", shown, u.Scheme)
+	}
+	cfg, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		// pgx's parse errors may quote the connection string: say what is
+		// wrong without it.
+		var pe *pgconn.ParseConfigError
+		if errors.As(err, &pe) && pe.Unwrap() != nil {
+			return nil, fmt.Errorf("open store %s: bad connection URL: %v", shown, pe.Unwrap())
+		}
+		return nil, fmt.Errorf("open store %s: bad connection URL", shown)
+	}
+	return cfg, nil
+}
+
+// Redact returns rawURL without its password, for messages and logs.
+func Redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(unparsable database URL)"
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+func osUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "unknown"
+}
+
+// describe wraps an error of the server with what failed, saying so when
+// the connection is what failed.
+func (s *Store) describe(what string, err error) error {
+	if isConnError(err) {
+		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrConnection, err)
+	}
+	return fmt.Errorf("%s on %s: %w", what, s.url, err)
+}
+
+// isConnError reports whether err is the connection failing rather than
+// the server refusing a statement.
+func isConnError(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08: connection exception; 57P01..03: the server shutting down.
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P")
+	}
+	var ne net.Error
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ne) || errors.As(err, &ce) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
+		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "unexpected EOF")
+}
+
+// Path returns the database URL without its password.
+func (s *Store) Path() string { return s.url }
+
+// Space returns the embedding space of the store's vectors.
+func (s *Store) Space() string { return s.space }
+
+// Dims returns the vector length of the store's embedding space.
+func (s *Store) Dims() int { return s.dims }
+
+// Owner returns whose rows this store writes.
+func (s *Store) Owner() string { return s.owner }
+
+// Close closes the connection pool.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// migration is one numbered SQL file of migrations/.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// loadMigrations reads and orders the embedded migration files. Names must
+// be NNNN_description.sql with unique, gapless versions starting at 1.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("list migrations: %w", err)
+	}
+	var ms []migration
+	for _, path := range names {
+		name := strings.TrimPrefix(path, "migrations/")
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v < 1 {
+			return nil, fmt.Errorf("migration %q: name must be NNNN_description.sql", name)
+		}
+		body, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", name, err)
+		}
+		ms = append(ms, migration{version: v, name: name, sql: string(body)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: version %d, want %d (versions are gapless and unique)", m.name, m.version, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// migrateLock is the advisory lock key every ragd takes while it migrates
+// a database, so that two daemons starting at once apply each migration
+// once. Other keys of the engine are (project, scope) pairs, in the
+// two-integer key space; this one is in the one-bigint space.
+const migrateLock = 0x72616764 // "ragd"
+
+// migrate applies the pending migrations, each in its own transaction
+// together with its row in schema_version, and refuses a database that a
+// newer ragd has migrated.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+		version    integer PRIMARY KEY,
+		name       text NOT NULL,
+		applied_at timestamptz NOT NULL DEFAULT now()
+	)`); err != nil {
+		if isUniqueViolation(err) {
+			// Another daemon created it at the same moment: it exists.
+			err = nil
+		} else {
+			return s.describe("create schema_version", err)
+		}
+	}
+	for {
+		applied, err := s.applyNext(ctx, ms)
+		if err != nil {
+			return err
+		}
+		if !applied {
+			return nil
+		}
+	}
+}
+
+// applyNext applies the first pending migration, holding the migration
+// lock, and reports whether there was one.
+func (s *Store) applyNext(ctx context.Context, ms []migration) (bool, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return false, s.describe("migrate: begin", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrateLock)); err != nil {
+		return false, s.describe("migrate: lock", err)
+	}
+	var current int
+	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_version").Scan(&current); err != nil {
+		return false, s.describe("read schema version", err)
+	}
+	if current > len(ms) {
+		return false, fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database", s.url, ErrSchemaTooNew, current, len(ms))
+	}
+	if current == len(ms) {
+		return false, nil
+	}
+	m := ms[current]
+	if _, err := tx.Exec(ctx, m.sql); err != nil {
+		return false, s.describe("migration "+m.name, err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO schema_version (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
+		return false, s.describe("migration "+m.name+": record", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, s.describe("migration "+m.name+": commit", err)
+	}
+	s.logger.Info("applied migration", "database", s.url, "version", m.version, "name", m.name)
+	return true, nil
+}
+
+// SchemaVersion returns the highest applied migration.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := s.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_version").Scan(&v); err != nil {
+		return 0, s.describe("read schema version", err)
+	}
+	return v, nil
+}
+
+// ensureSpace makes the vector column match the configured space: added
+// at the first Open, kept when the space is the same, replaced (every
+// vector dropped) under ResetSpace, refused otherwise.
+func (s *Store) ensureSpace(ctx context.Context, reset bool) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return s.describe("check embedding space: begin", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrateLock)); err != nil {
+		return s.describe("check embedding space: lock", err)
+	}
+	var space, dims string
+	err = tx.QueryRow(ctx, "SELECT (SELECT value FROM meta WHERE key = 'space'), (SELECT value FROM meta WHERE key = 'dims')").Scan(nullString{&space}, nullString{&dims})
+	if err != nil {
+		return s.describe("read embedding space", err)
+	}
+	want := strconv.Itoa(s.dims)
+	switch {
+	case space == s.space && dims == want:
+		return nil
+	case space != "" && !reset:
+		return fmt.Errorf("open store %s: %w: it holds %q (%s dims), configured %q (%d dims): reindex into another database, or reset the vectors (ResetSpace)",
+			s.url, ErrSpaceMismatch, space, dims, s.space, s.dims)
+	}
+	if space != "" {
+		s.logger.Warn("dropping every vector: the embedding space changed", "database", s.url, "from", space, "to", s.space)
+		for _, q := range []string{
+			"DROP INDEX IF EXISTS chunks_embedding",
+			"ALTER TABLE chunks DROP COLUMN IF EXISTS embedding",
+			"UPDATE chunks SET embedding_space = NULL WHERE embedding_space IS NOT NULL",
+			"DELETE FROM unembeddable_chunks",
+		} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return s.describe("reset embedding space: "+q, err)
+			}
+		}
+	}
+	for _, q := range []string{
+		"ALTER TABLE chunks ADD COLUMN embedding vector(" + want + ")",
+		"CREATE INDEX chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops)",
+	} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return s.describe("create vector column: "+q, err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('space', $1), ('dims', $2)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.space, want); err != nil {
+		return s.describe("record embedding space", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return s.describe("record embedding space: commit", err)
+	}
+	return nil
+}
+
+// nullString scans a nullable text into a string, NULL as "".
+type nullString struct{ p *string }
+
+func (n nullString) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*n.p = ""
+	case string:
+		*n.p = v
+	default:
+		return fmt.Errorf("scan %T into a string", src)
+	}
+	return nil
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// nowUTC is the time every written row is stamped with, from this process:
+// the server's clock may differ, and Go's values round-trip exactly at
+// microseconds.
+func nowUTC() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+)
+
+func TestOpenMigratesOnceAndReopens(t *testing.T) {
+	s, url := openTest(t, Options{})
+	ctx := context.Background()
+	v, err := s.SchemaVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != len(ms) {
+		t.Fatalf("schema version %d, want %d", v, len(ms))
+	}
+	s.Close()
+	// Reopened: nothing applied twice, the same space accepted.
+	s2 := openAt(t, url, Options{})
+	var rows int
+	if err := s2.pool.QueryRow(ctx, "SELECT count(*) FROM schema_version").Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(ms) {
+		t.Fatalf("schema_version has %d rows after reopening, want %d", rows, len(ms))
+	}
+}
+
+func TestOpenRefusesAnotherSpace(t *testing.T) {
+	s, url := openTest(t, Options{})
+	s.Close()
+	_, err := Open(context.Background(), url, Options{Space: "other/8", Dims: 8, MaxConns: 2})
+	if !errors.Is(err, ErrSpaceMismatch) {
+		t.Fatalf("open with another space: %v, want ErrSpaceMismatch", err)
+	}
+	s2 := openAt(t, url, Options{Space: "other/8", Dims: 8, ResetSpace: true})
+	if s2.Dims() != 8 || s2.Space() != "other/8" {
+		t.Fatalf("reset store is %s/%d", s2.Space(), s2.Dims())
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	// A port nothing listens on.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close()
+	for _, tc := range []struct {
+		name, url, want string
+		opt             Options
+	}{
+		{"scheme", "mysql://u:hunter2@h/db", `scheme "mysql"`, Options{Space: "s", Dims: 4}},
+		{"not a URL", "postgres://u:hunter2@h:port/db", "not a URL", Options{Space: "s", Dims: 4}},
+		{"bad parameter", "postgres://u:hunter2@h/db?sslmode=maybe", "bad connection URL", Options{Space: "s", Dims: 4}},
+		{"no space", "postgres://u:hunter2@h/db", "no embedding space", Options{Dims: 4}},
+		{"dims", "postgres://u:hunter2@h/db", "out of range", Options{Space: "s", Dims: 4000}},
+		{"unreachable", "postgres://u:hunter2@" + dead + "/db?connect_timeout=5", "database connection failed", Options{Space: "s", Dims: 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Open(context.Background(), tc.url, tc.opt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("open %s: %v, want an error saying %q", tc.url, err, tc.want)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Fatalf("error shows the password: %v", err)
+			}
+		})
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:pw@h:5432/db":         "postgres://u:xxxxx@h:5432/db",
+		"postgres://u@h/db":                 "postgres://u@h/db",
+		"postgres://h/db?password=pw&x=1":   "postgres://h/db?password=xxxxx&x=1",
+		"postgresql://u:p%40w@h/db?sslmode": "postgresql://u:xxxxx@h/db?sslmode",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
