@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 #   git                     a newcomer's clone (ragd itself reads git with go-git)
 #   curl                    the test kit's health checks, curl --unix-socket examples
 #   jq                      the README's feedback example (run by a daemon test)
-#   nodejs, npm             the test kit's use-lite embedding server; the MCP real-client tier
+#   nodejs, npm             the test kit's use-lite embedding server; the MCP real-client
+#                           tier; PGlite, the PostgreSQL engine's test server
 #   nlohmann-json3-dev, libstb-dev  headers the test kit's Ollama build needs
 #   util-linux              flock, setsid, setpriv (the kit; the socket permission test)
 #   procps                  ps/pkill in scripts
@@ -38,4 +39,7 @@ command -v go >/dev/null || { echo "setup: Go is not installed (want go 1.26 in 
 go mod download
 # The MCP real-client tier: the official TypeScript SDK, at the locked version.
 (cd tests/mcp-node && npm ci --no-audit --no-fund --silent)
-echo "setup: ok ($(go version | cut -d' ' -f3), modules downloaded, MCP Node client installed)" >&2
+# The PostgreSQL engine's tests: PGlite with pgvector and pglite-server, at
+# the locked versions (package internal/pgtest starts it).
+(cd tests/pglite && npm ci --no-audit --no-fund --silent)
+echo "setup: ok ($(go version | cut -d' ' -f3), modules downloaded, MCP Node client and PGlite installed)" >&2

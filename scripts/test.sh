@@ -52,6 +52,8 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 # The MCP real-client tier (cmd/ragd TestMCP_NodeClient) runs with the
 # TypeScript SDK that setup installed.
 export RAGD_NODE_TESTS=1
+# The PostgreSQL engine's tests (internal/pgtest) run on the PGlite setup installed.
+export RAGD_PG_TESTS=1
 
 step "unit and integration tests, race detector on"
 # The browser tier (report pages in headless Chromium) must run here, not
