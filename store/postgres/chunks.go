@@ -46,7 +46,7 @@ func (s *Store) scopeOwner(scope string) string {
 func LockScope(ctx context.Context, tx pgx.Tx, projectID int64, scope, owner string) error {
 	key := scope
 	if scope == ragd.ScopeSession {
-		key += "\x00" + owner
+		key += ":" + owner
 	}
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1::int4, hashtext($2))", int32(projectID), key); err != nil {
 		return fmt.Errorf("lock %s of project %d: %w", scope, projectID, err)
@@ -155,6 +155,11 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 	defer tx.Rollback(ctx)
 	if err := LockScope(ctx, tx, projectID, scope, s.owner); err != nil {
 		return res, s.describe(what, err)
+	}
+	if s.afterLock != nil {
+		if err := s.afterLock(ctx, tx); err != nil {
+			return res, err
+		}
 	}
 	// The project's row, shared: SetLanguage and RemoveProject wait for
 	// this write, and it for them.

@@ -116,11 +116,11 @@ func TestReplaceScopeRefusesBadInput(t *testing.T) {
 	s, _ := openTest(t, Options{})
 	p := addProject(t, s, "demo")
 	for name, chunks := range map[string][]ragd.ChunkInput{
-		"duplicate":  {doc("a.md", 0, "x", nil), doc("a.md", 0, "x", nil)},
-		"no path":    {doc("", 0, "x", nil)},
-		"short vec":  {doc("a.md", 0, "x", []float32{1})},
-		"zero vec":   {doc("a.md", 0, "x", []float32{0, 0, 0, 0})},
-		"no hash":    {{SourcePath: "a.md", Content: "x"}},
+		"duplicate": {doc("a.md", 0, "x", nil), doc("a.md", 0, "x", nil)},
+		"no path":   {doc("", 0, "x", nil)},
+		"short vec": {doc("a.md", 0, "x", []float32{1})},
+		"zero vec":  {doc("a.md", 0, "x", []float32{0, 0, 0, 0})},
+		"no hash":   {{SourcePath: "a.md", Content: "x"}},
 	} {
 		if _, err := s.ReplaceScope(context.Background(), p.ID, ragd.ScopeDocs, chunks); err == nil {
 			t.Errorf("%s: no error", name)
@@ -156,3 +156,6 @@ func TestReplaceScopeIsAtomic(t *testing.T) {
 		t.Fatalf("scope after a failed replace: %+v", got)
 	}
 }
+
+// idOf is c's chunk id in a project's scope.
+func idOf(c ragd.ChunkInput, projectID int64, scope string) string { return c.ID(projectID, scope) }

@@ -108,6 +108,13 @@ type Store struct {
 	owner  string
 	share  bool
 	logger *slog.Logger
+	// iterative is set when pgvector has iterative index scans (0.8):
+	// a filtered HNSW search then finds k rows whenever k exist.
+	iterative bool
+
+	// afterLock, when set (tests only), runs in ReplaceScope's transaction
+	// right after the scope's lock is taken.
+	afterLock func(ctx context.Context, tx pgx.Tx) error
 }
 
 // Open connects to the database at rawURL (postgres:// or postgresql://),
@@ -174,6 +181,11 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 	if err := s.ensureSpace(ctx, opt.ResetSpace); err != nil {
 		return nil, err
 	}
+	v, err := s.VectorVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.iterative = versionAtLeast(v, 0, 8)
 	return s, nil
 }
 

@@ -1,0 +1,163 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ragd/ragd"
+)
+
+func term(word string, prefix bool, tokens ...string) LexicalTerm {
+	return LexicalTerm{Word: word, Tokens: tokens, Prefix: prefix}
+}
+
+func TestRenderTSQuery(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		q    LexicalQuery
+		want string
+	}{
+		{"empty", LexicalQuery{}, ""},
+		{"one word", LexicalQuery{Terms: []LexicalTerm{term("fox", false, "fox")}}, "'fox'"},
+		{"words ORed", LexicalQuery{Terms: []LexicalTerm{term("fox", false, "fox"), term("dogs", false, "dog")}}, "'fox' | 'dog'"},
+		{"phrase", LexicalQuery{Terms: []LexicalTerm{term("lazy dog", false, "lazi", "dog")}}, "('lazi' <-> 'dog')"},
+		{"prefix", LexicalQuery{Terms: []LexicalTerm{term("qui*", true, "qui")}}, "'qui':*"},
+		{"prefix phrase", LexicalQuery{Terms: []LexicalTerm{term("brown fo*", true, "brown", "fo")}}, "('brown' <-> 'fo':*)"},
+		{"exclusion", LexicalQuery{Terms: []LexicalTerm{term("fox", false, "fox")}, Excluded: []LexicalTerm{term("dog", false, "dog")}},
+			"'fox' & !('dog')"},
+		{"exclusions of a disjunction", LexicalQuery{
+			Terms:    []LexicalTerm{term("fox", false, "fox"), term("cat", false, "cat")},
+			Excluded: []LexicalTerm{term("lazy dog", false, "lazi", "dog"), term("x*", true, "x")}},
+			"('fox' | 'cat') & !(('lazi' <-> 'dog')) & !('x':*)"},
+		{"only exclusions", LexicalQuery{Excluded: []LexicalTerm{term("dog", false, "dog")}}, ""},
+		{"empty terms left out", LexicalQuery{Terms: []LexicalTerm{term("", false), term("—", false, " "), term("fox", false, "fox")},
+			Excluded: []LexicalTerm{term("", false)}}, "'fox'"},
+		{"syntax quoted", LexicalQuery{Terms: []LexicalTerm{term("x", false, `it's`, `a\b`, `&|!():*<->`)}},
+			`('it''s' <-> 'a\\b' <-> '&|!():*<->')`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := renderTSQuery(tc.q); got != tc.want {
+				t.Fatalf("renderTSQuery = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// Every rendering parses on the server, and matches what the structure
+// says: phrases in order, prefixes, exclusions.
+func TestTSQueryMatches(t *testing.T) {
+	s, _ := openTest(t, Options{})
+	ctx := context.Background()
+	p := addProject(t, s, "demo")
+	replace(t, s, p.ID, ragd.ScopeDocs,
+		doc("a.md", 0, "The quick brown fox", nil),
+		doc("b.md", 0, "A lazy dog sleeps", nil),
+		doc("c.md", 0, "The dog is quick", nil))
+	a, err := analyzerFor("english")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := func(w string) []string { return a.Analyze(w) }
+	sn, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sn.Close()
+	f := ragd.Filter{ProjectID: p.ID}
+	for _, tc := range []struct {
+		name string
+		q    LexicalQuery
+		want []string // sources, in any order
+	}{
+		{"word", LexicalQuery{Terms: []LexicalTerm{{Word: "quick", Tokens: tok("quick")}}}, []string{"a.md", "c.md"}},
+		{"phrase in order", LexicalQuery{Terms: []LexicalTerm{{Word: "lazy dog", Tokens: tok("lazy dog")}}}, []string{"b.md"}},
+		{"phrase out of order", LexicalQuery{Terms: []LexicalTerm{{Word: "dog lazy", Tokens: tok("dog lazy")}}}, nil},
+		{"prefix", LexicalQuery{Terms: []LexicalTerm{{Word: "sle*", Tokens: []string{"sle"}, Prefix: true}}}, []string{"b.md"}},
+		{"exclusion", LexicalQuery{Terms: []LexicalTerm{{Word: "dog", Tokens: tok("dog")}}, Excluded: []LexicalTerm{{Word: "lazy", Tokens: tok("lazy")}}},
+			[]string{"c.md"}},
+		{"syntax is no syntax", LexicalQuery{Terms: []LexicalTerm{{Word: "x", Tokens: []string{`'&|!():*`, `\`, "<->"}}}}, nil},
+		{"title matches", LexicalQuery{Terms: []LexicalTerm{{Word: "b.md", Tokens: tok("b.md")}}}, []string{"b.md"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := sn.LexicalCandidates(ctx, f, tc.q, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]string, len(m.Candidates))
+			for i, c := range m.Candidates {
+				ids[i] = c.ChunkID
+				if c.Score <= 0 {
+					t.Errorf("candidate %s has score %v, want > 0", c.ChunkID, c.Score)
+				}
+			}
+			chunks, err := sn.Chunks(ctx, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, c := range chunks {
+				got[c.SourcePath] = true
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("%s matched %v, want %v", m.Expression, got, tc.want)
+			}
+			for _, w := range tc.want {
+				if !got[w] {
+					t.Fatalf("%s matched %v, want %v", m.Expression, got, tc.want)
+				}
+			}
+			if m.Dropped != nil {
+				t.Errorf("dropped %v, want none", m.Dropped)
+			}
+		})
+	}
+}
+
+// The language decides the analysis: a Russian project's text is stemmed
+// as Russian, and SetLanguage rebuilds every chunk's tsv.
+func TestLanguageAndRebuild(t *testing.T) {
+	s, _ := openTest(t, Options{})
+	ctx := context.Background()
+	p := addProject(t, s, "ru")
+	replace(t, s, p.ID, ragd.ScopeDocs, doc("a.md", 0, "Индексация документов проекта выполняется быстро", nil))
+	got, err := s.Project(ctx, "ru")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.LexicalLanguage != "russian" {
+		t.Fatalf("language detected: %q, want russian", got.LexicalLanguage)
+	}
+	ru, _ := analyzerFor("russian")
+	if n := countMatches(t, s, p.ID, ru.Analyze("документы")); n != 1 {
+		t.Fatalf("russian stem of документы matched %d chunks, want 1", n)
+	}
+	ch, err := s.SetLanguage(ctx, p.ID, "simple")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ch.Rebuilt || ch.Chunks != 1 || ch.Project.LexicalLanguage != "simple" {
+		t.Fatalf("set language: %+v", ch)
+	}
+	simple, _ := analyzerFor("simple")
+	if n := countMatches(t, s, p.ID, simple.Analyze("документов")); n != 1 {
+		t.Fatalf("unstemmed word matched %d chunks after the rebuild, want 1", n)
+	}
+	if _, err := s.SetLanguage(ctx, p.ID, "klingon"); err == nil {
+		t.Fatal("unknown language: no error")
+	}
+}
+
+func countMatches(t testing.TB, s *Store, projectID int64, tokens []string) int {
+	t.Helper()
+	sn, err := s.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sn.Close()
+	m, err := sn.LexicalCandidates(context.Background(), ragd.Filter{ProjectID: projectID},
+		LexicalQuery{Terms: []LexicalTerm{{Word: "w", Tokens: tokens}}}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m.Candidates)
+}

@@ -1,0 +1,281 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/ragd/ragd"
+)
+
+// Snapshot is one REPEATABLE READ READ ONLY transaction on one connection:
+// every query on it sees the database as it was at its first statement,
+// whatever other daemons commit meanwhile, so a search's vector and
+// lexical queries never read a mix of two states of a scope. It returns
+// only what the store's owner may read (docs, ADRs, the owner's and the
+// shared session chunks).
+//
+// A Snapshot is not safe for concurrent use. Close it when done: it holds
+// a connection of the pool until then.
+type Snapshot struct {
+	s  *Store
+	tx pgx.Tx
+}
+
+// hnswSearchFactor sizes the HNSW search's candidate list (ef_search) from
+// k: pgvector's default 40 returns at most 40 rows, and a filter on project,
+// scope and owner keeps fewer.
+const hnswSearchFactor = 4
+
+// minEfSearch is pgvector's default ef_search: never searched below it.
+const minEfSearch = 40
+
+// maxEfSearch is pgvector's upper bound of ef_search.
+const maxEfSearch = 1000
+
+// Snapshot begins a read snapshot.
+func (s *Store) Snapshot(ctx context.Context) (*Snapshot, error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, s.describe("begin snapshot", err)
+	}
+	// A REPEATABLE READ transaction takes its snapshot at its first
+	// statement: run one now, so the snapshot is the state at this call.
+	// With pgvector 0.8 the HNSW scan goes on past ef_search until the
+	// filter kept k rows (iterative scan), set for this transaction only.
+	q := "SELECT 1"
+	if s.iterative {
+		q = "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)"
+	}
+	if _, err := tx.Exec(ctx, q); err != nil {
+		tx.Rollback(ctx)
+		return nil, s.describe("begin snapshot", err)
+	}
+	return &Snapshot{s: s, tx: tx}, nil
+}
+
+// Close ends the snapshot.
+func (sn *Snapshot) Close() error {
+	// The context is not the search's: a cancelled search must still give
+	// its connection back.
+	if err := sn.tx.Rollback(context.Background()); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return sn.s.describe("close snapshot", err)
+	}
+	return nil
+}
+
+// filterScopes returns f's scopes, checked, deduplicated and sorted; nil
+// for every scope.
+func filterScopes(f ragd.Filter) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, sc := range f.Scopes {
+		if !ragd.ValidScope(sc) {
+			return nil, fmt.Errorf("unknown scope %q", sc)
+		}
+		if !seen[sc] {
+			seen[sc] = true
+			out = append(out, sc)
+		}
+	}
+	if len(out) == len(ragd.Scopes) {
+		return nil, nil
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// filterSQL is the WHERE clause of f's project ($1), scopes ($2, every
+// scope when NULL) and the owner's visibility ($3), with its arguments.
+func (sn *Snapshot) filterSQL(f ragd.Filter) (string, []any, error) {
+	scopes, err := filterScopes(f)
+	if err != nil {
+		return "", nil, err
+	}
+	var sc any
+	if scopes != nil {
+		sc = scopes
+	}
+	return "chunks.project_id = $1 AND ($2::text[] IS NULL OR chunks.scope = ANY($2)) AND " + visibleSQL(3),
+		[]any{f.ProjectID, sc, sn.s.owner}, nil
+}
+
+// VectorCandidates returns the k chunks nearest to vec (cosine distance)
+// among the filter's project and scopes, nearest first, ties by chunk id.
+// The HNSW index answers (approximately, as HNSW does); the filter is
+// applied during its scan.
+func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []float32, k int) ([]ragd.VectorCandidate, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	v, err := sn.s.vector(vec)
+	if err != nil {
+		return nil, fmt.Errorf("vector candidates: query %w", err)
+	}
+	where, args, err := sn.filterSQL(f)
+	if err != nil {
+		return nil, fmt.Errorf("vector candidates: %w", err)
+	}
+	ef := min(max(minEfSearch, hnswSearchFactor*k), maxEfSearch)
+	if _, err := sn.tx.Exec(ctx, "SELECT set_config('hnsw.ef_search', $1, true)", strconv.Itoa(ef)); err != nil {
+		return nil, sn.s.describe("vector candidates: set ef_search", err)
+	}
+	args = append(args, v, k)
+	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, chunks.embedding <=> $4 AS distance FROM chunks
+		WHERE `+where+` AND chunks.embedding IS NOT NULL ORDER BY chunks.embedding <=> $4 LIMIT $5`, args...)
+	if err != nil {
+		return nil, sn.s.describe(fmt.Sprintf("vector candidates of project %d", f.ProjectID), err)
+	}
+	defer rows.Close()
+	var out []ragd.VectorCandidate
+	for rows.Next() {
+		var c ragd.VectorCandidate
+		if err := rows.Scan(&c.ChunkID, &c.Distance); err != nil {
+			return nil, sn.s.describe("vector candidates", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, sn.s.describe(fmt.Sprintf("vector candidates of project %d", f.ProjectID), err)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Distance != out[j].Distance {
+			return out[i].Distance < out[j].Distance
+		}
+		return out[i].ChunkID < out[j].ChunkID
+	})
+	return out, nil
+}
+
+// VectorDistances returns the cosine distance between vec and each of the
+// given chunks that has a vector (and that the owner may read); the others
+// are absent from the map.
+func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs []string) (map[string]float64, error) {
+	out := make(map[string]float64, len(chunkIDs))
+	if len(chunkIDs) == 0 {
+		return out, nil
+	}
+	v, err := sn.s.vector(vec)
+	if err != nil {
+		return nil, fmt.Errorf("vector distances: query %w", err)
+	}
+	rows, err := sn.tx.Query(ctx, `SELECT id, embedding <=> $1 FROM chunks WHERE id = ANY($2) AND embedding IS NOT NULL AND `+visibleSQL(3),
+		v, chunkIDs, sn.s.owner)
+	if err != nil {
+		return nil, sn.s.describe(fmt.Sprintf("vector distances of %d chunks", len(chunkIDs)), err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var d float64
+		if err := rows.Scan(&id, &d); err != nil {
+			return nil, sn.s.describe("vector distances", err)
+		}
+		out[id] = d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, sn.s.describe(fmt.Sprintf("vector distances of %d chunks", len(chunkIDs)), err)
+	}
+	return out, nil
+}
+
+// LexicalCandidates returns up to k chunks matching q, best ts_rank_cd
+// first (ties in the order the chunks were written), among the filter's
+// project and scopes. q's tokens must be analysed for the project's
+// language (LexicalLanguage). Nothing is left out as too frequent:
+// Dropped is nil.
+func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q LexicalQuery, k int) (LexicalMatches, error) {
+	var m LexicalMatches
+	m.Expression = renderTSQuery(q)
+	if k <= 0 || m.Expression == "" {
+		return m, nil
+	}
+	where, args, err := sn.filterSQL(f)
+	if err != nil {
+		return m, fmt.Errorf("lexical candidates: %w", err)
+	}
+	args = append(args, m.Expression, k)
+	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+rankSQL+` AS score FROM chunks, to_tsquery('`+tsConfig+`', $4) AS q
+		WHERE `+where+` AND chunks.tsv @@ q ORDER BY score DESC, chunks.seq LIMIT $5`, args...)
+	if err != nil {
+		return m, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", m.Expression, f.ProjectID), err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c LexicalCandidate
+		if err := rows.Scan(&c.ChunkID, &c.Score); err != nil {
+			return m, sn.s.describe("lexical candidates", err)
+		}
+		m.Candidates = append(m.Candidates, c)
+	}
+	if err := rows.Err(); err != nil {
+		return m, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", m.Expression, f.ProjectID), err)
+	}
+	return m, nil
+}
+
+// LexicalScores returns the ts_rank_cd of q for each of the given chunks
+// of a project that matches it, on LexicalCandidates' scale; chunks that
+// do not match, belong to another project or to another owner's unshared
+// sessions are absent.
+func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q LexicalQuery, chunkIDs []string) (map[string]float64, error) {
+	out := make(map[string]float64, len(chunkIDs))
+	expr := renderTSQuery(q)
+	if len(chunkIDs) == 0 || expr == "" {
+		return out, nil
+	}
+	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+rankSQL+` FROM chunks, to_tsquery('`+tsConfig+`', $1) AS q
+		WHERE chunks.project_id = $2 AND chunks.id = ANY($3) AND chunks.tsv @@ q AND `+visibleSQL(4), expr, projectID, chunkIDs, sn.s.owner)
+	if err != nil {
+		return nil, sn.s.describe(fmt.Sprintf("lexical scores for %q in project %d", expr, projectID), err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var score float64
+		if err := rows.Scan(&id, &score); err != nil {
+			return nil, sn.s.describe("lexical scores", err)
+		}
+		out[id] = score
+	}
+	if err := rows.Err(); err != nil {
+		return nil, sn.s.describe(fmt.Sprintf("lexical scores for %q in project %d", expr, projectID), err)
+	}
+	return out, nil
+}
+
+// LexicalLanguage returns the language the project's lexical index holds,
+// as the snapshot sees it: queries must be analysed with it.
+func (sn *Snapshot) LexicalLanguage(ctx context.Context, projectID int64) (string, error) {
+	setting, built, err := projectLanguages(ctx, sn.tx, projectID, "")
+	if err != nil {
+		return "", sn.s.describe("lexical language", err)
+	}
+	return inForce(setting, built), nil
+}
+
+// Chunks loads chunks by id from the snapshot, in the order given; unknown
+// ids, and other owners' unshared session chunks, are left out.
+func (sn *Snapshot) Chunks(ctx context.Context, ids []string) ([]ragd.Chunk, error) {
+	out, err := sn.s.chunksByID(ctx, sn.tx, ids)
+	if err != nil {
+		return nil, sn.s.describe("snapshot chunks", err)
+	}
+	return out, nil
+}
+
+// VectorCoverage counts the chunks f selects (that the owner may read) and
+// those of them with a vector.
+func (sn *Snapshot) VectorCoverage(ctx context.Context, f ragd.Filter) (chunks, vectors int, err error) {
+	where, args, err := sn.filterSQL(f)
+	if err != nil {
+		return 0, 0, fmt.Errorf("vector coverage: %w", err)
+	}
+	if err := sn.tx.QueryRow(ctx, "SELECT count(*), count(chunks.embedding_space) FROM chunks WHERE "+where, args...).Scan(&chunks, &vectors); err != nil {
+		return 0, 0, sn.s.describe(fmt.Sprintf("vector coverage of project %d", f.ProjectID), err)
+	}
+	return chunks, vectors, nil
+}
