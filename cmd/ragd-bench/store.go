@@ -2,16 +2,23 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
+	"github.com/ragd/ragd/store/postgres"
 )
 
 // corpusStore is what build writes the corpus into.
 type corpusStore interface {
+	Project(ctx context.Context, nameOrPath string) (ragd.Project, error)
 	AddProject(ctx context.Context, name, path string) (ragd.Project, error)
+	RemoveProject(ctx context.Context, projectID int64) (ragd.RemovedTelemetry, error)
 	ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ragd.ChunkInput) (ragd.ReplaceResult, error)
+	Stats(ctx context.Context) (api.IndexStats, error)
 	Close() error
 }
 
@@ -20,6 +27,7 @@ type corpusStore interface {
 type benchStore interface {
 	search.Store
 	Project(ctx context.Context, nameOrPath string) (ragd.Project, error)
+	Stats(ctx context.Context) (api.IndexStats, error)
 	Close() error
 }
 
@@ -41,4 +49,84 @@ var (
 	_ benchStore        = (*store.Store)(nil)
 	_ vectorIndexWaiter = (*store.Store)(nil)
 	_ vectorModer       = (*store.Store)(nil)
+	_ corpusStore       = pgStore{}
+	_ benchStore        = pgStore{}
 )
+
+// hnswMode is the vector mode of the PostgreSQL engine's rows: pgvector's
+// HNSW index, the engine's only search.
+const hnswMode = "hnsw"
+
+// isURL reports whether db is a postgres:// or postgresql:// URL rather
+// than a SQLite file's path.
+func isURL(db string) bool {
+	scheme, _, ok := strings.Cut(db, "://")
+	return ok && (strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql"))
+}
+
+// openCorpus opens db for build.
+func openCorpus(ctx context.Context, db string) (corpusStore, error) {
+	if isURL(db) {
+		return openPG(ctx, db)
+	}
+	return store.Open(ctx, db, store.Options{Space: space, Dims: dims, Logger: quiet})
+}
+
+// openBench opens db for measure with vector search mode: a SQLite mode
+// (exact, quantized), or hnsw for a postgres:// URL.
+func openBench(ctx context.Context, db, mode string) (benchStore, error) {
+	if isURL(db) {
+		if mode != hnswMode {
+			return nil, fmt.Errorf("mode %q: a postgres:// database searches its vectors by %s only", mode, hnswMode)
+		}
+		return openPG(ctx, db)
+	}
+	vm, err := store.ParseVectorMode(mode)
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: vm})
+}
+
+func openPG(ctx context.Context, db string) (pgStore, error) {
+	st, err := postgres.Open(ctx, db, postgres.Options{Space: space, Dims: dims, Logger: quiet})
+	if err != nil {
+		return pgStore{}, err
+	}
+	return pgStore{st}, nil
+}
+
+// pgStore is the PostgreSQL engine with its snapshot as the contract's
+// interface.
+type pgStore struct{ *postgres.Store }
+
+func (s pgStore) Snapshot(ctx context.Context) (ragd.Snapshot, error) {
+	sn, err := s.Store.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sn, nil
+}
+
+// dbMB is the size of db: its SQLite file and write-ahead log, or what
+// the server says the database takes.
+func dbMB(ctx context.Context, st interface {
+	Stats(context.Context) (api.IndexStats, error)
+}, db string) (float64, error) {
+	if !isURL(db) {
+		return fileMB(db, db+"-wal"), nil
+	}
+	s, err := st.Stats(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return float64(s.FileBytes) / (1 << 20), nil
+}
+
+// redact is a database for messages: a URL without its password.
+func redact(db string) string {
+	if isURL(db) {
+		return postgres.Redact(db)
+	}
+	return db
+}
