@@ -112,6 +112,8 @@ func (o *Options) validate() error {
 		return errors.New("evaluate: a BEIR folder is evaluated alone, without a golden file or telemetry")
 	case o.BEIR == "" && o.Golden == "" && !o.Telemetry:
 		return errors.New("evaluate: nothing to evaluate on: a golden file, a BEIR folder or telemetry")
+	case o.Repo != "" && (o.BEIR != "" || o.Database == ""):
+		return fmt.Errorf("evaluate: repository %s is indexed into a database of its own for a golden file: not with a BEIR folder, and a database is needed", o.Repo)
 	case o.Bootstrap.Resamples < 1 || o.Bootstrap.Level <= 0 || o.Bootstrap.Level >= 1:
 		return fmt.Errorf("evaluate: bootstrap %+v: want at least 1 resample and a level between 0 and 1", o.Bootstrap)
 	}
