@@ -85,6 +85,9 @@ func buildCmd(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := checkDB(*db); err != nil {
+		return err
+	}
 	ctx := context.Background()
 	if !isURL(*db) {
 		dir := filepath.Dir(*db)

@@ -68,6 +68,9 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := checkDB(*db); err != nil {
+		return err
+	}
 	if *db != "" && !isURL(*db) {
 		return fmt.Errorf("-db %q: want a postgres:// URL (SQLite corpora live in the cache folder)", *db)
 	}

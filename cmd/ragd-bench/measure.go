@@ -112,6 +112,9 @@ func measureCmd(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := checkDB(*db); err != nil {
+		return err
+	}
 	ctx := context.Background()
 	t0 := time.Now()
 	st, err := openBench(ctx, *db, *mode)

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/eval"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/store/postgres"
@@ -57,11 +57,19 @@ var (
 // HNSW index, the engine's only search.
 const hnswMode = "hnsw"
 
-// isURL reports whether db is a postgres:// or postgresql:// URL rather
+// isURL reports whether db is a URL (eval.DatabaseScheme's rule) rather
 // than a SQLite file's path.
-func isURL(db string) bool {
-	scheme, _, ok := strings.Cut(db, "://")
-	return ok && (strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql"))
+func isURL(db string) bool { return eval.IsURL(db) }
+
+// checkDB refuses a URL of another engine than PostgreSQL, before a build
+// removes or creates anything.
+func checkDB(db string) error {
+	switch scheme := eval.DatabaseScheme(db); scheme {
+	case "", "postgres", "postgresql":
+		return nil
+	default:
+		return fmt.Errorf("-db %s: unknown scheme %q: want a SQLite file's path or a postgres:// URL", redact(db), scheme)
+	}
 }
 
 // openCorpus opens db for build.
