@@ -72,12 +72,21 @@ func TestEmbeddingCache(t *testing.T) {
 
 func TestChecks(t *testing.T) {
 	s, _ := openTest(t, Options{})
-	info, err := s.Checks(context.Background())
+	info, err := s.Info(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info.Server == "" || !versionAtLeast(info.Vector, 0, 5) || info.Schema != info.Known || info.Schema < 1 {
-		t.Fatalf("checks: %+v", info)
+		t.Fatalf("info: %+v", info)
 	}
 	t.Logf("server %s; pgvector %s; schema %d", info.Server, info.Vector, info.Schema)
+	checks := s.Checks(context.Background())
+	if len(checks) != 4 {
+		t.Fatalf("checks: %+v, want 4", checks)
+	}
+	for _, c := range checks {
+		if !c.OK {
+			t.Errorf("check %s failed: %s", c.Name, c.Detail)
+		}
+	}
 }

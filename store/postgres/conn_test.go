@@ -108,7 +108,7 @@ func TestConnectionLoss(t *testing.T) {
 	if _, err := s.Projects(ctx); !errors.Is(err, ErrConnection) {
 		t.Fatalf("projects with the server gone: %v, want ErrConnection", err)
 	}
-	if _, err := s.Snapshot(ctx); !errors.Is(err, ErrConnection) {
+	if _, err := s.snapshot(ctx); !errors.Is(err, ErrConnection) {
 		t.Fatalf("snapshot with the server gone: %v, want ErrConnection", err)
 	}
 	got, err := direct.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)

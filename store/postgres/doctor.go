@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/ragd/ragd/api"
 	"strconv"
 	"strings"
 )
@@ -23,11 +25,42 @@ type ServerInfo struct {
 	Owner string
 }
 
-// Checks reads the server's, pgvector's and the schema's versions, and
-// checks that the schema is one this binary knows and that the vector and
-// text indexes are valid (a failed CREATE INDEX CONCURRENTLY, say, leaves
-// an invalid one that the planner ignores).
-func (s *Store) Checks(ctx context.Context) (ServerInfo, error) {
+// Checks are the engine's lines of `ragd doctor` (daemon.Checker): the
+// server, pgvector, the schema version and the indexes searches need.
+func (s *Store) Checks(ctx context.Context) []api.DatabaseCheck {
+	info, err := s.Info(ctx)
+	server := api.DatabaseCheck{Name: "PostgreSQL server", OK: info.Server != "", Detail: info.Server + " at " + s.url}
+	if info.Server == "" {
+		server.Detail = s.url + ": " + errText(err)
+		server.Fix = "check that the server runs and that the URL, PGPASSWORD or ~/.pgpass give this user access"
+		return []api.DatabaseCheck{server}
+	}
+	vector := api.DatabaseCheck{Name: "pgvector", OK: info.Vector != "", Detail: info.Vector}
+	if info.Vector == "" {
+		vector.Detail, vector.Fix = errText(err), "install pgvector on the server and run CREATE EXTENSION vector in the database"
+	}
+	schema := api.DatabaseCheck{Name: "schema", OK: info.Schema == info.Known && info.Schema > 0,
+		Detail: fmt.Sprintf("version %d of %d, space %s (%d dims), owner %s", info.Schema, info.Known, info.Space, info.Dims, info.Owner)}
+	if !schema.OK {
+		schema.Fix = "start this ragd's daemon once to migrate, or upgrade ragd if the database is newer"
+	}
+	indexes := api.DatabaseCheck{Name: "indexes", OK: true, Detail: "chunks_embedding (HNSW), chunks_tsv (GIN) valid"}
+	if err := s.IntegrityCheck(ctx); err != nil {
+		indexes.OK, indexes.Detail, indexes.Fix = false, err.Error(), "REINDEX the index named"
+	}
+	return []api.DatabaseCheck{server, vector, schema, indexes}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown"
+	}
+	return err.Error()
+}
+
+// Info reads the server's, pgvector's and the schema's versions; an error
+// when one cannot be read or the schema is not one this binary knows.
+func (s *Store) Info(ctx context.Context) (ServerInfo, error) {
 	info := ServerInfo{Space: s.space, Dims: s.dims, Owner: s.owner}
 	if err := s.pool.QueryRow(ctx, "SELECT version()").Scan(&info.Server); err != nil {
 		return info, s.describe("server version", err)
@@ -47,7 +80,7 @@ func (s *Store) Checks(ctx context.Context) (ServerInfo, error) {
 	if info.Schema != info.Known {
 		return info, fmt.Errorf("database %s: schema version %d, this ragd knows %d", s.url, info.Schema, info.Known)
 	}
-	return info, s.IntegrityCheck(ctx)
+	return info, nil
 }
 
 // VectorVersion returns the installed pgvector's version.
@@ -61,9 +94,6 @@ func (s *Store) VectorVersion(ctx context.Context) (string, error) {
 	}
 	return v, nil
 }
-
-// VecVersion is VectorVersion under the SQLite engine's name.
-func (s *Store) VecVersion(ctx context.Context) (string, error) { return s.VectorVersion(ctx) }
 
 // indexes are the indexes searches need valid.
 var indexes = []string{"chunks_embedding", "chunks_tsv"}

@@ -58,7 +58,7 @@ func TestTSQueryMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok := func(w string) []string { return a.Analyze(w) }
-	sn, err := s.Snapshot(ctx)
+	sn, err := s.snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestLanguageAndRebuild(t *testing.T) {
 
 func countMatches(t testing.TB, s *Store, projectID int64, tokens []string) int {
 	t.Helper()
-	sn, err := s.Snapshot(context.Background())
+	sn, err := s.snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

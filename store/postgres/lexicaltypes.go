@@ -2,9 +2,8 @@ package postgres
 
 import "github.com/ragd/ragd"
 
-// TEMPORARY, for the lead to delete at merge. Branch lexq landed the lexical
-// query types of CONTRACT.md section 1 in package ragd; the engine names
-// them by these aliases, so that its Snapshot satisfies ragd.Snapshot.
+// The lexical query types of the contract (package ragd), under the names
+// this package's code and tests use.
 type (
 	LexicalTerm      = ragd.LexicalTerm
 	LexicalQuery     = ragd.LexicalQuery

@@ -9,14 +9,19 @@
 // and the first Open adds chunks.embedding vector(dims) with its HNSW
 // index (an HNSW index needs a typed length, so the column cannot be in
 // the migrations). Keeping the vector in the chunks row lets one scan
-// filter by project, scope and owner while it walks the index. Opening
-// with another space fails with ErrSpaceMismatch; Options.ResetSpace drops
-// the column and every vector, and adds the new space's column.
+// filter by project, scope and owner while it walks the index (pgvector
+// 0.8's iterative scan, set per snapshot). Opening with another space
+// fails with ErrSpaceMismatch while any vector is held; Options.ResetSpace
+// drops the column and every vector, and adds the new space's column.
 //
 // The lexical column. chunks.tsv is to_tsvector('simple', …) of the text
 // package lexical analysed in the project's language, exactly the title,
 // headings and content SQLite's FTS5 table gets, so both engines match
 // the same chunks for the same query; 'simple' adds no analysis of its own.
+// A query is rendered as a tsquery of quoted lexemes (lexical.go) and
+// ranked by ts_rank_cd, title, headings and content weighed alike, the
+// length normalised by its logarithm; no term is left out as too frequent
+// (LexicalMatches.Dropped is nil).
 //
 // A team. Projects are keyed by name: one shared index of a repository's
 // docs and ADRs, each owner's local path kept beside it. Options.Owner is
@@ -25,6 +30,26 @@
 // anyone when it is shared. ReplaceScope takes a transaction-scoped
 // advisory lock on (project, scope), so two daemons' reindexes of one scope
 // serialise instead of mixing.
+//
+// Connections. Every write is one transaction on one connection, so a
+// connection lost midway leaves nothing half-written (the server rolls
+// back); the call fails with an error wrapping ErrConnection, and the
+// pool dials again at the next call. Options.MaxConns bounds the pool:
+// a Snapshot holds one connection until closed, a write another.
+//
+// PGlite (PostgreSQL 17 in WebAssembly, served by pglite-server, the test
+// server) differs from a real server in three ways that matter here,
+// found on 0.4.6 with pglite-socket 0.1.6: it accepts -m connections (1 by
+// default; one more is closed at once, which pgx reports as an unexpected
+// EOF); all of them share ONE backend session, so session state is common
+// (SET, prepared statements: use default_query_exec_mode=exec in the URL,
+// or pgx's cached statements collide, "prepared statement ... already
+// exists"); and while one connection has a transaction open, every other
+// connection's query waits until it ends. So on PGlite a write waits for
+// an open snapshot, and code that holds a snapshot while it calls the
+// store on another connection deadlocks. It ignores a connection's
+// startup parameters (the URL's search_path). A connection that drops
+// inside a transaction has it rolled back, as on a server.
 package postgres
 
 import (
@@ -433,15 +458,28 @@ func (s *Store) ensureSpace(ctx context.Context, reset bool) error {
 		return s.describe("read embedding space", err)
 	}
 	want := strconv.Itoa(s.dims)
-	switch {
-	case space == s.space && dims == want:
+	if space == s.space && dims == want {
 		return nil
-	case space != "" && !reset:
+	}
+	// An index without a single vector (built lexical-only) has nothing of
+	// the old space to lose: it takes the configured one.
+	held := false
+	if space != "" {
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding_space IS NOT NULL)").Scan(&held); err != nil {
+			return s.describe("count vectors of "+space, err)
+		}
+	}
+	switch {
+	case held && !reset:
 		return fmt.Errorf("open store %s: %w: it holds %q (%s dims), configured %q (%d dims): reindex into another database, or reset the vectors (ResetSpace)",
 			s.url, ErrSpaceMismatch, space, dims, s.space, s.dims)
 	}
 	if space != "" {
-		s.logger.Warn("dropping every vector: the embedding space changed", "database", s.url, "from", space, "to", s.space)
+		if held {
+			s.logger.Warn("dropping every vector: the embedding space changed", "database", s.url, "from", space, "to", s.space)
+		} else {
+			s.logger.Info("embedding space changed on an index without vectors", "database", s.url, "from", space, "to", s.space)
+		}
 		for _, q := range []string{
 			"DROP INDEX IF EXISTS chunks_embedding",
 			"ALTER TABLE chunks DROP COLUMN IF EXISTS embedding",

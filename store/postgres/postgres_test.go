@@ -36,6 +36,8 @@ func TestOpenMigratesOnceAndReopens(t *testing.T) {
 
 func TestOpenRefusesAnotherSpace(t *testing.T) {
 	s, url := openTest(t, Options{})
+	p := addProject(t, s, "demo")
+	replace(t, s, p.ID, "docs", doc("a.md", 0, "text", []float32{1, 0, 0, 0}))
 	s.Close()
 	_, err := Open(context.Background(), url, Options{Space: "other/8", Dims: 8, MaxConns: 2})
 	if !errors.Is(err, ErrSpaceMismatch) {
@@ -44,6 +46,16 @@ func TestOpenRefusesAnotherSpace(t *testing.T) {
 	s2 := openAt(t, url, Options{Space: "other/8", Dims: 8, ResetSpace: true})
 	if s2.Dims() != 8 || s2.Space() != "other/8" {
 		t.Fatalf("reset store is %s/%d", s2.Space(), s2.Dims())
+	}
+	st, err := s2.ScopeStats(context.Background(), p.ID, "docs")
+	if err != nil || st.Chunks != 1 || st.LexicalOnly != 1 {
+		t.Fatalf("after the reset: %+v, %v; want the chunk, without its vector", st, err)
+	}
+	s2.Close()
+	// No vector held: another space is taken without a reset.
+	s3 := openAt(t, url, Options{Space: "third/3", Dims: 3})
+	if s3.Dims() != 3 {
+		t.Fatalf("store without vectors reopened as %s/%d", s3.Space(), s3.Dims())
 	}
 }
 
@@ -87,6 +99,14 @@ func TestRedact(t *testing.T) {
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestVersionAtLeast(t *testing.T) {
+	for v, want := range map[string]bool{"0.8.1": true, "0.8": true, "0.7.4": false, "1.0.0": true, "0": false, "x.y": false, "": false} {
+		if got := versionAtLeast(v, 0, 8); got != want {
+			t.Errorf("versionAtLeast(%q, 0, 8) = %v, want %v", v, got, want)
 		}
 	}
 }

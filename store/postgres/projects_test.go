@@ -54,7 +54,7 @@ func TestProjectsAreSharedByName(t *testing.T) {
 	// Alice leaves: her sessions and searches go, the docs stay for Bob.
 	replace(t, alice, pa.ID, ragd.ScopeDocs, doc("readme.md", 0, "shared docs", nil))
 	replace(t, alice, pa.ID, ragd.ScopeSession, sessionChunk("s1", "e1", "alice's words", nil))
-	search(t, alice, pa.ID)
+	recordSearch(t, alice, pa.ID)
 	gone, err := alice.RemoveProject(ctx, pa.ID)
 	if err != nil || gone.Searches != 1 {
 		t.Fatalf("alice leaves: %+v, %v", gone, err)

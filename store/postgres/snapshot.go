@@ -36,8 +36,14 @@ const minEfSearch = 40
 // maxEfSearch is pgvector's upper bound of ef_search.
 const maxEfSearch = 1000
 
+var _ ragd.Snapshot = (*Snapshot)(nil)
+
 // Snapshot begins a read snapshot.
-func (s *Store) Snapshot(ctx context.Context) (*Snapshot, error) {
+func (s *Store) Snapshot(ctx context.Context) (ragd.Snapshot, error) {
+	return s.snapshot(ctx)
+}
+
+func (s *Store) snapshot(ctx context.Context) (*Snapshot, error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, s.describe("begin snapshot", err)

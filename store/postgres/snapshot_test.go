@@ -31,7 +31,7 @@ func TestSnapshotVectorCandidates(t *testing.T) {
 		doc("c.md", 0, "no vector", nil),
 		doc("d.md", 0, "west", []float32{-1, 0, 0, 0}))
 	replace(t, s, p.ID, ragd.ScopeADR, doc("adr/1.md", 0, "east adr", []float32{2, 0.1, 0, 0}))
-	sn, err := s.Snapshot(ctx)
+	sn, err := s.snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestSnapshotLexicalScores(t *testing.T) {
 		doc("a.md", 0, "fox fox fox and a dog", nil),
 		doc("b.md", 0, "one fox among many other words of a long text", nil),
 		doc("c.md", 0, "nothing here", nil))
-	sn, err := s.Snapshot(ctx)
+	sn, err := s.snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestSnapshotIsolation(t *testing.T) {
 	ctx := context.Background()
 	p := addProject(t, s, "demo")
 	replace(t, s, p.ID, ragd.ScopeDocs, doc("a.md", 0, "old fox", []float32{1, 0, 0, 0}))
-	sn, err := s.Snapshot(ctx)
+	sn, err := s.snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestSnapshotIsolation(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	sn2, err := s.Snapshot(ctx)
+	sn2, err := s.snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestOwnersSeeTheirSessions(t *testing.T) {
 		{carol, map[string]bool{"deploy guide": true, "carol deploy shared": true}},
 	} {
 		t.Run(tc.s.Owner(), func(t *testing.T) {
-			sn, err := tc.s.Snapshot(ctx)
+			sn, err := tc.s.snapshot(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/ragd/ragd"
 )
 
-func search(t testing.TB, s *Store, projectID int64, hits ...string) int64 {
+func recordSearch(t testing.TB, s *Store, projectID int64, hits ...string) int64 {
 	t.Helper()
 	rec := ragd.SearchRecord{ProjectID: projectID, Query: "fox", Weights: json.RawMessage(`{"vector":0.5}`), Actor: "cli", LatencyMs: 1.5}
 	for i, h := range hits {
@@ -34,8 +34,8 @@ func TestTelemetryPerOwner(t *testing.T) {
 	id := idOf(c, p.ID, ragd.ScopeDocs)
 
 	start := time.Now().Add(-time.Minute)
-	sa := search(t, alice, p.ID, id, "not-a-hit-chunk")
-	sb := search(t, bob, p.ID, id)
+	sa := recordSearch(t, alice, p.ID, id, "not-a-hit-chunk")
+	sb := recordSearch(t, bob, p.ID, id)
 	rec, err := alice.LoadSearch(ctx, sa)
 	if err != nil || rec.Query != "fox" || len(rec.Hits) != 2 || string(rec.Weights) != `{"vector":0.5}` || rec.ProjectID != p.ID {
 		t.Fatalf("load search: %+v, %v", rec, err)
@@ -99,22 +99,22 @@ func TestSearchIDsNeverReused(t *testing.T) {
 	ctx := context.Background()
 	p := addProject(t, s, "gone")
 	keep := addProject(t, s, "kept")
-	first := search(t, s, keep.ID)
+	first := recordSearch(t, s, keep.ID)
 	var last int64
 	for range 3 {
-		last = search(t, s, p.ID)
+		last = recordSearch(t, s, p.ID)
 	}
 	gone, err := s.RemoveProject(ctx, p.ID)
 	if err != nil || gone.Searches != 3 {
 		t.Fatalf("remove project: %+v, %v; want 3 searches removed", gone, err)
 	}
-	next := search(t, s, keep.ID)
+	next := recordSearch(t, s, keep.ID)
 	if next <= last || next <= first {
 		t.Fatalf("search id %d after deleting up to %d: reused", next, last)
 	}
 	s.Close()
 	s2 := openAt(t, url, Options{})
-	if again := search(t, s2, keep.ID); again <= next {
+	if again := recordSearch(t, s2, keep.ID); again <= next {
 		t.Fatalf("search id %d after reopening, last was %d", again, next)
 	}
 }
