@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
@@ -67,6 +68,11 @@ func (s *Store) AppendSession(ctx context.Context, projectID int64, events []rag
 	if err := LockScope(ctx, tx, projectID, ragd.ScopeSession, s.owner); err != nil {
 		return ragd.AppendResult{}, s.describe(what, err)
 	}
+	if s.afterLock != nil {
+		if err := s.afterLock(ctx, tx); err != nil {
+			return ragd.AppendResult{}, err
+		}
+	}
 	// The project's row, shared: SetLanguage and RemoveProject wait for
 	// this write, and it for them.
 	_, lang, err := projectLanguages(ctx, tx, projectID, " FOR KEY SHARE")
@@ -74,23 +80,16 @@ func (s *Store) AppendSession(ctx context.Context, projectID int64, events []rag
 		return ragd.AppendResult{}, s.describe(what, err)
 	}
 
-	ew := &eventWriter{tx: tx, projectID: projectID, owner: s.owner, share: s.share, stamp: nowUTC(),
-		sessions: map[string]*sessionState{}}
-	stored := make([]bool, len(events))
-	titled := map[string]bool{} // sessions whose title this call changed
+	stored, titled, sessions, err := s.writeEvents(ctx, tx, projectID, events, &res)
+	if err != nil {
+		return ragd.AppendResult{}, s.describe(what, err)
+	}
 	for i := range events {
-		var retitled bool
-		if stored[i], retitled, err = ew.write(ctx, &events[i], &res); err != nil {
-			return ragd.AppendResult{}, s.describe(what, err)
-		}
-		if retitled {
-			titled[events[i].SessionID] = true
-		}
 		if stored[i] && ragd.Indexed(events[i].Type) && (chunks == nil || len(chunks[i]) == 0) {
 			res.Unindexed++
 		}
 	}
-	if err := s.reshare(ctx, tx, projectID, ew.sessions); err != nil {
+	if err := s.reshare(ctx, tx, projectID, sessions); err != nil {
 		return ragd.AppendResult{}, s.describe(what, err)
 	}
 	if err := s.writeAppended(ctx, tx, projectID, lang, items, stored, titled, &res); err != nil {
@@ -169,7 +168,7 @@ func prepareAppended(projectID int64, events []ragd.Event, chunks [][]ragd.Chunk
 func (s *Store) reshare(ctx context.Context, tx pgx.Tx, projectID int64, sessions map[string]*sessionState) error {
 	var ids []string
 	for id, st := range sessions {
-		if st.reshare {
+		if st.owner == s.owner && !st.created && st.shared != s.share {
 			ids = append(ids, id)
 		}
 	}
@@ -189,7 +188,8 @@ func (s *Store) reshare(ctx context.Context, tx pgx.Tx, projectID int64, session
 
 // writeAppended writes, in tx, the chunks of the events stored and the new
 // titles of the sessions in titled; lang is the language of the project's
-// lexical column, "" while none was decided.
+// lexical column, "" while none was decided. It reads the sessions and the
+// chunks to retitle, then writes each kind in one statement.
 func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, lang string, items []appendedChunk, stored []bool,
 	titled map[string]bool, res *ragd.AppendResult) error {
 	var write []*appendedChunk
@@ -198,38 +198,28 @@ func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, l
 			write = append(write, &items[i])
 		}
 	}
-	if len(write) == 0 && len(titled) == 0 {
-		return nil
-	}
-
-	// Each session's chunk title and sharing, as stored now that the
-	// events are.
-	type sessionRow struct {
-		title  string
-		shared bool
-	}
-	sessions := map[string]sessionRow{}
-	sessionOf := func(id string) (sessionRow, error) {
-		if r, ok := sessions[id]; ok {
-			return r, nil
-		}
-		var r sessionRow
-		if err := tx.QueryRow(ctx, `SELECT title, shared FROM sessions WHERE project_id = $1 AND id = $2`, projectID, id).
-			Scan(&r.title, &r.shared); err != nil {
-			return r, fmt.Errorf("title of session %q: %w", id, err)
-		}
-		r.title = pgText(ragd.SessionChunkTitle(r.title, id))
-		sessions[id] = r
-		return r, nil
-	}
-	if lang == "" {
-		// No chunk was ever written to the project, and none is now: no
-		// stored chunk can carry an old title.
+	if lang == "" || (len(write) == 0 && len(titled) == 0) {
+		// With no language decided, no chunk was ever written to the
+		// project, and none is now: no stored chunk carries an old title.
 		return nil
 	}
 	a, err := analyzerFor(lang)
 	if err != nil {
 		return fmt.Errorf("project %d: %w", projectID, err)
+	}
+
+	// Each session's chunk title and sharing, as stored now that the
+	// events are.
+	need := map[string]bool{}
+	for _, it := range write {
+		need[it.in.SessionID] = true
+	}
+	for id := range titled {
+		need[id] = true
+	}
+	sessions, err := chunkSessions(ctx, tx, projectID, need)
+	if err != nil {
+		return err
 	}
 	analysedTitles := map[string]string{}
 	analysedTitle := func(t string) string {
@@ -241,68 +231,150 @@ func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, l
 		return at
 	}
 
-	for session := range titled {
-		r, err := sessionOf(session)
+	if len(titled) > 0 {
+		old, err := chunksToRetitle(ctx, tx, projectID, titled, sessions)
 		if err != nil {
 			return err
 		}
-		n, err := retitleChunks(ctx, tx, projectID, session, r.title, a, analysedTitle(r.title))
-		if err != nil {
+		if err := retitleChunks(ctx, tx, old, sessions, a, analysedTitle); err != nil {
 			return err
 		}
-		res.Retitled += n
+		res.Retitled = len(old)
 	}
-
-	stamp := nowUTC()
+	if len(write) == 0 {
+		return nil
+	}
+	var cols struct {
+		id, session, event, heading, title, content, hash, at, ah, ac []string
+		shared                                                        []bool
+		position, start, end                                          []int
+	}
 	for _, it := range write {
-		c := it.in
-		r, err := sessionOf(c.SessionID)
-		if err != nil {
-			return err
-		}
-		doc := analysedChunk{title: analysedTitle(r.title), heading: a.Text(headingText(it.heading)), content: a.Text(it.content)}
-		tag, err := tx.Exec(ctx, `INSERT INTO chunks (id, project_id, scope, session_id, event_id, owner, shared,
+		c, r := it.in, sessions[it.in.SessionID]
+		cols.id, cols.session, cols.event = append(cols.id, it.id), append(cols.session, c.SessionID), append(cols.event, c.EventID)
+		cols.heading, cols.title, cols.content = append(cols.heading, it.heading), append(cols.title, r.title), append(cols.content, it.content)
+		cols.hash, cols.shared = append(cols.hash, c.ContentHash), append(cols.shared, r.shared)
+		cols.position, cols.start, cols.end = append(cols.position, c.Position), append(cols.start, c.Start), append(cols.end, c.End)
+		cols.at, cols.ah, cols.ac = append(cols.at, analysedTitle(r.title)), append(cols.ah, a.Text(headingText(it.heading))), append(cols.ac, a.Text(it.content))
+	}
+	// A chunk whose id is already stored is skipped: its id fixes its text.
+	tag, err := tx.Exec(ctx, `INSERT INTO chunks (id, project_id, scope, session_id, event_id, owner, shared,
 			heading_path, title, position, start_offset, end_offset, content, content_hash, tsv, indexed_at)
-			VALUES ($1, $2, 'session', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, `+tsvSQL(14, 15, 16)+`, $17)
-			ON CONFLICT (id) DO NOTHING`,
-			it.id, projectID, c.SessionID, c.EventID, s.owner, r.shared, it.heading, r.title, c.Position, c.Start, c.End,
-			it.content, c.ContentHash, doc.title, doc.heading, doc.content, stamp)
-		if err != nil {
-			return fmt.Errorf("insert chunk %s#%d: %w", c.EventID, c.Position, err)
-		}
-		if tag.RowsAffected() == 0 {
-			continue // already stored: its id fixes its text
-		}
-		res.Chunks++
+		SELECT u.id, $1, 'session', u.session_id, u.event_id, $2, u.shared, u.heading, u.title, u.position, u.start_offset,
+			u.end_offset, u.content, u.hash, `+tsvOf("u.at", "u.ah", "u.ac")+`, $3
+		FROM unnest($4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::integer[], $11::integer[],
+			$12::integer[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
+			AS u(id, session_id, event_id, shared, heading, title, position, start_offset, end_offset, content, hash, at, ah, ac)
+		ON CONFLICT (id) DO NOTHING`,
+		projectID, s.owner, nowUTC(), cols.id, cols.session, cols.event, cols.shared, cols.heading, cols.title, cols.position,
+		cols.start, cols.end, cols.content, cols.hash, cols.at, cols.ah, cols.ac)
+	if err != nil {
+		return fmt.Errorf("insert %d chunks: %w", len(cols.id), err)
+	}
+	res.Chunks = int(tag.RowsAffected())
+	return nil
+}
+
+// tsvOf is the core's expression of a chunk's tsv (tsvSQL) over the SQL
+// expressions t, h and c of the analysed title, headings and content
+// instead of parameters: one formula for every writer of the column.
+func tsvOf(t, h, c string) string {
+	return strings.NewReplacer("$1", t, "$2", h, "$3", c).Replace(tsvSQL(1, 2, 3))
+}
+
+// retitleChunks gives the chunks old their session's new title, with
+// their lexical column, in one statement.
+func retitleChunks(ctx context.Context, tx pgx.Tx, old []retitledChunk, sessions map[string]chunkSession,
+	a *lexical.Analyzer, analysedTitle func(string) string) error {
+	if len(old) == 0 {
+		return nil
+	}
+	seqs := make([]int64, len(old))
+	titles, at, ah, ac := make([]string, len(old)), make([]string, len(old)), make([]string, len(old)), make([]string, len(old))
+	for i, r := range old {
+		seqs[i], titles[i] = r.seq, sessions[r.session].title
+		at[i], ah[i], ac[i] = analysedTitle(titles[i]), a.Text(headingText(r.heading)), a.Text(r.content)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE chunks c SET title = u.title, tsv = `+tsvOf("u.at", "u.ah", "u.ac")+`
+		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(seq, title, at, ah, ac)
+		WHERE c.seq = u.seq`, seqs, titles, at, ah, ac); err != nil {
+		return fmt.Errorf("retitle %d chunks: %w", len(old), err)
 	}
 	return nil
 }
 
-// retitleChunks gives the stored chunks of a session its new title, and
-// rewrites their lexical column. It returns how many it rewrote.
-func retitleChunks(ctx context.Context, tx pgx.Tx, projectID int64, session, title string, a *lexical.Analyzer, analysedTitle string) (int, error) {
-	rows, err := tx.Query(ctx, `SELECT seq, heading_path, content FROM chunks
-		WHERE project_id = $1 AND session_id = $2 AND scope = 'session' AND title != $3`, projectID, session, title)
+// chunkSession is what a session chunk takes from its session.
+type chunkSession struct {
+	title  string // ragd.SessionChunkTitle, as stored
+	shared bool
+}
+
+// chunkSessions reads the sessions in ids.
+func chunkSessions(ctx context.Context, tx pgx.Tx, projectID int64, ids map[string]bool) (map[string]chunkSession, error) {
+	list := make([]string, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	rows, err := tx.Query(ctx, `SELECT id, title, shared FROM sessions WHERE project_id = $1 AND id = ANY($2::text[])`, projectID, list)
 	if err != nil {
-		return 0, fmt.Errorf("retitle session %q: %w", session, err)
+		return nil, fmt.Errorf("titles of %d sessions: %w", len(list), err)
 	}
-	type row struct {
-		seq              int64
-		heading, content string
+	defer rows.Close()
+	out := make(map[string]chunkSession, len(list))
+	for rows.Next() {
+		var id string
+		var r chunkSession
+		if err := rows.Scan(&id, &r.title, &r.shared); err != nil {
+			return nil, fmt.Errorf("titles of %d sessions: %w", len(list), err)
+		}
+		r.title = pgText(ragd.SessionChunkTitle(r.title, id))
+		out[id] = r
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
-		var x row
-		err := r.Scan(&x.seq, &x.heading, &x.content)
-		return x, err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("retitle session %q: %w", session, err)
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("titles of %d sessions: %w", len(list), err)
 	}
-	for _, r := range list {
-		if _, err := tx.Exec(ctx, `UPDATE chunks SET title = $2, tsv = `+tsvSQL(3, 4, 5)+` WHERE seq = $1`,
-			r.seq, title, analysedTitle, a.Text(headingText(r.heading)), a.Text(r.content)); err != nil {
-			return 0, fmt.Errorf("retitle session %q: %w", session, err)
+	for id := range ids {
+		if _, ok := out[id]; !ok {
+			return nil, fmt.Errorf("session %q: %w", id, ragd.ErrNotFound)
 		}
 	}
-	return len(list), nil
+	return out, nil
+}
+
+// retitledChunk is a stored chunk whose session's title changed.
+type retitledChunk struct {
+	seq                     int64
+	session, event, heading string
+	content                 string
+	position                int
+}
+
+// chunksToRetitle lists the stored chunks of the sessions in titled whose
+// title is not their session's.
+func chunksToRetitle(ctx context.Context, tx pgx.Tx, projectID int64, titled map[string]bool, sessions map[string]chunkSession) ([]retitledChunk, error) {
+	ids := make([]string, 0, len(titled))
+	for id := range titled {
+		ids = append(ids, id)
+	}
+	rows, err := tx.Query(ctx, `SELECT seq, session_id, event_id, position, title, heading_path, content FROM chunks
+		WHERE project_id = $1 AND scope = 'session' AND session_id = ANY($2::text[]) ORDER BY seq`, projectID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("retitle sessions %q: %w", ids, err)
+	}
+	defer rows.Close()
+	var out []retitledChunk
+	for rows.Next() {
+		var r retitledChunk
+		var title string
+		if err := rows.Scan(&r.seq, &r.session, &r.event, &r.position, &title, &r.heading, &r.content); err != nil {
+			return nil, fmt.Errorf("retitle sessions %q: %w", ids, err)
+		}
+		if title != sessions[r.session].title {
+			out = append(out, r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("retitle sessions %q: %w", ids, err)
+	}
+	return out, nil
 }

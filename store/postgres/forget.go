@@ -21,46 +21,46 @@ import (
 // stays on disk: the server keeps deleted rows in its pages until a
 // VACUUM reuses them, and in its write-ahead log and backups; that is the
 // database administrator's to manage.
-func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID string) (ForgetResult, error) {
+func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID string) (ragd.ForgetResult, error) {
 	what := fmt.Sprintf("forget session %q of project %d", sessionID, projectID)
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return ForgetResult{}, s.describe(what+": begin", err)
+		return ragd.ForgetResult{}, s.describe(what+": begin", err)
 	}
 	defer tx.Rollback(ctx)
 	// The owner's session scope, as a reindex of it takes it.
 	if err := LockScope(ctx, tx, projectID, ragd.ScopeSession, s.owner); err != nil {
-		return ForgetResult{}, s.describe(what, err)
+		return ragd.ForgetResult{}, s.describe(what, err)
 	}
 	var found bool
 	err = tx.QueryRow(ctx, `SELECT true FROM sessions WHERE project_id = $1 AND id = $2 AND owner = $3 FOR UPDATE`,
 		projectID, sessionID, s.owner).Scan(&found)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return ForgetResult{}, fmt.Errorf("%s: %w", what, ragd.ErrNotFound)
+		return ragd.ForgetResult{}, fmt.Errorf("%s: %w", what, ragd.ErrNotFound)
 	}
 	if err != nil {
-		return ForgetResult{}, s.describe(what+": look up", err)
+		return ragd.ForgetResult{}, s.describe(what+": look up", err)
 	}
-	var res ForgetResult
+	var res ragd.ForgetResult
 	tag, err := tx.Exec(ctx, `DELETE FROM chunks WHERE project_id = $1 AND scope = 'session' AND session_id = $2`, projectID, sessionID)
 	if err != nil {
-		return ForgetResult{}, s.describe(what+": delete chunks", err)
+		return ragd.ForgetResult{}, s.describe(what+": delete chunks", err)
 	}
 	res.Chunks = int(tag.RowsAffected())
 	if tag, err = tx.Exec(ctx, `DELETE FROM session_events WHERE project_id = $1 AND session_id = $2`, projectID, sessionID); err != nil {
-		return ForgetResult{}, s.describe(what+": delete events", err)
+		return ragd.ForgetResult{}, s.describe(what+": delete events", err)
 	}
 	res.Events = int(tag.RowsAffected())
 	if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE project_id = $1 AND id = $2`, projectID, sessionID); err != nil {
-		return ForgetResult{}, s.describe(what+": delete session", err)
+		return ragd.ForgetResult{}, s.describe(what+": delete session", err)
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO forgotten_sessions (project_id, session_id, owner, forgotten_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (project_id, session_id) DO UPDATE SET owner = excluded.owner, forgotten_at = excluded.forgotten_at`,
 		projectID, sessionID, s.owner, nowUTC()); err != nil {
-		return ForgetResult{}, s.describe(what+": remember", err)
+		return ragd.ForgetResult{}, s.describe(what+": remember", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return ForgetResult{}, s.describe(what+": commit", err)
+		return ragd.ForgetResult{}, s.describe(what+": commit", err)
 	}
 	return res, nil
 }

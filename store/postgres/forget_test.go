@@ -56,7 +56,7 @@ func TestForgetSession(t *testing.T) {
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM rag_feedback WHERE search_id = $1`, search).Scan(&votes); err != nil || votes != 0 {
 		t.Errorf("%d votes left (%v), want the forgotten chunk's gone", votes, err)
 	}
-	if l, err := s.ListSessions(ctx, p, SessionFilter{}); err != nil || len(l) != 1 || l[0].ID != "stays" {
+	if l, err := s.ListSessions(ctx, p, ragd.SessionFilter{}); err != nil || len(l) != 1 || l[0].ID != "stays" {
 		t.Errorf("sessions after forgetting: %+v, %v", l, err)
 	}
 
@@ -93,7 +93,7 @@ func TestTranscriptFiles(t *testing.T) {
 	a, b := sessProject(t, s, "a"), sessProject(t, s, "b")
 	path := "/t/x.jsonl"
 	mtime := time.Unix(1_700_000_000, 123)
-	for _, tf := range []TranscriptFile{
+	for _, tf := range []ragd.TranscriptFile{
 		{Path: path, ProjectID: b, Format: "codex", Size: 5, ModTime: mtime, Checkpoint: []byte(`{"offset":5}`)},
 		{Path: path, ProjectID: a, Format: "codex", Size: 10, ModTime: mtime, Checkpoint: []byte(`{"offset":10}`)},
 		{Path: path, ProjectID: a, Format: "codex", Size: 20, ModTime: mtime, Checkpoint: []byte(`{"offset":20}`)},
@@ -102,7 +102,7 @@ func TestTranscriptFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := bob.SaveTranscriptFile(ctx, TranscriptFile{Path: path, ProjectID: a, Format: "claude-code", Size: 1,
+	if err := bob.SaveTranscriptFile(ctx, ragd.TranscriptFile{Path: path, ProjectID: a, Format: "claude-code", Size: 1,
 		ModTime: mtime, Checkpoint: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestRewriteSessions(t *testing.T) {
 	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1, e2, e3}, chunksOf(e1, e2, e3)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveTranscriptFile(ctx, TranscriptFile{Path: path, ProjectID: p, Format: "codex", ModTime: t0,
+	if err := s.SaveTranscriptFile(ctx, ragd.TranscriptFile{Path: path, ProjectID: p, Format: "codex", ModTime: t0,
 		Checkpoint: []byte(`{"last":"SECRET"}`)}); err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,9 @@ func (s *Store) RewriteSessions(ctx context.Context, projectID int64, rw ragd.Re
 	if err != nil {
 		return fail("read events", err)
 	}
+	var seqs []int64
+	var texts []string
+	var payloads []*string
 	for _, r := range all {
 		text := pgText(rw.Text(r.text, true))
 		payload, changed := r.payload, false
@@ -68,14 +71,18 @@ func (s *Store) RewriteSessions(ctx context.Context, projectID int64, rw ragd.Re
 			p := pgText(string(rw.JSON([]byte(*payload))))
 			payload, changed = &p, p != *r.payload
 		}
-		if text == r.text && !changed {
-			continue
+		if text != r.text || changed {
+			seqs, texts, payloads = append(seqs, r.seq), append(texts, text), append(payloads, payload)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE session_events SET text = $2, payload = $3 WHERE seq = $1`, r.seq, text, payload); err != nil {
-			return fail("update event", err)
-		}
-		res.Events++
 	}
+	if len(seqs) > 0 {
+		if _, err := tx.Exec(ctx, `UPDATE session_events e SET text = u.text, payload = u.payload
+			FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(seq, text, payload) WHERE e.seq = u.seq`,
+			seqs, texts, payloads); err != nil {
+			return fail("update events", err)
+		}
+	}
+	res.Events = len(seqs)
 
 	// Session titles.
 	if res.Sessions, err = rewriteColumn(ctx, tx, `SELECT id, title FROM sessions WHERE project_id = $1 AND owner = $2`,
@@ -152,8 +159,9 @@ func (s *Store) rewriteChunks(ctx context.Context, tx pgx.Tx, projectID int64, l
 	if err != nil {
 		return 0, err
 	}
+	var seqs []int64
+	var titles, texts, hashes, at, ah, ac []string
 	var a *lexical.Analyzer // the project's, once a chunk changes
-	n := 0
 	for _, r := range all {
 		title, text := pgText(fn(r.title)), pgText(fn(r.text))
 		if title == r.title && text == r.text {
@@ -165,11 +173,19 @@ func (s *Store) rewriteChunks(ctx context.Context, tx pgx.Tx, projectID int64, l
 			}
 		}
 		sum := sha256.Sum256([]byte(text))
-		if _, err := tx.Exec(ctx, `UPDATE chunks SET title = $2, content = $3, content_hash = $4, tsv = `+tsvSQL(5, 6, 7)+`
-			WHERE seq = $1`, r.seq, title, text, hex.EncodeToString(sum[:]), a.Text(title), a.Text(headingText(r.heading)), a.Text(text)); err != nil {
-			return 0, err
-		}
-		n++
+		d := analyseChunk(a, title, r.heading, text)
+		seqs, titles, texts, hashes = append(seqs, r.seq), append(titles, title), append(texts, text), append(hashes, hex.EncodeToString(sum[:]))
+		at, ah, ac = append(at, d.title), append(ah, d.heading), append(ac, d.content)
 	}
-	return n, nil
+	if len(seqs) == 0 {
+		return 0, nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE chunks c SET title = u.title, content = u.content, content_hash = u.hash,
+			tsv = `+tsvOf("u.at", "u.ah", "u.ac")+`
+		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+			AS u(seq, title, content, hash, at, ah, ac)
+		WHERE c.seq = u.seq`, seqs, titles, texts, hashes, at, ah, ac); err != nil {
+		return 0, err
+	}
+	return len(seqs), nil
 }

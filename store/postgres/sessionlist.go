@@ -13,7 +13,7 @@ import (
 // owner may read (its own and the shared ones), the most recent (by last
 // event) first, then by id, with their event and message counts. Format is
 // left for the caller, who knows the format names.
-func (s *Store) ListSessions(ctx context.Context, projectID int64, f SessionFilter) ([]ragd.SessionInfo, error) {
+func (s *Store) ListSessions(ctx context.Context, projectID int64, f ragd.SessionFilter) ([]ragd.SessionInfo, error) {
 	what := fmt.Sprintf("list sessions of project %d", projectID)
 	q := `SELECT s.id, s.title, min(e.time), max(e.time), count(*),
 			count(*) FILTER (WHERE e.type IN ('` + ragd.TypeChatMessage + `', '` + ragd.TypeAgentResponse + `'))

@@ -61,134 +61,205 @@ func (s *Store) AppendEvents(ctx context.Context, projectID int64, events []ragd
 	return s.AppendSession(ctx, projectID, events, nil)
 }
 
-// eventWriter stores events in a transaction by the rules of AppendEvents.
-type eventWriter struct {
-	tx        pgx.Tx
-	projectID int64
-	owner     string
-	share     bool
-	stamp     time.Time
-	// sessions holds what the writer learnt of each session: created by
-	// this call, or whose owner and sharing it has brought in line.
-	sessions map[string]*sessionState
+// storedEvent is a stored event as a re-appended one is compared with it.
+type storedEvent struct {
+	ev    ragd.Event
+	owner string
 }
 
-// sessionState is what an eventWriter knows of one session.
+// sessionState is what an append knows of one of its sessions.
 type sessionState struct {
-	mine    bool // owned by the writer's owner
-	reshare bool // its sharing was changed to the writer's by this call
+	owner   string
+	shared  bool
+	created bool   // by this call
+	stored  string // its title as stored before this call
+	title   string // its title once this call's events are stored
+	last    string // the time of its latest event (formatEventTime), "" for none
 }
 
-// write stores e, counting it in res. It reports whether e was stored (not
-// a duplicate, not a conflict) and whether it changed its session's title.
-func (w *eventWriter) write(ctx context.Context, e *ragd.Event, res *ragd.AppendResult) (stored, titled bool, err error) {
-	if done, err := w.compare(ctx, e, res); done || err != nil {
-		return false, false, err
+// writeEvents stores events in tx by the rules of AppendEvents, counting
+// them in res, in five statements whatever their number: two reads (the
+// events' ids and sessions as stored), then the new sessions, the new
+// titles and the events, each one statement over arrays. Titles are
+// resolved here as the SQLite engine's statements resolve them event by
+// event: an event's title wins unless a stored event of its session (one
+// of this call's before it included) is later. It reports which events it
+// stored, the sessions whose stored title changed, and what it learnt of
+// each session.
+//
+// The caller holds the owner's session scope lock, so no other writer of
+// the owner's sessions runs meanwhile; another owner creating one of the
+// same ids in between fails the call (an error saying to retry), which
+// then sees it.
+func (s *Store) writeEvents(ctx context.Context, tx pgx.Tx, projectID int64, events []ragd.Event, res *ragd.AppendResult) (
+	stored []bool, titled map[string]bool, sessions map[string]*sessionState, err error) {
+	ids := make([]string, 0, len(events))
+	var sessionIDs []string
+	seenSession := map[string]bool{}
+	for i := range events {
+		ids = append(ids, events[i].ID)
+		if !seenSession[events[i].SessionID] {
+			seenSession[events[i].SessionID] = true
+			sessionIDs = append(sessionIDs, events[i].SessionID)
+		}
 	}
-	st, err := w.session(ctx, e, res)
+	known, err := storedEvents(ctx, tx, projectID, ids)
 	if err != nil {
-		return false, false, err
+		return nil, nil, nil, err
 	}
-	if !st.mine {
-		res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: []string{ownerField}})
-		return false, false, nil
+	if sessions, err = storedSessions(ctx, tx, projectID, sessionIDs); err != nil {
+		return nil, nil, nil, err
 	}
-	if e.Title != "" {
-		tag, err := w.tx.Exec(ctx, `UPDATE sessions SET title = $3 WHERE project_id = $1 AND id = $2 AND title != $3
-			AND (title = '' OR NOT EXISTS (SELECT 1 FROM session_events
-				WHERE project_id = $1 AND session_id = $2 AND time > $4))`,
-			w.projectID, e.SessionID, e.Title, formatEventTime(e.Time))
+
+	// The events to insert, as columns.
+	var cols struct {
+		session, id, typ, actor, text, when []string
+		payload                             []*string
+	}
+	var created []string // new sessions, in order
+	stored = make([]bool, len(events))
+	for i := range events {
+		e := &events[i]
+		if old, ok := known[e.ID]; ok {
+			switch diff := eventDiff(old.ev, *e); {
+			case old.owner != s.owner:
+				res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: []string{ownerField}})
+			case len(diff) > 0:
+				res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: diff})
+			default:
+				res.Duplicates++
+			}
+			continue
+		}
+		when := formatEventTime(e.Time)
+		st, ok := sessions[e.SessionID]
+		switch {
+		case !ok:
+			st = &sessionState{owner: s.owner, shared: s.share, created: true, title: e.Title}
+			sessions[e.SessionID] = st
+			created = append(created, e.SessionID)
+		case st.owner != s.owner:
+			res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: []string{ownerField}})
+			continue
+		case e.Title != "" && e.Title != st.title && (st.title == "" || st.last <= when):
+			st.title = e.Title
+		}
+		st.last = max(st.last, when)
+		var payload *string
+		if e.Payload != nil {
+			p := string(e.Payload)
+			payload = &p
+		}
+		cols.session, cols.id, cols.typ = append(cols.session, e.SessionID), append(cols.id, e.ID), append(cols.typ, e.Type)
+		cols.actor, cols.text, cols.when = append(cols.actor, e.Actor), append(cols.text, e.Text), append(cols.when, when)
+		cols.payload = append(cols.payload, payload)
+		// A later event of this call with the same id compares with this one.
+		known[e.ID] = storedEvent{ev: *e, owner: s.owner}
+		stored[i] = true
+		res.Appended++
+		res.ByType[e.Type]++
+	}
+
+	titled = map[string]bool{}
+	stamp := nowUTC()
+	if len(created) > 0 {
+		titles := make([]string, len(created))
+		for i, id := range created {
+			titles[i] = sessions[id].title
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO sessions (project_id, owner, shared, created_at, id, title)
+			SELECT $1, $2, $3, $4, u.id, u.title FROM unnest($5::text[], $6::text[]) AS u(id, title)
+			ON CONFLICT (project_id, id) DO NOTHING`, projectID, s.owner, s.share, stamp, created, titles)
 		if err != nil {
-			return false, false, fmt.Errorf("append event %q: title session %q: %w", e.ID, e.SessionID, err)
+			return nil, nil, nil, fmt.Errorf("create sessions %q: %w", created, err)
 		}
-		titled = tag.RowsAffected() > 0
-	}
-	var payload *string
-	if e.Payload != nil {
-		p := string(e.Payload)
-		payload = &p
-	}
-	tag, err := w.tx.Exec(ctx, `INSERT INTO session_events (project_id, session_id, id, owner, type, actor, text, payload, time, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (project_id, id) DO NOTHING`,
-		w.projectID, e.SessionID, e.ID, w.owner, e.Type, e.Actor, e.Text, payload, formatEventTime(e.Time), w.stamp)
-	if err != nil {
-		return false, false, fmt.Errorf("append event %q: %w", e.ID, err)
-	}
-	if tag.RowsAffected() == 0 {
-		// Another writer stored the id since the look-up (its transaction
-		// committed meanwhile): compare with what it stored.
-		if _, err := w.compare(ctx, e, res); err != nil {
-			return false, false, err
+		if int(tag.RowsAffected()) != len(created) {
+			return nil, nil, nil, fmt.Errorf("create sessions %q: one was created meanwhile by another writer: retry", created)
 		}
-		return false, titled, nil
+		res.SessionsCreated = len(created)
 	}
-	res.Appended++
-	res.ByType[e.Type]++
-	return true, titled, nil
-}
-
-// compare looks e's id up and, when it is stored, counts e as a duplicate
-// or a conflict and reports done.
-func (w *eventWriter) compare(ctx context.Context, e *ragd.Event, res *ragd.AppendResult) (done bool, err error) {
-	var old ragd.Event
-	var owner, when string
-	var payload *string
-	err = w.tx.QueryRow(ctx, `SELECT session_id, owner, type, actor, text, time, payload FROM session_events
-		WHERE project_id = $1 AND id = $2`, w.projectID, e.ID).
-		Scan(&old.SessionID, &owner, &old.Type, &old.Actor, &old.Text, &when, &payload)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
+	var retitle, titles []string
+	for _, id := range sessionIDs {
+		if st := sessions[id]; st != nil && !st.created && st.owner == s.owner && st.title != st.stored {
+			retitle, titles = append(retitle, id), append(titles, st.title)
+			titled[id] = true
+		}
 	}
-	if err != nil {
-		return false, fmt.Errorf("append event %q: look up: %w", e.ID, err)
+	if len(retitle) > 0 {
+		if _, err := tx.Exec(ctx, `UPDATE sessions s SET title = u.title FROM unnest($2::text[], $3::text[]) AS u(id, title)
+			WHERE s.project_id = $1 AND s.id = u.id`, projectID, retitle, titles); err != nil {
+			return nil, nil, nil, fmt.Errorf("title sessions %q: %w", retitle, err)
+		}
 	}
-	if owner != w.owner {
-		res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: []string{ownerField}})
-		return true, nil
-	}
-	old.ID, old.Time = e.ID, parseEventTime(when)
-	if payload != nil {
-		old.Payload = []byte(*payload)
-	}
-	if diff := eventDiff(old, *e); len(diff) > 0 {
-		res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: diff})
-	} else {
-		res.Duplicates++
-	}
-	return true, nil
-}
-
-// session makes sure e's session exists, creating it for the writer's
-// owner, and tells whose it is. An own session whose sharing differs from
-// the writer's takes the writer's (see AppendSession).
-func (w *eventWriter) session(ctx context.Context, e *ragd.Event, res *ragd.AppendResult) (*sessionState, error) {
-	if st, ok := w.sessions[e.SessionID]; ok {
-		return st, nil
-	}
-	tag, err := w.tx.Exec(ctx, `INSERT INTO sessions (project_id, id, owner, shared, title, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (project_id, id) DO NOTHING`,
-		w.projectID, e.SessionID, w.owner, w.share, e.Title, w.stamp)
-	if err != nil {
-		return nil, fmt.Errorf("append event %q: create session %q: %w", e.ID, e.SessionID, err)
-	}
-	st := &sessionState{}
-	if tag.RowsAffected() > 0 {
-		res.SessionsCreated++
-		st.mine = true
-	} else {
-		var owner string
-		var shared bool
-		// FOR SHARE: the session stays the owner's until the commit.
-		err := w.tx.QueryRow(ctx, `SELECT owner, shared FROM sessions WHERE project_id = $1 AND id = $2 FOR SHARE`,
-			w.projectID, e.SessionID).Scan(&owner, &shared)
+	if len(cols.id) > 0 {
+		tag, err := tx.Exec(ctx, `INSERT INTO session_events (project_id, owner, created_at, session_id, id, type, actor, text, payload, time)
+			SELECT $1, $2, $3, u.session_id, u.id, u.type, u.actor, u.text, u.payload, u.time
+			FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+				AS u(session_id, id, type, actor, text, payload, time)
+			ON CONFLICT (project_id, id) DO NOTHING`,
+			projectID, s.owner, stamp, cols.session, cols.id, cols.typ, cols.actor, cols.text, cols.payload, cols.when)
 		if err != nil {
-			return nil, fmt.Errorf("append event %q: session %q: %w", e.ID, e.SessionID, err)
+			return nil, nil, nil, fmt.Errorf("insert %d events: %w", len(cols.id), err)
 		}
-		st.mine = owner == w.owner
-		st.reshare = st.mine && shared != w.share
+		if int(tag.RowsAffected()) != len(cols.id) {
+			return nil, nil, nil, fmt.Errorf("insert %d events: one was stored meanwhile by another writer: retry", len(cols.id))
+		}
 	}
-	w.sessions[e.SessionID] = st
-	return st, nil
+	return stored, titled, sessions, nil
+}
+
+// storedEvents reads the stored events of a project among ids.
+func storedEvents(ctx context.Context, tx pgx.Tx, projectID int64, ids []string) (map[string]storedEvent, error) {
+	rows, err := tx.Query(ctx, `SELECT id, session_id, owner, type, actor, text, time, payload FROM session_events
+		WHERE project_id = $1 AND id = ANY($2::text[])`, projectID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("look up %d events: %w", len(ids), err)
+	}
+	defer rows.Close()
+	out := map[string]storedEvent{}
+	for rows.Next() {
+		var old storedEvent
+		var when string
+		var payload *string
+		if err := rows.Scan(&old.ev.ID, &old.ev.SessionID, &old.owner, &old.ev.Type, &old.ev.Actor, &old.ev.Text, &when, &payload); err != nil {
+			return nil, fmt.Errorf("look up %d events: %w", len(ids), err)
+		}
+		old.ev.Time = parseEventTime(when)
+		if payload != nil {
+			old.ev.Payload = []byte(*payload)
+		}
+		out[old.ev.ID] = old
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("look up %d events: %w", len(ids), err)
+	}
+	return out, nil
+}
+
+// storedSessions reads the stored sessions of a project among ids, and
+// keeps them from being forgotten until the transaction ends.
+func storedSessions(ctx context.Context, tx pgx.Tx, projectID int64, ids []string) (map[string]*sessionState, error) {
+	rows, err := tx.Query(ctx, `SELECT s.id, s.owner, s.shared, s.title, coalesce((SELECT max(e.time) FROM session_events e
+			WHERE e.project_id = s.project_id AND e.session_id = s.id), '')
+		FROM sessions s WHERE s.project_id = $1 AND s.id = ANY($2::text[]) FOR SHARE OF s`, projectID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("look up %d sessions: %w", len(ids), err)
+	}
+	defer rows.Close()
+	out := map[string]*sessionState{}
+	for rows.Next() {
+		var id string
+		st := &sessionState{}
+		if err := rows.Scan(&id, &st.owner, &st.shared, &st.stored, &st.last); err != nil {
+			return nil, fmt.Errorf("look up %d sessions: %w", len(ids), err)
+		}
+		st.title = st.stored
+		out[id] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("look up %d sessions: %w", len(ids), err)
+	}
+	return out, nil
 }
 
 // eventDiff names the fields in which a and b differ, by the rules of
@@ -280,7 +351,7 @@ func (s *Store) Messages(ctx context.Context, projectID int64, types []string) (
 	rows, err := s.pool.Query(ctx, `SELECT e.session_id, s.title, e.id, e.type, e.actor, e.text, e.time, e.created_at
 		FROM session_events e JOIN sessions s ON s.project_id = e.project_id AND s.id = e.session_id
 		WHERE s.owner = $1 AND e.project_id = $2 AND e.type = ANY($3::text[])
-		ORDER BY e.session_id, e.time, e.seq`, s.owner, projectID, types)
+		ORDER BY e.session_id COLLATE "C", e.time, e.seq`, s.owner, projectID, types)
 	if err != nil {
 		return nil, s.describe(fmt.Sprintf("list messages of project %d", projectID), err)
 	}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
 )
 
@@ -475,7 +477,7 @@ func TestOwners(t *testing.T) {
 	}
 
 	// Bob sees nothing of it.
-	if l, err := bob.ListSessions(ctx, p, SessionFilter{}); err != nil || len(l) != 0 {
+	if l, err := bob.ListSessions(ctx, p, ragd.SessionFilter{}); err != nil || len(l) != 0 {
 		t.Errorf("bob lists %+v, %v", l, err)
 	}
 	if _, err := bob.Event(ctx, p, "a1"); !errors.Is(err, ragd.ErrNotFound) {
@@ -518,7 +520,7 @@ func TestOwners(t *testing.T) {
 	if e, err := alice.Event(ctx, p, "a1"); err != nil || e.Text != a1.Text || e.Title != "Alice's" {
 		t.Errorf("alice's event after bob's writes: %+v, %v", e, err)
 	}
-	if l, err := alice.ListSessions(ctx, p, SessionFilter{}); err != nil || len(l) != 1 || l[0].ID != "sa" || l[0].Events != 1 {
+	if l, err := alice.ListSessions(ctx, p, ragd.SessionFilter{}); err != nil || len(l) != 1 || l[0].ID != "sa" || l[0].Events != 1 {
 		t.Errorf("alice lists %+v, %v", l, err)
 	}
 
@@ -530,7 +532,7 @@ func TestOwners(t *testing.T) {
 	if _, err := carol.AppendSession(ctx, p, []ragd.Event{c1, c2}, chunksOf(c1, c2)); err != nil {
 		t.Fatal(err)
 	}
-	l, err := bob.ListSessions(ctx, p, SessionFilter{})
+	l, err := bob.ListSessions(ctx, p, ragd.SessionFilter{})
 	if err != nil || len(l) != 2 || l[0].ID != "sc" || l[1].ID != "sb" {
 		t.Errorf("bob lists %+v, %v, want carol's shared sc, then his sb", l, err)
 	}
@@ -589,14 +591,14 @@ func TestListSessionsAndEvents(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		f    SessionFilter
+		f    ragd.SessionFilter
 		want []string
 	}{
-		{"all, newest first", SessionFilter{}, []string{"b", "c", "codex:a"}},
-		{"by prefix", SessionFilter{IDPrefix: "codex:"}, []string{"codex:a"}},
-		{"since", SessionFilter{Since: t0.Add(30 * time.Minute)}, []string{"b", "c"}},
-		{"since, at the last event", SessionFilter{Since: t0.Add(2 * time.Minute)}, []string{"b", "c", "codex:a"}},
-		{"nothing", SessionFilter{IDPrefix: "gemini:"}, []string{}},
+		{"all, newest first", ragd.SessionFilter{}, []string{"b", "c", "codex:a"}},
+		{"by prefix", ragd.SessionFilter{IDPrefix: "codex:"}, []string{"codex:a"}},
+		{"since", ragd.SessionFilter{Since: t0.Add(30 * time.Minute)}, []string{"b", "c"}},
+		{"since, at the last event", ragd.SessionFilter{Since: t0.Add(2 * time.Minute)}, []string{"b", "c", "codex:a"}},
+		{"nothing", ragd.SessionFilter{IDPrefix: "gemini:"}, []string{}},
 	} {
 		got, err := s.ListSessions(ctx, p, tc.f)
 		if err != nil {
@@ -610,7 +612,7 @@ func TestListSessionsAndEvents(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, ids, tc.want)
 		}
 	}
-	got, err := s.ListSessions(ctx, p, SessionFilter{IDPrefix: "codex:"})
+	got, err := s.ListSessions(ctx, p, ragd.SessionFilter{IDPrefix: "codex:"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -736,5 +738,189 @@ func TestSessionStats(t *testing.T) {
 	if st, err := s.SessionStats(ctx, p, types, time.Time{}); err != nil || st.Messages != 4 || st.MessagesIndexed != 2 ||
 		st.SessionsIndexed != 2 || st.UnindexedSince != 2 {
 		t.Errorf("after an indexed append: %+v, %v", st, err)
+	}
+}
+
+// TestAppendSession_AsAReindexWrites: appended chunks are the chunks a
+// reindex of the session scope writes (same ids, titles and lexical
+// column), so the reindex keeps them, and it keeps those appended after
+// it read the log.
+func TestAppendSession_AsAReindexWrites(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t, Options{})
+	p, q := sessProject(t, s, "appended"), sessProject(t, s, "reindexed")
+	e1 := ev("e1", "s1", "chat.message", "Choosing the storage engines", 0)
+	e1.Title = "Storage talk"
+	in := []ragd.ChunkInput{{SessionID: "s1", EventID: "e1", HeadingPath: []string{"Q"}, Content: e1.Text, ContentHash: "h1", End: len(e1.Text)}}
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1}, [][]ragd.ChunkInput{in}); err != nil {
+		t.Fatal(err)
+	}
+	// The reindex's cut: the chunk titled with its session's title.
+	cut := in[0]
+	cut.Title = "Storage talk"
+	res, err := s.ReplaceScope(ctx, p, ragd.ScopeSession, []ragd.ChunkInput{cut})
+	if err != nil || res.Kept != 1 || res.Inserted != 0 || res.Deleted != 0 {
+		t.Errorf("reindex over the appended chunk: %+v, %v", res, err)
+	}
+	// The same chunk written by the reindex alone, in another project:
+	// the same lexical column.
+	if _, err := s.AppendEvents(ctx, q, []ragd.Event{e1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReplaceScope(ctx, q, ragd.ScopeSession, []ragd.ChunkInput{cut}); err != nil {
+		t.Fatal(err)
+	}
+	var appended, reindexed string
+	if err := s.pool.QueryRow(ctx, `SELECT (SELECT tsv::text FROM chunks WHERE project_id = $1), (SELECT tsv::text FROM chunks WHERE project_id = $2)`,
+		p, q).Scan(&appended, &reindexed); err != nil {
+		t.Fatal(err)
+	}
+	if appended != reindexed || appended == "" {
+		t.Errorf("lexical column appended %q, reindexed %q", appended, reindexed)
+	}
+
+	// A reindex that read the log before e2 was appended keeps e2's chunk.
+	e2 := ev("e2", "s1", "agent.response", "pgvector then", time.Second)
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e2}, chunksOf(e2)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.ReplaceScope(ctx, p, ragd.ScopeSession, []ragd.ChunkInput{cut}); err != nil || res.Kept != 1 || res.Deleted != 0 {
+		t.Errorf("reindex read before the append: %+v, %v", res, err)
+	}
+	if cs, err := s.ScopeChunks(ctx, p, ragd.ScopeSession); err != nil || len(cs) != 3 {
+		t.Errorf("session chunks after the reindex: %d, %v", len(cs), err)
+	}
+}
+
+// TestAppendSession_ConnectionLost: a connection lost in the middle of an
+// append's transaction is an error that says so, and stores nothing of
+// it: no event, session or chunk.
+func TestAppendSession_ConnectionLost(t *testing.T) {
+	ctx := context.Background()
+	direct, raw := openTest(t, Options{})
+	p := sessProject(t, direct, "p")
+	e1 := ev("e1", "s1", "chat.message", "stored before", 0)
+	if _, err := direct.AppendSession(ctx, p, []ragd.Event{e1}, chunksOf(e1)); err != nil {
+		t.Fatal(err)
+	}
+	px, via := viaProxy(t, raw)
+	s := openAt(t, via, Options{})
+	s.afterLock = func(ctx context.Context, tx pgx.Tx) error {
+		px.cut()
+		return nil
+	}
+	e2 := ev("e2", "s1", "agent.response", "lost with the connection", time.Second)
+	e3 := ev("e3", "s2", "chat.message", "a new session", 0)
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e2, e3}, chunksOf(e2, e3)); !errors.Is(err, ErrConnection) {
+		t.Fatalf("append over a lost connection: %v, want ErrConnection", err)
+	}
+	if l, err := direct.ListSessions(ctx, p, ragd.SessionFilter{}); err != nil || len(l) != 1 || l[0].Events != 1 {
+		t.Errorf("sessions after a lost append: %+v, %v", l, err)
+	}
+	if cs := sessionChunks(t, direct, p); len(cs) != 2 {
+		t.Errorf("%d chunks after a lost append, want e1's 2", len(cs))
+	}
+	if res, err := direct.AppendSession(ctx, p, []ragd.Event{e2, e3}, chunksOf(e2, e3)); err != nil || res.Appended != 2 || res.SessionsCreated != 1 {
+		t.Errorf("the append again, directly: %+v, %v", res, err)
+	}
+}
+
+// TestOwners_Search: a search sees the appended chunks of its owner's
+// sessions and the shared ones of others, never another's unshared ones.
+func TestOwners_Search(t *testing.T) {
+	ctx := context.Background()
+	alice, url := openTest(t, Options{Owner: "alice"})
+	bob := openAt(t, url, Options{Owner: "bob"})
+	carol := openAt(t, url, Options{Owner: "carol", ShareSessions: true})
+	p := sessProject(t, alice, "p")
+	for _, w := range []struct {
+		s *Store
+		e ragd.Event
+	}{
+		{alice, ev("a1", "sa", "chat.message", "alice asks about quokkas", 0)},
+		{carol, ev("c1", "sc", "chat.message", "carol knows quokkas", 0)},
+	} {
+		if _, err := w.s.AppendSession(ctx, p, []ragd.Event{w.e}, chunksOf(w.e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := analyzerFor("english")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := LexicalQuery{Language: "english", Terms: []LexicalTerm{{Word: "quokkas", Tokens: a.Analyze("quokkas")}}}
+	for _, tc := range []struct {
+		who  string
+		s    *Store
+		want []string // the events of the hits
+	}{
+		{"alice", alice, []string{"a1", "c1"}},
+		{"bob", bob, []string{"c1"}},
+		{"carol", carol, []string{"c1"}},
+	} {
+		sn, err := tc.s.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: p}, q, 10)
+		if err != nil {
+			sn.Close()
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range m.Candidates {
+			ids = append(ids, c.ChunkID)
+		}
+		cs, err := sn.Chunks(ctx, ids)
+		sn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events []string
+		for _, c := range cs {
+			events = append(events, c.EventID)
+		}
+		slices.Sort(events)
+		if !slices.Equal(events, tc.want) {
+			t.Errorf("%s finds the chunks of %v, want %v", tc.who, events, tc.want)
+		}
+	}
+}
+
+// TestAppendSession_Concurrent: one owner's daemons appending the same
+// events at once store each once (the owner's session scope lock), the
+// rest duplicates.
+func TestAppendSession_Concurrent(t *testing.T) {
+	ctx := context.Background()
+	s, url := openTest(t, Options{})
+	other := openAt(t, url, Options{})
+	p := sessProject(t, s, "p")
+	var evs []ragd.Event
+	for i := range 20 {
+		evs = append(evs, ev(fmt.Sprintf("e%d", i), fmt.Sprintf("s%d", i%3), "chat.message", fmt.Sprintf("message %d", i), time.Duration(i)*time.Second))
+	}
+	results := make([]ragd.AppendResult, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, st := range []*Store{s, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = st.AppendSession(ctx, p, evs, chunksOf(evs...))
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := results[0], results[1]
+	if a.Appended+b.Appended != 20 || a.Duplicates+b.Duplicates != 20 || a.SessionsCreated+b.SessionsCreated != 3 ||
+		a.Chunks+b.Chunks != 40 || len(a.Conflicts)+len(b.Conflicts) != 0 {
+		t.Errorf("concurrent appends: %+v and %+v", a, b)
+	}
+	if cs := sessionChunks(t, s, p); len(cs) != 40 {
+		t.Errorf("%d chunks, want 40", len(cs))
 	}
 }
