@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/store/postgres"
 )
@@ -40,7 +39,7 @@ func OpenStore(ctx context.Context, database string, opt StoreOptions) (IndexSto
 		if err != nil {
 			return nil, err
 		}
-		return pgStore{st}, nil
+		return st, nil
 	default:
 		return nil, fmt.Errorf("database %q: unknown scheme %q: give the path of a SQLite file (a file whose name has a colon is written ./NAME) or a postgres:// URL",
 			postgres.Redact(database), scheme)
@@ -67,31 +66,4 @@ func DatabaseScheme(database string) string {
 		}
 	}
 	return strings.ToLower(scheme)
-}
-
-// pgStore is the PostgreSQL engine as an evaluation's store.
-type pgStore struct{ *postgres.Store }
-
-// pairCosiner is an engine that measures how flat its embedding space is.
-type pairCosiner interface {
-	RandomPairCosine(ctx context.Context, pairs int) (mean float64, n int, err error)
-}
-
-// RandomPairCosine is the engine's own when it has one; until then it
-// reports no pairs, and the space profile is left out of the report, as
-// for an index with too few vectors.
-func (s pgStore) RandomPairCosine(ctx context.Context, pairs int) (float64, int, error) {
-	if pc, ok := any(s.Store).(pairCosiner); ok {
-		return pc.RandomPairCosine(ctx, pairs)
-	}
-	return 0, 0, nil
-}
-
-// Snapshot is the engine's snapshot as the contract's interface.
-func (s pgStore) Snapshot(ctx context.Context) (ragd.Snapshot, error) {
-	sn, err := s.Store.Snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return sn, nil
 }

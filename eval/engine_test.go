@@ -18,7 +18,7 @@ import (
 )
 
 // The PostgreSQL engine is an evaluation's store.
-var _ IndexStore = pgStore{(*postgres.Store)(nil)}
+var _ IndexStore = (*postgres.Store)(nil)
 
 func TestDatabaseScheme(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{

@@ -49,8 +49,8 @@ var (
 	_ benchStore        = (*store.Store)(nil)
 	_ vectorIndexWaiter = (*store.Store)(nil)
 	_ vectorModer       = (*store.Store)(nil)
-	_ corpusStore       = pgStore{}
-	_ benchStore        = pgStore{}
+	_ corpusStore       = (*postgres.Store)(nil)
+	_ benchStore        = (*postgres.Store)(nil)
 )
 
 // hnswMode is the vector mode of the PostgreSQL engine's rows: pgvector's
@@ -75,9 +75,9 @@ func checkDB(db string) error {
 // openCorpus opens db for build.
 func openCorpus(ctx context.Context, db string) (corpusStore, error) {
 	if isURL(db) {
-		return openPG(ctx, db)
+		return nilOnError(openPG(ctx, db))
 	}
-	return store.Open(ctx, db, store.Options{Space: space, Dims: dims, Logger: quiet})
+	return nilOnError(store.Open(ctx, db, store.Options{Space: space, Dims: dims, Logger: quiet}))
 }
 
 // openBench opens db for measure with vector search mode: a SQLite mode
@@ -87,33 +87,32 @@ func openBench(ctx context.Context, db, mode string) (benchStore, error) {
 		if mode != hnswMode {
 			return nil, fmt.Errorf("mode %q: a postgres:// database searches its vectors by %s only", mode, hnswMode)
 		}
-		return openPG(ctx, db)
+		return nilOnError(openPG(ctx, db))
 	}
 	vm, err := store.ParseVectorMode(mode)
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(ctx, db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: vm})
+	return nilOnError(store.Open(ctx, db, store.Options{Space: space, Dims: dims, Logger: quiet, Vectors: vm}))
 }
 
-func openPG(ctx context.Context, db string) (pgStore, error) {
-	st, err := postgres.Open(ctx, db, postgres.Options{Space: space, Dims: dims, Logger: quiet})
-	if err != nil {
-		return pgStore{}, err
-	}
-	return pgStore{st}, nil
+func openPG(ctx context.Context, db string) (*postgres.Store, error) {
+	return postgres.Open(ctx, db, postgres.Options{Space: space, Dims: dims, Logger: quiet})
 }
 
-// pgStore is the PostgreSQL engine with its snapshot as the contract's
-// interface.
-type pgStore struct{ *postgres.Store }
+// engine is either engine's store.
+type engine interface {
+	corpusStore
+	benchStore
+}
 
-func (s pgStore) Snapshot(ctx context.Context) (ragd.Snapshot, error) {
-	sn, err := s.Store.Snapshot(ctx)
+// nilOnError returns a nil interface, not an interface holding a nil
+// store, when opening failed.
+func nilOnError[S engine](st S, err error) (engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sn, nil
+	return st, nil
 }
 
 // dbMB is the size of db: its SQLite file and write-ahead log, or what
