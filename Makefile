@@ -6,6 +6,9 @@
 #   make bench   Go benchmarks (figures, not pass/fail)
 #   make bench-scale  the 10k/100k/1M table of docs/scale.md (corpora cached
 #                in the user cache folder: about 6 GB and half an hour to build once)
+#   make bench-scale-pg PG=postgres://…  the same table on the PostgreSQL engine
+#   make pglite  a PGlite server (in memory, pgvector) on PGPORT, in the foreground,
+#                for bench-scale-pg and `ragd eval --database` (docs/engines.md)
 #   make run     the newcomer's path: start ragd on its own docs
 #   make screenshots  remake docs/report-*.png (the HTML reports, in headless chromium)
 #
@@ -27,7 +30,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS := -O2 -g -I$(INCLUDE) $(AVX)
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_fts5
 
-.PHONY: setup build test bench bench-scale run fuzz vet clean header record-session screenshots
+.PHONY: setup build test bench bench-scale bench-scale-pg pglite run fuzz vet clean header record-session screenshots
 
 setup:
 	bash scripts/setup.sh
@@ -61,6 +64,20 @@ MODES ?= exact,quantized
 bench-scale: header
 	$(GO) build -o .build/ragd-bench ./cmd/ragd-bench
 	.build/ragd-bench -sizes $(SIZES) -modes $(MODES)
+
+# PG is the database bench-scale-pg rebuilds each corpus in (its bench
+# project is replaced), e.g. make pglite's:
+PGPORT ?= 55432
+PG ?= postgres://postgres:postgres@127.0.0.1:$(PGPORT)/postgres?sslmode=disable&default_query_exec_mode=exec
+bench-scale-pg: header
+	$(GO) build -o .build/ragd-bench ./cmd/ragd-bench
+	.build/ragd-bench -sizes $(SIZES) -db '$(PG)'
+
+# pglite-server as internal/pgtest starts it (installed by make setup);
+# default_query_exec_mode=exec in PG because its connections share one session.
+pglite:
+	cd tests/pglite && node node_modules/@electric-sql/pglite-socket/dist/scripts/server.js \
+		--port=$(PGPORT) --extensions=vector --db=memory:// --max-connections=8
 
 run: header
 	bash scripts/run.sh

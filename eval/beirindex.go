@@ -40,6 +40,10 @@ type BEIRIndexOptions struct {
 	// Vectors and QuantizeFrom are store.Options' of those names.
 	Vectors      store.VectorMode
 	QuantizeFrom int
+	// Database is where the corpus is indexed, as project BEIRProject: a
+	// SQLite file or a postgres:// URL (OpenStore). Optional: a SQLite
+	// file in Work, one per embedding space.
+	Database string
 }
 
 // BEIRIndex is a BEIR corpus indexed as a project of its own store.
@@ -104,8 +108,11 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 	x.RepoTime = time.Since(start)
 
 	space := embedding.SpaceFor(opt.Embedding)
-	dbPath := filepath.Join(opt.Work, "index-"+fileSafe(space.String())+".db")
-	st, err := store.Open(ctx, dbPath, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
+	dbPath := opt.Database
+	if dbPath == "" {
+		dbPath = filepath.Join(opt.Work, "index-"+fileSafe(space.String())+".db")
+	}
+	st, err := OpenStore(ctx, dbPath, StoreOptions{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
 		Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})
 	if err != nil {
 		return nil, fmt.Errorf("BEIR index: %w", err)

@@ -38,8 +38,16 @@ type Options struct {
 	Since, Until time.Time
 	// Database is the ragd database, and Project the name or repository
 	// path of the project in it that the golden file and the telemetry are
-	// about.
+	// about. A postgres:// URL is a database on the PostgreSQL engine, any
+	// other value a SQLite file (OpenStore). With BEIR, Database is where
+	// the corpus is indexed (optional: a file in Work).
 	Database, Project string
+	// Repo is a git repository whose docs and ADRs are indexed into
+	// Database first, as the daemon's reindex would, registering it as a
+	// project (named after its folder) when new; Project is then that
+	// repository. For evaluating a golden file of one repository on a
+	// database of its own, on either engine.
+	Repo string
 
 	// Embedding embeds the queries (and a BEIR corpus), as the daemon's
 	// [embedding]; Chunking cuts a BEIR corpus; Search is the current
@@ -104,6 +112,8 @@ func (o *Options) validate() error {
 		return errors.New("evaluate: a BEIR folder is evaluated alone, without a golden file or telemetry")
 	case o.BEIR == "" && o.Golden == "" && !o.Telemetry:
 		return errors.New("evaluate: nothing to evaluate on: a golden file, a BEIR folder or telemetry")
+	case o.Repo != "" && (o.BEIR != "" || o.Database == ""):
+		return fmt.Errorf("evaluate: repository %s is indexed into a database of its own for a golden file: not with a BEIR folder, and a database is needed", o.Repo)
 	case o.Bootstrap.Resamples < 1 || o.Bootstrap.Level <= 0 || o.Bootstrap.Level >= 1:
 		return fmt.Errorf("evaluate: bootstrap %+v: want at least 1 resample and a level between 0 and 1", o.Bootstrap)
 	}
@@ -163,7 +173,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 		logf("indexing %s (%d documents) in %s with %s…\n", b.Corpus, b.Docs, work, space)
 		idx, err := OpenBEIRIndex(ctx, b, BEIRIndexOptions{
 			Work: work, Embedding: opt.Embedding, Logger: opt.Logger, Progress: opt.Progress, Chunking: opt.Chunking,
-			Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom,
+			Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom, Database: opt.Database,
 		})
 		if err != nil {
 			return nil, err
@@ -177,21 +187,29 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 			rep.Timings.IndexEmbed += time.Duration(sr.Durations.EmbedMs) * time.Millisecond
 		}
 	} else {
-		if _, err := os.Stat(opt.Database); err != nil {
-			return nil, fmt.Errorf("no ragd database at %s (%v): register and index a project first (ragd add, ragd reindex)", opt.Database, err)
+		if opt.Repo == "" && !IsURL(opt.Database) {
+			if _, err := os.Stat(opt.Database); err != nil {
+				return nil, fmt.Errorf("no ragd database at %s (%v): register and index a project first (ragd add, ragd reindex)", opt.Database, err)
+			}
 		}
-		var opened *store.Store
-		opened, err = store.Open(ctx, opt.Database, store.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
+		opened, err := OpenStore(ctx, opt.Database, StoreOptions{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
 			Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})
 		if err != nil {
 			return nil, err
 		}
 		st = opened
+		ev.cleanup = append(ev.cleanup, func() { opened.Close() })
+		if opt.Repo != "" {
+			ri, err := indexRepo(ctx, opened, opt)
+			if err != nil {
+				return nil, err
+			}
+			opt.Project = ri.root
+			rep.Index, rep.Timings.Index, rep.Timings.IndexEmbed = ri.summary, ri.took, ri.embed
+		}
 		if err := waitVectorIndex(ctx, st); err != nil {
-			st.Close()
 			return nil, err
 		}
-		ev.cleanup = append(ev.cleanup, func() { st.Close() })
 		project, err = st.Project(ctx, opt.Project)
 		if errors.Is(err, ragd.ErrNotFound) {
 			return nil, fmt.Errorf("project %q is not registered: run `ragd add %s`", opt.Project, opt.Project)

@@ -89,6 +89,10 @@ func TestPrepare_Refuses(t *testing.T) {
 		"no database":    {func(o *Options) {}, "no ragd database at " + db},
 		"unregistered":   {func(o *Options) { o.Database = empty }, `project "p" is not registered`},
 		"missing folder": {func(o *Options) { o.Golden, o.BEIR = "", filepath.Join(t.TempDir(), "none") }, "none"},
+		"repo and beir":  {func(o *Options) { o.Golden, o.BEIR, o.Repo = "", "dir", "repo" }, "not with a BEIR folder"},
+		"repo, no db":    {func(o *Options) { o.Repo, o.Database = "repo", "" }, "a database is needed"},
+		"repo, no git":   {func(o *Options) { o.Repo, o.Database = t.TempDir(), empty }, "not inside a git repository"},
+		"other scheme":   {func(o *Options) { o.Database = "mysql://h/db" }, `unknown scheme "mysql"`},
 	} {
 		opt := good
 		tc.edit(&opt)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/vectest"
-	"github.com/ragd/ragd/store"
 )
 
 // Corpus recipe, as search/bench_test.go has it.
@@ -47,39 +47,15 @@ func content(z *rand.Zipf) string {
 	return string(b)
 }
 
-// buildCmd writes a corpus of n chunks, a third in each scope, each scope
-// in one ReplaceScope as a reindex writes it, and records the build's time,
-// peak memory and size beside it.
-func buildCmd(args []string) error {
-	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	n := fs.Int("n", 10_000, "chunks")
-	db := fs.String("db", "", "database path")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	dir := filepath.Dir(*db)
-	// A half-built corpus is useless: start over.
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	ctx := context.Background()
-	start := time.Now()
-	opened, err := store.Open(ctx, *db, store.Options{Space: space, Dims: dims, Logger: quiet})
-	if err != nil {
-		return err
-	}
-	var st corpusStore = opened
-	p, err := st.AddProject(ctx, "bench", "/bench")
-	if err != nil {
-		return err
-	}
+// corpus calls fn with each scope's chunks of the corpus of n chunks, a
+// third in each scope, in the order build writes them: the same chunks
+// every time (a seeded generator), so that measure can rebuild the
+// vectors to check an engine's KNN against an exact one.
+func corpus(n int, fn func(scope string, in []ragd.ChunkInput) error) error {
 	r := rand.New(rand.NewSource(corpusSeed))
 	z := rand.NewZipf(r, zipfS, 2, vocabulary)
 	for i, scope := range ragd.Scopes {
-		from, to := i**n/len(ragd.Scopes), (i+1)**n/len(ragd.Scopes)
+		from, to := i*n/len(ragd.Scopes), (i+1)*n/len(ragd.Scopes)
 		in := make([]ragd.ChunkInput, 0, to-from)
 		for j := from; j < to; j++ {
 			c := ragd.ChunkInput{Position: j, Content: content(z), ContentHash: strconv.Itoa(j), Vector: vectest.RandomUnit(r, dims)}
@@ -90,19 +66,86 @@ func buildCmd(args []string) error {
 			}
 			in = append(in, c)
 		}
+		if err := fn(scope, in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildCmd writes a corpus of n chunks, each scope in one ReplaceScope as
+// a reindex writes it, and records the build's time, the writes' time,
+// peak memory and size beside it (a SQLite file) or on standard output (a
+// database at a URL, which holds one corpus at a time: its bench project
+// is removed first).
+func buildCmd(args []string) error {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	n := fs.Int("n", 10_000, "chunks")
+	db := fs.String("db", "", "database: a SQLite file's path or a postgres:// URL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := checkDB(*db); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if !isURL(*db) {
+		dir := filepath.Dir(*db)
+		// A half-built corpus is useless: start over.
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	st, err := openCorpus(ctx, *db)
+	if err != nil {
+		return err
+	}
+	if old, err := st.Project(ctx, "bench"); err == nil {
+		if _, err := st.RemoveProject(ctx, old.ID); err != nil {
+			return fmt.Errorf("remove the previous corpus: %w", err)
+		}
+	} else if !errors.Is(err, ragd.ErrNotFound) {
+		return err
+	}
+	p, err := st.AddProject(ctx, "bench", "/bench")
+	if err != nil {
+		return err
+	}
+	var write time.Duration
+	err = corpus(*n, func(scope string, in []ragd.ChunkInput) error {
 		t0 := time.Now()
 		if _, err := st.ReplaceScope(ctx, p.ID, scope, in); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "  %s: %d chunks written in %s\n", scope, len(in), time.Since(t0).Round(time.Second))
+		took := time.Since(t0)
+		write += took
+		fmt.Fprintf(os.Stderr, "  %s: %d chunks written in %s (%.0f chunks/s)\n", scope, len(in), took.Round(time.Millisecond), float64(len(in))/took.Seconds())
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	b := buildInfo{Chunks: *n, WriteSeconds: write.Seconds()}
+	if b.DBMB, err = dbMB(ctx, st, *db); err != nil {
+		return err
 	}
 	if err := st.Close(); err != nil {
 		return err
 	}
-	b := buildInfo{Chunks: *n, Seconds: time.Since(start).Seconds(), PeakRSSMB: procStatus("VmHWM"),
-		DBMB: fileMB(*db, *db+"-wal")}
+	b.Seconds, b.PeakRSSMB = time.Since(start).Seconds(), procStatus("VmHWM")
+	if !isURL(*db) {
+		b.DBMB = fileMB(*db, *db+"-wal")
+	}
 	data, err := json.Marshal(b)
 	if err != nil {
+		return err
+	}
+	if isURL(*db) {
+		_, err = fmt.Printf("%s\n", data)
 		return err
 	}
 	return os.WriteFile(buildInfoPath(*db), data, 0o600)

@@ -17,6 +17,7 @@ import (
 // and how differences are bootstrapped.
 type evalSource struct {
 	beir, split, work string
+	database, repo    string
 	telemetry         bool
 	since, until      string
 	resamples         int
@@ -30,6 +31,8 @@ func (s *evalSource) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.beir, "beir", "", "evaluate on a BEIR folder (corpus.jsonl[.gz], queries, qrels) indexed into a temporary project")
 	fs.StringVar(&s.split, "split", "", "BEIR split (train, test…) when the folder has several")
 	fs.StringVar(&s.work, "work", "", "keep the BEIR repository and index in this folder and reuse them in later runs (default: a temporary folder under $XDG_CACHE_HOME/ragd/eval, removed)")
+	fs.StringVar(&s.database, "database", "", "evaluate in this database: a SQLite file or a postgres:// URL (default: [daemon] database; with --beir, a file in --work)")
+	fs.StringVar(&s.repo, "repo", "", "with GOLDEN and --database: first index the docs and ADRs of the git repository DIR into the database, as a project named after DIR, and evaluate on it")
 	fs.BoolVar(&s.telemetry, "telemetry", false, "also judge with the votes recorded in telemetry (useful = relevant, irrelevant = not)")
 	fs.StringVar(&s.since, "since", "", "with --telemetry: window start, RFC 3339 time or a duration back (90d, 12h); default all")
 	fs.StringVar(&s.until, "until", "", "with --telemetry: window end (default now)")
@@ -58,6 +61,8 @@ func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, da
 		return eval.Options{}, daemon.Paths{}, usagef("--work and --split go with --beir")
 	case !s.telemetry && (s.since != "" || s.until != ""):
 		return eval.Options{}, daemon.Paths{}, usagef("--since and --until go with --telemetry")
+	case s.repo != "" && (s.beir != "" || s.telemetry || s.database == "" || e.project != ""):
+		return eval.Options{}, daemon.Paths{}, usagef("--repo indexes a repository into a --database of its own, for a GOLDEN file: not with --beir, --telemetry or --project, and --database is required")
 	}
 	cfg, paths, err := e.load()
 	if err != nil {
@@ -70,7 +75,7 @@ func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, da
 	logger := newLogger(e.stderr, "warn")
 	opt := eval.Options{
 		Golden: golden, BEIR: s.beir, Split: s.split, Work: s.work, CacheDir: paths.CacheDir,
-		Telemetry: s.telemetry, Database: paths.Database,
+		Telemetry: s.telemetry, Database: s.database, Repo: s.repo,
 		Embedding: cfg.Embedding.Service(logger),
 		Chunking:  cfg.Chunking.Options(),
 		Search:    current,
@@ -83,8 +88,11 @@ func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, da
 		Bootstrap:    eval.Bootstrap{Resamples: s.resamples, Seed: s.seed, Level: s.level},
 		Logger:       logger,
 	}
-	if s.beir != "" {
+	if s.beir != "" || s.repo != "" {
 		return opt, paths, nil
+	}
+	if opt.Database == "" {
+		opt.Database = paths.Database
 	}
 	if opt.Project, err = e.projectRef(); err != nil {
 		return opt, paths, err
