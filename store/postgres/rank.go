@@ -74,17 +74,27 @@ func (sn *Snapshot) rankTerms(ctx context.Context, projectID int64, q ragd.Lexic
 	}
 	st := sn.stats[projectID]
 	b := &pgx.Batch{}
-	var fresh []string
 	if st == nil {
 		st = &lexStats{chunks: -1, df: map[string]int64{}}
 		b.Queue("SELECT count(*) FROM chunks WHERE chunks.project_id = $1 AND "+visibleSQL(2), projectID, sn.s.owner)
 	}
+	var fresh []string
 	for _, t := range terms {
-		if _, ok := st.df[t]; !ok && !contains(fresh, t) {
+		if _, ok := st.df[t]; !ok {
 			fresh = append(fresh, t)
-			b.Queue("SELECT count(*) FROM chunks WHERE chunks.project_id = $1 AND "+visibleSQL(2)+
-				" AND chunks.tsv @@ to_tsquery('"+tsConfig+"', $3)", projectID, sn.s.owner, t)
 		}
+	}
+	if len(fresh) > 0 {
+		// One GIN scan of the chunks matching any new term counts each of
+		// them: a third of the time of one scan a term on PGlite.
+		sel := make([]string, len(fresh))
+		args := []any{projectID, sn.s.owner, strings.Join(fresh, " | ")}
+		for i, t := range fresh {
+			sel[i] = fmt.Sprintf("count(*) FILTER (WHERE chunks.tsv @@ to_tsquery('%s', $%d))", tsConfig, i+4)
+			args = append(args, t)
+		}
+		b.Queue("SELECT "+strings.Join(sel, ", ")+" FROM chunks WHERE chunks.project_id = $1 AND "+visibleSQL(2)+
+			" AND chunks.tsv @@ to_tsquery('"+tsConfig+"', $3)", args...)
 	}
 	if b.Len() > 0 {
 		res := sn.tx.SendBatch(ctx, b)
@@ -94,13 +104,19 @@ func (sn *Snapshot) rankTerms(ctx context.Context, projectID int64, q ragd.Lexic
 				return nil, sn.s.describe(fmt.Sprintf("lexical statistics: chunks of project %d", projectID), err)
 			}
 		}
-		for _, t := range fresh {
-			var n int64
-			if err := res.QueryRow().Scan(&n); err != nil {
-				res.Close()
-				return nil, sn.s.describe(fmt.Sprintf("lexical statistics: chunks of project %d matching %s", projectID, t), err)
+		if len(fresh) > 0 {
+			n := make([]int64, len(fresh))
+			dest := make([]any, len(fresh))
+			for i := range n {
+				dest[i] = &n[i]
 			}
-			st.df[t] = n
+			if err := res.QueryRow().Scan(dest...); err != nil {
+				res.Close()
+				return nil, sn.s.describe(fmt.Sprintf("lexical statistics: chunks of project %d matching %s", projectID, strings.Join(fresh, " | ")), err)
+			}
+			for i, t := range fresh {
+				st.df[t] = n[i]
+			}
 		}
 		if err := res.Close(); err != nil {
 			return nil, sn.s.describe(fmt.Sprintf("lexical statistics of project %d", projectID), err)
@@ -112,15 +128,6 @@ func (sn *Snapshot) rankTerms(ctx context.Context, projectID int64, q ragd.Lexic
 		out[i] = rankTerm{tsquery: t, idf: idf(st.df[t], st.chunks)}
 	}
 	return out, nil
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // rankSQL returns the score expression of terms, each term's tsquery a
