@@ -30,17 +30,9 @@ import (
 // tsConfig is the text search configuration of both sides.
 const tsConfig = "simple"
 
-// rankWeights are ts_rank_cd's weights of D, C, B and A (content, -,
+// rankWeights are ts_rank's weights of D, C, B and A (content, -,
 // headings, title): equal, like bm25's default column weights.
 const rankWeights = "{1,1,1,1}"
-
-// rankNormalization is ts_rank_cd's length normalisation: 1 divides the
-// rank by 1 + the logarithm of the chunk's length, so that long chunks do
-// not win by size alone (bm25 normalises length too).
-const rankNormalization = "1"
-
-// rankSQL is a chunk's score for the tsquery q.
-const rankSQL = "ts_rank_cd('" + rankWeights + "', tsv, q, " + rankNormalization + ")"
 
 // tsvSQL returns the SQL expression of a chunk's tsv from the analysed
 // title, headings and content in parameters $t, $h and $c.

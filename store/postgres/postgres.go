@@ -1,7 +1,7 @@
 // Package postgres is ragd's PostgreSQL engine: the same store as package
 // store's SQLite one, on a server a team shares. Chunks keep their vector
 // in pgvector (HNSW, cosine) and their analysed text in a tsvector (GIN,
-// ts_rank_cd); a search's queries run in one REPEATABLE READ READ ONLY
+// each term's ts_rank weighed by its idf); a search's queries run in one REPEATABLE READ READ ONLY
 // transaction.
 //
 // The vector column. A database holds one embedding space, as the SQLite
@@ -19,9 +19,9 @@
 // headings and content SQLite's FTS5 table gets, so both engines match
 // the same chunks for the same query; 'simple' adds no analysis of its own.
 // A query is rendered as a tsquery of quoted lexemes (lexical.go) and
-// ranked by ts_rank_cd, title, headings and content weighed alike, the
-// length normalised by its logarithm; no term is left out as too frequent
-// (ragd.LexicalMatches.Dropped is nil).
+// ranked by Σ idf · ts_rank of its terms (rank.go: bm25's idf from the
+// snapshot's counts, title, headings and content weighed alike); no term
+// is left out as too frequent (ragd.LexicalMatches.Dropped is nil).
 //
 // A team. Projects are keyed by name: one shared index of a repository's
 // docs and ADRs, each owner's local path kept beside it. Options.Owner is

@@ -21,8 +21,9 @@ import (
 // A Snapshot is not safe for concurrent use. Close it when done: it holds
 // a connection of the pool until then.
 type Snapshot struct {
-	s  *Store
-	tx pgx.Tx
+	s     *Store
+	tx    pgx.Tx
+	stats map[int64]*lexStats // by project, counted at first use
 }
 
 // hnswSearchFactor sizes the HNSW search's candidate list (ef_search) from
@@ -188,26 +189,35 @@ func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs
 	return out, nil
 }
 
-// LexicalCandidates returns up to k chunks matching q, best ts_rank_cd
-// first (ties in the order the chunks were written), among the filter's
-// project and scopes. q's tokens must be analysed for the project's
-// language (LexicalLanguage). Nothing is left out as too frequent:
-// Dropped is nil.
+// LexicalCandidates returns up to k chunks matching q, best first by the
+// rarity-weighted rank of rank.go (ties in the order the chunks were
+// written), among the filter's project and scopes. q's tokens must be
+// analysed for the project's language (LexicalLanguage). Expression is the
+// tsquery matched and the ranking's weights. Nothing is left out as too
+// frequent: Dropped is nil.
 func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd.LexicalQuery, k int) (ragd.LexicalMatches, error) {
 	var m ragd.LexicalMatches
-	m.Expression = renderTSQuery(q)
-	if k <= 0 || m.Expression == "" {
+	expr := renderTSQuery(q)
+	m.Expression = expr
+	if k <= 0 || expr == "" {
 		return m, nil
 	}
 	where, args, err := sn.filterSQL(f)
 	if err != nil {
 		return m, fmt.Errorf("lexical candidates: %w", err)
 	}
-	args = append(args, m.Expression, k)
-	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+rankSQL+` AS score FROM chunks, to_tsquery('`+tsConfig+`', $4) AS q
+	terms, err := sn.rankTerms(ctx, f.ProjectID, q)
+	if err != nil {
+		return m, fmt.Errorf("lexical candidates for %q: %w", expr, err)
+	}
+	m.Expression = expr + " ranked by " + describeRanking(terms)
+	score, termArgs := rankSQL(terms, 6)
+	args = append(args, expr, k)
+	args = append(args, termArgs...)
+	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+score+` AS score FROM chunks, to_tsquery('`+tsConfig+`', $4) AS q
 		WHERE `+where+` AND chunks.tsv @@ q ORDER BY score DESC, chunks.seq LIMIT $5`, args...)
 	if err != nil {
-		return m, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", m.Expression, f.ProjectID), err)
+		return m, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", expr, f.ProjectID), err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -218,23 +228,29 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 		m.Candidates = append(m.Candidates, c)
 	}
 	if err := rows.Err(); err != nil {
-		return m, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", m.Expression, f.ProjectID), err)
+		return m, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", expr, f.ProjectID), err)
 	}
 	return m, nil
 }
 
-// LexicalScores returns the ts_rank_cd of q for each of the given chunks
-// of a project that matches it, on LexicalCandidates' scale; chunks that
-// do not match, belong to another project or to another owner's unshared
-// sessions are absent.
+// LexicalScores returns the score of q for each of the given chunks of a
+// project that matches it, on LexicalCandidates' scale (the same weights,
+// counted once per snapshot); chunks that do not match, belong to another
+// project or to another owner's unshared sessions are absent.
 func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.LexicalQuery, chunkIDs []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(chunkIDs))
 	expr := renderTSQuery(q)
 	if len(chunkIDs) == 0 || expr == "" {
 		return out, nil
 	}
-	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+rankSQL+` FROM chunks, to_tsquery('`+tsConfig+`', $1) AS q
-		WHERE chunks.project_id = $2 AND chunks.id = ANY($3) AND chunks.tsv @@ q AND `+visibleSQL(4), expr, projectID, chunkIDs, sn.s.owner)
+	terms, err := sn.rankTerms(ctx, projectID, q)
+	if err != nil {
+		return nil, fmt.Errorf("lexical scores for %q: %w", expr, err)
+	}
+	score, termArgs := rankSQL(terms, 5)
+	args := append([]any{expr, projectID, chunkIDs, sn.s.owner}, termArgs...)
+	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+score+` FROM chunks, to_tsquery('`+tsConfig+`', $1) AS q
+		WHERE chunks.project_id = $2 AND chunks.id = ANY($3) AND chunks.tsv @@ q AND `+visibleSQL(4), args...)
 	if err != nil {
 		return nil, sn.s.describe(fmt.Sprintf("lexical scores for %q in project %d", expr, projectID), err)
 	}
