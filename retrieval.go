@@ -93,6 +93,7 @@ type LexicalMatches struct {
 type LexicalCandidate struct {
 	ChunkID string
 	// Score is the engine's relevance of the chunk to the query: higher is
-	// better (SQLite: −bm25; PostgreSQL: ts_rank_cd).
+	// better (SQLite: −bm25; PostgreSQL: Σ idf·ts_rank over
+	// the query's terms, store/postgres/rank.go).
 	Score float64
 }

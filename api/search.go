@@ -128,8 +128,8 @@ type HitExplain struct {
 	VectorRank  *int `json:"vectorRank"`
 	LexicalRank *int `json:"lexicalRank"`
 	// Distance is the raw cosine distance and Lexical the store's raw
-	// lexical score (higher is better; SQLite: −bm25, PostgreSQL:
-	// ts_rank_cd); null when that signal did not score the hit. A score
+	// lexical score (higher is better; SQLite: −bm25, PostgreSQL: an
+	// idf-weighted ts_rank); null when that signal did not score the hit. A score
 	// with a null rank was filled.
 	Distance *float64 `json:"distance"`
 	Lexical  *float64 `json:"lexical"`

@@ -89,7 +89,7 @@ func TestPrepare_Postgres(t *testing.T) {
 		}
 	}
 	// Each query's topic words are in its relevant documents only:
-	// ts_rank_cd finds them, as bm25 does.
+	// the PostgreSQL engine's ranking finds them, as bm25 does.
 	if lex := means["lexical"]; lex[NDCG10] < 0.9 || lex[Recall100] != 1 {
 		t.Errorf("lexical on postgres: %v", lex)
 	}

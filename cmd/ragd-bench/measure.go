@@ -172,11 +172,13 @@ func measureCmd(args []string) error {
 	s := search.New(st, &randomEmbedder{r: rand.New(rand.NewSource(11))})
 	s.Logger = quiet
 	if *mode == hnswMode {
-		// ts_rank_cd's scores are on another scale than bm25's: under the
-		// seed's saturation, with random vectors, no fused score reaches
-		// the 0.2 threshold and every search would end with no hit, before
-		// reading any chunk. Threshold 0 times the whole search, as a hit
-		// list of the real threshold would.
+		// Measured when the engine ranked by ts_rank_cd, whose scores were
+		// on another scale than bm25's: under the seed's saturation, with
+		// random vectors, no fused score reached the 0.2 threshold and every
+		// search ended with no hit before reading any chunk. Threshold 0
+		// times the whole search, as a hit list of the real threshold
+		// would; kept so docs/engines.md's PostgreSQL rows stay comparable
+		// (its idf-weighted scores are on bm25's scale now).
 		s.Config.Threshold = 0
 	}
 	for _, q := range []struct {
