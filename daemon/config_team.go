@@ -7,6 +7,8 @@ import (
 	"os/user"
 	"strings"
 	"unicode"
+
+	"github.com/ragd/ragd"
 )
 
 // maxOwnerLen bounds [daemon] owner: a login name, written on every row a
@@ -51,7 +53,7 @@ func validateOwner(owner string) error {
 // password: in its user info (postgres://user:secret@host/db) or as a
 // password= parameter.
 func databasePassword(database string) bool {
-	if DatabaseScheme(database) == "" {
+	if ragd.DatabaseScheme(database) == "" {
 		return false
 	}
 	u, err := url.Parse(database)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/url"
-	"strings"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -121,33 +120,13 @@ type EngineOptions struct {
 // for Options.Open.
 type Opener func(ctx context.Context, database string, opt EngineOptions) (Store, error)
 
-// DatabaseScheme returns the URL scheme of a [daemon] database value
-// (RAGD_DB), lowercased ("postgres"), or "" for a plain path: a SQLite
-// file. A value that starts like a URL (a letter, then letters, digits,
-// '+', '-' or '.', then ':') has a scheme, "file:" included, so that a URL
-// is never taken for a relative path; a file whose name has such a colon
-// is written ./name.
-func DatabaseScheme(database string) string {
-	scheme, _, ok := strings.Cut(database, ":")
-	if !ok || scheme == "" {
-		return ""
-	}
-	for i, r := range scheme {
-		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-		if !letter && (i == 0 || !(r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
-			return ""
-		}
-	}
-	return strings.ToLower(scheme)
-}
-
 // lockPath is the lock of paths' database: beside a SQLite file, so that
 // one daemon at a time uses it; beside the socket for a database at a URL,
 // which several daemons (one per person) share, so that one daemon at a
 // time serves the socket and nothing is created where the URL would read
 // as a folder.
 func lockPath(paths Paths) string {
-	if DatabaseScheme(paths.Database) != "" {
+	if ragd.DatabaseScheme(paths.Database) != "" {
 		return paths.Socket + ".lock"
 	}
 	return paths.Database + ".lock"
@@ -156,12 +135,12 @@ func lockPath(paths Paths) string {
 // DisplayDatabase is database as logs and errors show it: a URL without
 // its password.
 func DisplayDatabase(database string) string {
-	if DatabaseScheme(database) == "" {
+	if ragd.DatabaseScheme(database) == "" {
 		return database
 	}
 	u, err := url.Parse(database)
 	if err != nil {
-		return DatabaseScheme(database) + "://…" // unparsable: nothing of it may be a secret
+		return ragd.DatabaseScheme(database) + "://…" // unparsable: nothing of it may be a secret
 	}
 	// libpq's URLs may also carry the password as a parameter.
 	if q := u.Query(); q.Has("password") {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/daemon"
 )
 
@@ -22,7 +23,7 @@ func TestDatabaseScheme(t *testing.T) {
 		{"file:ragd.db", "file"},
 		{"git+ssh://h/r", "git+ssh"},
 	} {
-		if got := daemon.DatabaseScheme(tc.database); got != tc.want {
+		if got := ragd.DatabaseScheme(tc.database); got != tc.want {
 			t.Errorf("DatabaseScheme(%q) = %q, want %q", tc.database, got, tc.want)
 		}
 	}
@@ -48,7 +49,7 @@ func FuzzDatabaseScheme(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, database string) {
-		s := daemon.DatabaseScheme(database)
+		s := ragd.DatabaseScheme(database)
 		if s == "" {
 			return
 		}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/store/postgres"
 )
@@ -26,7 +26,7 @@ type StoreOptions struct {
 // SQLite file. Any other scheme is refused before anything is created, as
 // the daemon refuses it, so that a URL is never taken for a file path.
 func OpenStore(ctx context.Context, database string, opt StoreOptions) (IndexStore, error) {
-	switch scheme := DatabaseScheme(database); scheme {
+	switch scheme := ragd.DatabaseScheme(database); scheme {
 	case "":
 		st, err := store.Open(ctx, database, store.Options{Space: opt.Space, Dims: opt.Dims, Logger: opt.Logger,
 			Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})
@@ -48,22 +48,4 @@ func OpenStore(ctx context.Context, database string, opt StoreOptions) (IndexSto
 
 // IsURL reports whether database names a server's database (it has a URL
 // scheme) rather than a SQLite file.
-func IsURL(database string) bool { return DatabaseScheme(database) != "" }
-
-// DatabaseScheme is the URL scheme of database, lowercased, or "" for a
-// plain path, by the daemon's rule (daemon.DatabaseScheme, which package
-// eval must not import): a value that starts like a URL (a letter, then
-// letters, digits, '+', '-' or '.', then ':') has a scheme.
-func DatabaseScheme(database string) string {
-	scheme, _, ok := strings.Cut(database, ":")
-	if !ok || scheme == "" {
-		return ""
-	}
-	for i, r := range scheme {
-		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-		if !letter && (i == 0 || !(r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
-			return ""
-		}
-	}
-	return strings.ToLower(scheme)
-}
+func IsURL(database string) bool { return ragd.DatabaseScheme(database) != "" }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/pgtest"
@@ -31,8 +32,8 @@ func TestDatabaseScheme(t *testing.T) {
 		{"mysql://h/db", "mysql"},
 		{"1x://h", ""},
 	} {
-		if got := DatabaseScheme(tc.in); got != tc.want {
-			t.Errorf("DatabaseScheme(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := ragd.DatabaseScheme(tc.in); got != tc.want {
+			t.Errorf("ragd.DatabaseScheme(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

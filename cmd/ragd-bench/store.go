@@ -64,7 +64,7 @@ func isURL(db string) bool { return eval.IsURL(db) }
 // checkDB refuses a URL of another engine than PostgreSQL, before a build
 // removes or creates anything.
 func checkDB(db string) error {
-	switch scheme := eval.DatabaseScheme(db); scheme {
+	switch scheme := ragd.DatabaseScheme(db); scheme {
 	case "", "postgres", "postgresql":
 		return nil
 	default:

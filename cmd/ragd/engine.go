@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
@@ -50,7 +51,7 @@ func notBuiltIn(name string) daemon.Opener {
 // RAGD_DB): a plain path is a SQLite file; a URL goes to the engine of its
 // scheme; any other scheme is refused, before anything is created.
 func chooseEngine(database string) (daemon.Opener, error) {
-	scheme := daemon.DatabaseScheme(database)
+	scheme := domain.DatabaseScheme(database)
 	if scheme == "" {
 		return openSQLite, nil
 	}
@@ -89,7 +90,7 @@ func openSQLite(ctx context.Context, path string, opt daemon.EngineOptions) (dae
 // users can reach, each with the chmod that fixes it: for a SQLite file; a
 // server's database is the server's to guard.
 func permissionWarnings(database string) []string {
-	if daemon.DatabaseScheme(database) != "" {
+	if domain.DatabaseScheme(database) != "" {
 		return nil
 	}
 	return store.PermissionWarnings(database)
