@@ -15,7 +15,11 @@ package migrations
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
 )
 
 //go:embed *.sql telemetry/*.sql
@@ -32,4 +36,42 @@ func must(f fs.FS, err error) fs.FS {
 		panic(err) // a wrong constant path above: caught by any test
 	}
 	return f
+}
+
+// File is one numbered migration: its version (the NNNN of its name), its
+// name and its SQL.
+type File struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Load reads and orders the migration files at the root of fsys (this
+// package's sets, or another engine's). Names must be NNNN_description.sql
+// with unique, gapless versions starting at 1.
+func Load(fsys fs.FS) ([]File, error) {
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("list migrations: %w", err)
+	}
+	var out []File
+	for _, name := range names {
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v < 1 {
+			return nil, fmt.Errorf("migration %q: name must be NNNN_description.sql", name)
+		}
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", name, err)
+		}
+		out = append(out, File{Version: v, Name: name, SQL: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	for i, f := range out {
+		if f.Version != i+1 {
+			return nil, fmt.Errorf("migration %s: version %d, want %d (versions are gapless and unique)", f.Name, f.Version, i+1)
+		}
+	}
+	return out, nil
 }

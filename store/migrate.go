@@ -5,9 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/ragd/ragd/migrations"
 )
@@ -122,31 +119,16 @@ func fillLexicalTables(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// loadMigrations reads and orders the embedded migration files. Names must be
-// NNNN_description.sql with unique, gapless versions starting at 1.
+// loadMigrations reads and orders the embedded migration files
+// (migrations.Load).
 func loadMigrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "*.sql")
+	files, err := migrations.Load(fsys)
 	if err != nil {
-		return nil, fmt.Errorf("list migrations: %w", err)
+		return nil, err
 	}
-	var ms []migration
-	for _, name := range names {
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v < 1 {
-			return nil, fmt.Errorf("migration %q: name must be NNNN_description.sql", name)
-		}
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, fmt.Errorf("read migration %s: %w", name, err)
-		}
-		ms = append(ms, migration{version: v, name: name, sql: string(body)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: version %d, want %d (versions are gapless and unique)", m.name, m.version, i+1)
-		}
+	ms := make([]migration, len(files))
+	for i, f := range files {
+		ms[i] = migration{version: f.Version, name: f.Name, sql: f.SQL}
 	}
 	return ms, nil
 }

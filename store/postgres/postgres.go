@@ -62,7 +62,6 @@ import (
 	"net"
 	"net/url"
 	"os/user"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -73,6 +72,7 @@ import (
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/migrations"
 )
 
 //go:embed migrations/*.sql
@@ -332,32 +332,20 @@ type migration struct {
 	sql     string
 }
 
-// loadMigrations reads and orders the embedded migration files. Names must
-// be NNNN_description.sql with unique, gapless versions starting at 1.
+// loadMigrations reads and orders the embedded migration files, named as
+// package migrations names the SQLite engine's (migrations.Load).
 func loadMigrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "migrations/*.sql")
+	sub, err := fs.Sub(fsys, "migrations")
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
 	}
-	var ms []migration
-	for _, path := range names {
-		name := strings.TrimPrefix(path, "migrations/")
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v < 1 {
-			return nil, fmt.Errorf("migration %q: name must be NNNN_description.sql", name)
-		}
-		body, err := fs.ReadFile(fsys, path)
-		if err != nil {
-			return nil, fmt.Errorf("read migration %s: %w", name, err)
-		}
-		ms = append(ms, migration{version: v, name: name, sql: string(body)})
+	files, err := migrations.Load(sub)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: version %d, want %d (versions are gapless and unique)", m.name, m.version, i+1)
-		}
+	ms := make([]migration, len(files))
+	for i, f := range files {
+		ms[i] = migration{version: f.Version, name: f.Name, sql: f.SQL}
 	}
 	return ms, nil
 }
