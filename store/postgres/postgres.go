@@ -462,7 +462,10 @@ func (s *Store) ensureSpace(ctx context.Context, reset bool) error {
 	}
 	switch {
 	case held && !reset:
-		return fmt.Errorf("open store %s: %w: it holds %q (%s dims), configured %q (%d dims): reindex into another database, or reset the vectors (ResetSpace)",
+		return fmt.Errorf("open store %s: %w: it holds %q (%s dims), configured %q (%d dims): configure that model again, "+
+			"or use another database, or start ragd once with `ragd serve --reset-vectors` and then reindex: "+
+			"that drops the vectors of every project on this database, for everyone who shares it, "+
+			"and their daemons answer keyword-only until the vectors are filled again in the new model",
 			s.url, ErrSpaceMismatch, space, dims, s.space, s.dims)
 	}
 	if space != "" {

@@ -43,6 +43,16 @@ func TestOpenRefusesAnotherSpace(t *testing.T) {
 	if !errors.Is(err, ErrSpaceMismatch) {
 		t.Fatalf("open with another space: %v, want ErrSpaceMismatch", err)
 	}
+	// The fix names the real command and what it costs on a shared database
+	// (issue 35 item 12), not an internal option.
+	for _, want := range []string{"ragd serve --reset-vectors", "every project on this database", "everyone"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("space mismatch message %q lacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "ResetSpace") {
+		t.Errorf("space mismatch message names an internal option: %q", err)
+	}
 	s2 := openAt(t, url, Options{Space: "other/8", Dims: 8, ResetSpace: true})
 	if s2.Dims() != 8 || s2.Space() != "other/8" {
 		t.Fatalf("reset store is %s/%d", s2.Space(), s2.Dims())
