@@ -354,6 +354,10 @@ func TestTools_BadArguments(t *testing.T) {
 		{"unknown search", "feedback", map[string]any{"searchId": *out.SearchID + 1000, "chunkId": "x", "verdict": "useful"}, []string{"no search has id"}},
 		{"chunk not among the hits", "feedback", map[string]any{"searchId": *out.SearchID, "chunkId": "x", "verdict": "useful"}, []string{"not among the hits"}},
 		{"unknown reindex scope", "reindex", map[string]any{"scopes": []string{"all"}}, []string{"scopes"}},
+		// Issue 35 item 16: an unknown argument is refused, never ignored
+		// (a misspelt "scope" reindexed every scope).
+		{"unknown argument", "reindex", map[string]any{"scope": "bogus"}, []string{`unknown argument "scope"`, "scopes", "project"}},
+		{"unknown search argument", "search", map[string]any{"query": "x", "k": 3}, []string{`unknown argument "k"`, "limit"}},
 	} {
 		res := call(t, cs, tt.tool, tt.args)
 		if tt.says == nil {
@@ -367,9 +371,33 @@ func TestTools_BadArguments(t *testing.T) {
 		}
 		failed(t, tt.name, res, tt.says...)
 	}
+	// A value over its bound is not echoed back whole (issue 35 item 16).
+	long := strings.Repeat("q", 50*api.MaxQueryLength)
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search", map[string]any{"query": long}},
+		{"search", map[string]any{"query": "x", "fusion": long}},
+		{"get", map[string]any{"chunkId": long}},
+		{"reindex", map[string]any{long: 1}},
+	} {
+		res := call(t, cs, tt.tool, tt.args)
+		if !res.IsError {
+			t.Errorf("%s with a %d-character value: not an error", tt.tool, len(long))
+		}
+		if got := text(res); len(got) > maxErrorText {
+			t.Errorf("%s with a %d-character value: the error is %d characters (%.80q…), want at most %d",
+				tt.tool, len(long), len(got), got, maxErrorText)
+		}
+	}
 	// The server is still there.
 	ok[mcpserver.StatusOutput](t, call(t, cs, "status", nil))
 }
+
+// maxErrorText bounds a tool error's text: what the server says plus the
+// clipped values it echoes, never a whole oversized argument.
+const maxErrorText = 2000
 
 func TestTools_NoProjectHere(t *testing.T) {
 	d, _ := startDocs(t, newOllama(t))

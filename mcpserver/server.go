@@ -66,6 +66,9 @@ type Options struct {
 type Server struct {
 	opts Options
 	mcp  *mcp.Server
+	// arguments are the names each tool takes, by tool (set by add, read
+	// by checkArguments).
+	arguments map[string][]string
 
 	mu sync.Mutex
 	// project is the default project once resolved from Dir; "" until
@@ -91,12 +94,13 @@ func New(opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts}
+	s := &Server{opts: opts, arguments: map[string][]string{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "ragd: project docs, ADRs and sessions search", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: opts.Logger})
 	if err := s.addTools(); err != nil {
 		return nil, err
 	}
+	s.mcp.AddReceivingMiddleware(s.checkArguments)
 	return s, nil
 }
 

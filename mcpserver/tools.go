@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,11 +47,18 @@ type tool[In, Out any] struct {
 	handler mcp.ToolHandlerFor[In, Out]
 }
 
-func add[In, Out any](s *mcp.Server, t tool[In, Out]) error {
+func add[In, Out any](srv *Server, t tool[In, Out]) error {
+	s := srv.mcp
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		return fmt.Errorf("mcpserver: %s input schema: %w", t.def.Name, err)
 	}
+	names := make([]string, 0, len(in.Properties))
+	for name := range in.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	srv.arguments[t.def.Name] = names
 	if p, ok := in.Properties["project"]; ok {
 		p.Description = projectDoc
 	}
@@ -71,7 +79,8 @@ func ptr[T any](v T) *T { return &v }
 // never ["null", "array"] (an argument is optional by its absence, and
 // null means nothing a client would send), no additionalProperties and no
 // uniqueItems, which those clients refuse as unknown fields. The daemon
-// still checks what the schema no longer says.
+// still checks what the schema no longer says, and checkArguments refuses
+// the arguments additionalProperties would have.
 func plain(s *jsonschema.Schema) {
 	if s == nil {
 		return
@@ -98,7 +107,7 @@ func plain(s *jsonschema.Schema) {
 func (s *Server) addTools() error {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 	for _, err := range []error{
-		add(s.mcp, tool[SearchInput, SearchOutput]{
+		add(s, tool[SearchInput, SearchOutput]{
 			def: &mcp.Tool{
 				Name:  "search",
 				Title: "Search project docs, ADRs and past sessions",
@@ -119,7 +128,7 @@ func (s *Server) addTools() error {
 			},
 			handler: s.search,
 		}),
-		add(s.mcp, tool[GetInput, GetOutput]{
+		add(s, tool[GetInput, GetOutput]{
 			def: &mcp.Tool{
 				Name:  "get",
 				Title: "Open a citation in full",
@@ -136,7 +145,7 @@ func (s *Server) addTools() error {
 			},
 			handler: s.get,
 		}),
-		add(s.mcp, tool[FeedbackInput, FeedbackOutput]{
+		add(s, tool[FeedbackInput, FeedbackOutput]{
 			def: &mcp.Tool{
 				Name:  "feedback",
 				Title: "Vote on a search hit",
@@ -152,7 +161,7 @@ func (s *Server) addTools() error {
 			},
 			handler: s.feedback,
 		}),
-		add(s.mcp, tool[StatusInput, StatusOutput]{
+		add(s, tool[StatusInput, StatusOutput]{
 			def: &mcp.Tool{
 				Name:  "status",
 				Title: "What ragd has indexed",
@@ -164,7 +173,7 @@ func (s *Server) addTools() error {
 			},
 			handler: s.status,
 		}),
-		add(s.mcp, tool[ReindexInput, ReindexOutput]{
+		add(s, tool[ReindexInput, ReindexOutput]{
 			def: &mcp.Tool{
 				Name:  "reindex",
 				Title: "Refresh the project's index",
