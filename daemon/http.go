@@ -40,14 +40,39 @@ func conflict(code, format string, args ...any) error {
 }
 
 // writeJSON writes v with status. It is, with writeError, the only code that
-// writes answers.
+// writes answers. v is encoded before the status is sent: a value JSON
+// cannot say (a NaN score) is answered 500 with an error body, never a
+// 200 with an empty one.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		if aw, ok := w.(*answerWriter); ok {
+			aw.d.logger.Error("request failed", slog.Group("request", "method", aw.r.Method, "path", aw.r.URL.Path),
+				slog.Group("response", "status", http.StatusInternalServerError), "err", fmt.Errorf("encode the answer: %w", err))
+		}
+		status = http.StatusInternalServerError
+		buf.Reset()
+		enc.Encode(api.ErrorBody{Error: api.ErrorDetail{Code: api.CodeInternal,
+			Message: fmt.Sprintf("encode the answer: %v", err)}})
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	w.Write(buf.Bytes())
 }
+
+// answerWriter is the ResponseWriter every handler writes to: the daemon
+// and the request, for what writeJSON logs when an answer cannot be
+// encoded. Unwrap keeps http.ResponseController's Flush working.
+type answerWriter struct {
+	http.ResponseWriter
+	d *Daemon
+	r *http.Request
+}
+
+// Unwrap returns the server's ResponseWriter.
+func (w *answerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // statusClientGone is the status (nginx's "client closed request") of a
 // request whose client went away before its answer: not the daemon's

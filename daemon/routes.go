@@ -19,7 +19,8 @@ import (
 func (d *Daemon) Handler() http.Handler {
 	mux := http.NewServeMux()
 	h := func(pattern string, fn func(http.ResponseWriter, *http.Request) error) {
-		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		mux.HandleFunc(pattern, func(rw http.ResponseWriter, r *http.Request) {
+			w := &answerWriter{ResponseWriter: rw, d: d, r: r}
 			if err := fn(w, r); err != nil {
 				d.writeError(w, r, err)
 			}

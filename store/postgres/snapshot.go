@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 
@@ -143,6 +144,9 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 		if err := rows.Scan(&c.ChunkID, &c.Distance); err != nil {
 			return nil, sn.s.describe("vector candidates", err)
 		}
+		if math.IsNaN(c.Distance) {
+			continue // a zero vector (written by SQL): no direction, no distance
+		}
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -180,6 +184,9 @@ func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs
 		var d float64
 		if err := rows.Scan(&id, &d); err != nil {
 			return nil, sn.s.describe("vector distances", err)
+		}
+		if math.IsNaN(d) {
+			continue // a zero vector: as a chunk without one
 		}
 		out[id] = d
 	}

@@ -314,3 +314,50 @@ func TestOwnersSeeTheirSessions(t *testing.T) {
 		t.Fatalf("alice's session chunks after bob's reindex: %d, %v; want hers and carol's", len(left), err)
 	}
 }
+
+// TestZeroVectorsNeverScoreNaN: a chunk whose embedding is all zeros
+// (written by SQL, or by a provider that answered one) has no cosine
+// distance; pgvector gives NaN, which once reached every answer's JSON
+// (issue 35 item 1). The store leaves it out as a chunk without a vector.
+func TestZeroVectorsNeverScoreNaN(t *testing.T) {
+	s, _ := openTest(t, Options{})
+	ctx := context.Background()
+	p := addProject(t, s, "demo")
+	replace(t, s, p.ID, ragd.ScopeDocs,
+		doc("a.md", 0, "east", []float32{1, 0, 0, 0}),
+		doc("b.md", 0, "zero", []float32{0, 1, 0, 0}),
+		doc("c.md", 0, "north", []float32{0, 0, 1, 0}))
+	zero := idOf(doc("b.md", 0, "zero", nil), p.ID, ragd.ScopeDocs)
+	if _, err := s.pool.Exec(ctx, "UPDATE chunks SET embedding = '[0,0,0,0]' WHERE id = $1", zero); err != nil {
+		t.Fatal(err)
+	}
+	sn, err := s.snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sn.VectorCandidates(ctx, ragd.Filter{ProjectID: p.ID}, []float32{1, 0, 0, 0}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Errorf("candidates: %+v, want the 2 chunks with a usable vector", got)
+	}
+	for _, c := range got {
+		if math.IsNaN(c.Distance) || c.ChunkID == zero {
+			t.Errorf("candidate %+v: the zero vector's chunk, or a NaN distance", c)
+		}
+	}
+	d, err := sn.VectorDistances(ctx, []float32{1, 0, 0, 0}, []string{zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d) != 0 {
+		t.Errorf("distances of the zero vector's chunk: %v, want none", d)
+	}
+	// PGlite serves one session: the snapshot's transaction ends first.
+	sn.Close()
+	mean, n, err := s.RandomPairCosine(ctx, 10)
+	if err != nil || math.IsNaN(mean) || n != 1 {
+		t.Errorf("random pair cosine beside a zero vector: %v over %d pairs, %v; want a number over the 1 pair of usable vectors", mean, n, err)
+	}
+}

@@ -51,13 +51,13 @@ func (s *Store) RandomPairCosine(ctx context.Context, pairs int) (mean float64, 
 	var avg *float64
 	err = s.pool.QueryRow(ctx, `WITH sample AS (
 			SELECT embedding, row_number() OVER () - 1 AS i FROM (
-				SELECT embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY random() LIMIT $1) r)
+				SELECT embedding FROM chunks WHERE embedding IS NOT NULL AND vector_norm(embedding) > 0 ORDER BY random() LIMIT $1) r)
 		SELECT avg(1 - (a.embedding <=> b.embedding)), count(*) FROM sample a JOIN sample b ON b.i = a.i + 1 WHERE a.i % 2 = 0`,
 		2*pairs).Scan(&avg, &n)
 	if err != nil {
 		return 0, 0, s.describe(fmt.Sprintf("sample %d vector pairs", pairs), err)
 	}
-	if avg == nil {
+	if avg == nil || math.IsNaN(*avg) {
 		return 0, 0, nil
 	}
 	return *avg, n, nil
