@@ -87,6 +87,15 @@ func (e Event) Problem() string {
 			return "invalid UTF-8 in " + f.name
 		}
 	}
+	// Names are stored as text in every engine; PostgreSQL's text holds no
+	// NUL (texts have theirs replaced by the store, names cannot be).
+	for _, f := range []struct{ name, v string }{
+		{"id", e.ID}, {"sessionId", e.SessionID}, {"type", e.Type}, {"actor", e.Actor},
+	} {
+		if strings.ContainsRune(f.v, 0) {
+			return "NUL character in " + f.name
+		}
+	}
 	if e.Payload != nil && !json.Valid(e.Payload) {
 		return "payload is not valid JSON"
 	}

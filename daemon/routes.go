@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -21,6 +22,10 @@ func (d *Daemon) Handler() http.Handler {
 	h := func(pattern string, fn func(http.ResponseWriter, *http.Request) error) {
 		mux.HandleFunc(pattern, func(rw http.ResponseWriter, r *http.Request) {
 			w := &answerWriter{ResponseWriter: rw, d: d, r: r}
+			if err := textualRequest(r); err != nil {
+				d.writeError(w, r, err)
+				return
+			}
 			if err := fn(w, r); err != nil {
 				d.writeError(w, r, err)
 			}
@@ -151,4 +156,24 @@ func (d *Daemon) classify(err error) *httpError {
 		return &httpError{http.StatusServiceUnavailable, api.CodeShuttingDown, "ragd is shutting down: " + err.Error(), nil}
 	}
 	return &httpError{http.StatusInternalServerError, api.CodeInternal, err.Error(), nil}
+}
+
+// textualRequest refuses a path or query value holding a NUL byte or
+// invalid UTF-8 (a session id "s%00", an event id "e%FF"): every name the
+// API takes (a project, session, event, file or heading) is text, and
+// PostgreSQL's text can hold neither, so they are refused here, alike on
+// every engine, before any reaches a database.
+func textualRequest(r *http.Request) error {
+	bad := func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, 0) }
+	if bad(r.URL.Path) {
+		return badRequest("the path %q holds a NUL byte or invalid UTF-8: no project, session or event is named so", r.URL.Path)
+	}
+	for k, vs := range r.URL.Query() {
+		for _, v := range vs {
+			if bad(k) || bad(v) {
+				return badRequest("query parameter %q=%q holds a NUL byte or invalid UTF-8: no file, heading, session or event is named so", k, v)
+			}
+		}
+	}
+	return nil
 }
