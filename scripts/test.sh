@@ -75,7 +75,7 @@ passed=$(grep -c '^ok ' "$log" || true)
 # DocumentPrefixIsPartOfTheSpace), goldens of SQLite's answers, tests that
 # start two daemons expecting two databases (SpaceProfile), and the
 # socket's, listener's and config's own tests, which no engine changes.
-pg_tier='^(TestAPI_(IndexSearchVoteCoverageMeasure|DegradedWhenProviderDown|Sessions|Passage|EventConflictIsAnError|JSONWhateverTheContentType|ProjectAnswersIgnoreOtherProjects)|TestAppend_SearchableAtOnce|TestBackfill_LargeReindexSearchableAtOnceFilledInBackground|TestSessions_ListAndRead|TestStart_AnswersBeforeStatistics|TestTranscripts_(Fixtures|MatchByFolder|Incremental|Forget|BadRequests|CopiedRecords|Database|ImportOutlivesWriteTimeout|NonRegularFilesRefused|RealFiles|SaysWhatItLookedFor|Follow|FollowRewrites|FollowDatabase)|TestWatch_(CommitMarksScopesStale|AutoReindex)|TestREADME_SocketExamples|TestSecrets_NeverStored|TestServe_LongReindexOutlivesTimeouts)$'
+pg_tier='^(TestAPI_(IndexSearchVoteCoverageMeasure|DegradedWhenProviderDown|Sessions|Passage|EventConflictIsAnError|BadBytesInIDsAreRefused|JSONWhateverTheContentType|ProjectAnswersIgnoreOtherProjects)|TestAppend_SearchableAtOnce|TestBackfill_LargeReindexSearchableAtOnceFilledInBackground|TestSessions_ListAndRead|TestStart_AnswersBeforeStatistics|TestTranscripts_(Fixtures|MatchByFolder|Incremental|Forget|BadRequests|CopiedRecords|Database|ImportOutlivesWriteTimeout|NonRegularFilesRefused|RealFiles|SaysWhatItLookedFor|Follow|FollowRewrites|FollowDatabase)|TestWatch_(CommitMarksScopesStale|AutoReindex)|TestREADME_SocketExamples|TestSecrets_NeverStored|TestServe_LongReindexOutlivesTimeouts)$'
 step "the daemon's API tests on PostgreSQL (PGlite)"
 RAGD_TEST_ENGINE=postgres go test -race -count=1 -tags "$TAGS" -run "$pg_tier" ./daemon/
 
