@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/embedding"
 )
 
 // Issue 24: [daemon] owner and [sessions] share are read, defaulted and
@@ -155,5 +156,27 @@ func TestTemplate_DatabasePasswordHidden(t *testing.T) {
 	out := daemon.Template(cfg, daemon.Sources{"daemon.database": "env RAGD_DB"})
 	if strings.Contains(out, "hunter2") || !strings.Contains(out, "postgres://ragd:xxxxx@db.example/ragd") {
 		t.Errorf("template shows %q", regexp.MustCompile(`(?m)^database = .*$`).FindString(out))
+	}
+}
+
+// `ragd config` never prints credentials written into the embedding
+// server's base_url either (issue 35 item 8), which `ragd doctor` and
+// `ragd serve` also refuse without showing them.
+func TestTemplate_ProviderCredentialsHidden(t *testing.T) {
+	for _, base := range []string{
+		"http://user:sk-in-the-url-0123@127.0.0.1:8080/v1",
+		"http://sk-in-the-url-0123@127.0.0.1:8080/v1",
+		"https://127.0.0.1:8080/v1?api_key=sk-in-the-url-0123",
+	} {
+		cfg := daemon.DefaultConfig()
+		cfg.Embedding.Provider, cfg.Embedding.BaseURL = "openai", base
+		out := daemon.Template(cfg, daemon.Sources{"embedding.base_url": "file"})
+		line := regexp.MustCompile(`(?m)^base_url = .*$`).FindString(out)
+		if strings.Contains(out, "sk-in-the-url") || !strings.Contains(line, "127.0.0.1:8080") {
+			t.Errorf("base_url %q shown as %q", base, line)
+		}
+		if _, err := embedding.New(cfg.Embedding.Service(nil), nil); err == nil || strings.Contains(err.Error(), "sk-in-the-url") {
+			t.Errorf("base_url %q: the provider's error %v shows it, or there is none", base, err)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"log/slog"
-	"net/url"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -138,16 +137,7 @@ func DisplayDatabase(database string) string {
 	if ragd.DatabaseScheme(database) == "" {
 		return database
 	}
-	u, err := url.Parse(database)
-	if err != nil {
-		return ragd.DatabaseScheme(database) + "://…" // unparsable: nothing of it may be a secret
-	}
-	// libpq's URLs may also carry the password as a parameter.
-	if q := u.Query(); q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
+	return ragd.DisplayURL(database)
 }
 
 // DefaultVectors is [search] vectors by default: the SQLite engine's

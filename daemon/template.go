@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/search"
 )
@@ -107,6 +108,11 @@ func Template(cfg Config, sources Sources) string {
 	// A password in the database URL is never printed (`ragd config`
 	// shows the loaded file and environment).
 	cfg.Daemon.Database = DisplayDatabase(cfg.Daemon.Database)
+	// Nor credentials written into the embedding server's URL (refused
+	// there anyway: a key goes in api_key_env or api_key_file).
+	if cfg.Embedding.BaseURL != "" {
+		cfg.Embedding.BaseURL = ragd.DisplayURL(cfg.Embedding.BaseURL)
+	}
 	v := reflect.ValueOf(cfg)
 	for i := range v.NumField() {
 		section := v.Type().Field(i).Tag.Get("toml")

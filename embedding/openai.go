@@ -10,9 +10,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 // OpenAI-compatible API retries. A 429 or a 5xx is asked again within the
@@ -62,7 +65,7 @@ func newOpenAI(cfg Config) (Provider, string, error) {
 // no query, fragment or credentials (a key goes in APIKeyEnv or APIKeyFile,
 // never in a URL that is shown in reasons and logs).
 func parseBaseURL(s string) (string, error) {
-	raw := s
+	raw := ragd.DisplayURL(strings.TrimSpace(s))
 	s = strings.TrimRight(strings.TrimSpace(s), "/")
 	if s == "" {
 		return "", errors.New(`embedding config: provider "openai" needs base_url, e.g. "http://127.0.0.1:8080/v1"`)
@@ -265,9 +268,10 @@ func (p *openAI) do(ctx context.Context, method, path string, body []byte) ([]by
 		return b, nil
 	}
 	se := parseError(resp.StatusCode, resp.Header.Get("Retry-After"), b, time.Now())
-	// The message may quote what was sent; never the key.
+	// The message may quote what was sent; never the key, as it is or
+	// JSON-escaped (a body of another shape is kept as its text).
 	if p.key != "" {
-		se.Message = strings.ReplaceAll(se.Message, string(p.key), redacted)
+		se.Message = hideKey(se.Message, string(p.key))
 	}
 	return nil, se
 }
@@ -376,4 +380,26 @@ func (p *openAI) classifyStatus(e *StatusError) Failure {
 	default:
 		return Failure{Reason: fmt.Sprintf("%s failed (HTTP %d: %s)", at, e.StatusCode, detail)}
 	}
+}
+
+// hideKey replaces key in s, each of its characters written as it is or
+// as a JSON escape (\u002d; \/ for a slash), by the redacted mark.
+func hideKey(s, key string) string {
+	s = strings.ReplaceAll(s, key, redacted)
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var pat strings.Builder
+	for _, r := range key {
+		alt := regexp.QuoteMeta(string(r))
+		if r == '/' {
+			alt += `|\\/`
+		}
+		fmt.Fprintf(&pat, `(?:%s|\\u(?i:%04x))`, alt, r)
+	}
+	re, err := regexp.Compile(pat.String())
+	if err != nil {
+		return s // a key is text: its pattern always compiles
+	}
+	return re.ReplaceAllLiteralString(s, redacted)
 }

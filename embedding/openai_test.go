@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,13 +210,19 @@ func TestOpenAI_APIKey(t *testing.T) {
 			case tt.want != "" && (r.Reason != tt.want || !r.ProviderDown || srv.Calls() != calls):
 				t.Fatalf("Reason %q down=%v after %d calls, want %q and no call", r.Reason, r.ProviderDown, srv.Calls()-calls, tt.want)
 			}
-			// A server that quotes the key back in its error.
-			srv.SetFault(ollamatest.OpenAIError(400, "invalid_request_error", "", "bad request from key "+key, 0))
-			r = s.EmbedDocuments(t.Context(), []string{"y"})
-			h := s.Health(t.Context())
-			for what, text := range map[string]string{"reason": r.Reason, "health": fmt.Sprintf("%+v", h), "logs": logs.String()} {
-				if strings.Contains(text, key) {
-					t.Errorf("the key is in the %s: %s", what, text)
+			// A server that quotes the key back in its error, as it is or
+			// JSON-escaped in a body of another shape (issue 35 item 8).
+			for _, fault := range []ollamatest.Fault{
+				ollamatest.OpenAIError(400, "invalid_request_error", "", "bad request from key "+key, 0),
+				ollamatest.Respond(400, `{"detail":"bad key `+jsonEscaped(key)+`"}`),
+			} {
+				srv.SetFault(fault)
+				r = s.EmbedDocuments(t.Context(), []string{"y"})
+				h := s.Health(t.Context())
+				for what, text := range map[string]string{"reason": r.Reason, "health": fmt.Sprintf("%+v", h), "logs": logs.String()} {
+					if strings.Contains(text, key) || strings.Contains(text, jsonEscaped(key)) || strings.Contains(text, key[3:]) {
+						t.Errorf("the key is in the %s: %s", what, text)
+					}
 				}
 			}
 		})
@@ -228,12 +235,20 @@ func TestOpenAI_APIKey(t *testing.T) {
 	}
 }
 
+// jsonEscaped is s with every '-' written as JSON's \u002d, as a server
+// may quote a key back.
+func jsonEscaped(s string) string { return strings.ReplaceAll(s, "-", `\u002d`) }
+
 func TestOpenAI_BadBaseURL(t *testing.T) {
-	for _, base := range []string{"", "ftp://h/v1", "http://user:pw@h/v1", "http:///v1", "http://h/v1?x=1"} {
+	for _, base := range []string{"", "ftp://h/v1", "http://user:pw@h/v1", "http:///v1", "http://h/v1?x=1",
+		"http://user:sk-secret-in-url@h/v1", "http://sk-secret-in-url@h/v1", "http://h/v1?key=sk-secret-in-url"} {
 		cfg := embedding.DefaultConfig()
 		cfg.Provider, cfg.BaseURL = embedding.ProviderOpenAI, base
-		if _, err := embedding.New(cfg, nil); err == nil {
+		_, err := embedding.New(cfg, nil)
+		if err == nil {
 			t.Errorf("base_url %q accepted", base)
+		} else if strings.Contains(err.Error(), "sk-secret-in-url") {
+			t.Errorf("base_url refused with its credentials shown: %v", err)
 		}
 	}
 	cfg := embedding.DefaultConfig()
@@ -274,5 +289,34 @@ func BenchmarkProviders(b *testing.B) {
 			}
 			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "texts/s")
 		})
+	}
+}
+
+// TestOpenAI_NoKeyOnRedirectElsewhere: a server that redirects to another
+// host or port does not get the key there (issue 35 item 8); a redirect
+// on the same server keeps it.
+func TestOpenAI_NoKeyOnRedirectElsewhere(t *testing.T) {
+	const key = "sk-redirect-secret-0123456789"
+	t.Setenv("RAGD_TEST_KEY", key)
+	other := ollamatest.NewServer(t, ollamatest.Options{})
+	var sent []string
+	elsewhere := http.NewServeMux()
+	elsewhere.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		sent = append(sent, r.Header.Get("Authorization"))
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	})
+	front := httptest.NewServer(elsewhere)
+	defer front.Close()
+	other.SetFault(ollamatest.RequireKey(key))
+	s := newOpenAI(t, front.URL+"/v1", func(c *embedding.Config) { c.APIKeyEnv = "RAGD_TEST_KEY" })
+	r := s.EmbedDocuments(t.Context(), []string{"x"})
+	if len(sent) == 0 || sent[0] != "Bearer "+key {
+		t.Fatalf("the configured server got Authorization %q, want the key", sent)
+	}
+	if r.Available {
+		t.Errorf("embedded through a redirect to another port: the key went there")
+	}
+	if strings.Contains(r.Reason, key) {
+		t.Errorf("reason shows the key: %s", r.Reason)
 	}
 }

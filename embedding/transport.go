@@ -149,5 +149,24 @@ func newHTTPClient(concurrency int) *http.Client {
 	}
 	// Keep a connection per batch in flight, plus one for queries and health.
 	base.MaxIdleConnsPerHost = concurrency + 1
-	return &http.Client{Transport: &limitTransport{base: base}}
+	return &http.Client{Transport: &limitTransport{base: base}, CheckRedirect: keepKeyHome}
+}
+
+// maxRedirects is how many redirects a request follows, as net/http's
+// default policy.
+const maxRedirects = 10
+
+// keepKeyHome is the clients' redirect policy: net/http's, except that the
+// API key (the Authorization header) is sent to no other scheme, host or
+// port than the request's first: net/http keeps it for the same host on
+// another port, which may be another program.
+func keepKeyHome(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		req.Header.Del("Authorization")
+	}
+	return nil
 }
