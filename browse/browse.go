@@ -30,6 +30,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/terminal"
 )
 
 // Backend is what the view asks of the daemon: *client.Client is one.
@@ -789,11 +790,14 @@ func (m Model) View() string {
 	for len(lines) < m.height {
 		lines = append(lines, "")
 	}
-	return strings.Join(lines[:m.height], "\n")
+	// What reached a line by another way than fit or wrap is made safe
+	// here: the frame keeps only its own colours.
+	return terminal.Screen(strings.Join(lines[:m.height], "\n"))
 }
 
-// fit cuts a plain line to the width.
-func (m Model) fit(s string) string { return ansi.Truncate(s, m.width, "…") }
+// fit cuts a plain line to the width, its control characters shown as
+// text (terminal.Safe: a title or snippet from the index may hold any).
+func (m Model) fit(s string) string { return ansi.Truncate(terminal.Safe(s), m.width, "…") }
 
 func (m Model) scopeLabel() string {
 	var parts []string
@@ -1023,7 +1027,7 @@ func wrap(s string, width int) []string {
 	if strings.TrimSpace(s) == "" {
 		return []string{""}
 	}
-	return strings.Split(ansi.Wordwrap(s, max(width, 10), ""), "\n")
+	return strings.Split(ansi.Wordwrap(terminal.Safe(s), max(width, 10), ""), "\n")
 }
 
 func (m Model) sessionsView() []string {

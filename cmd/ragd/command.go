@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ragd/ragd/internal/terminal"
 	"github.com/ragd/ragd/internal/words"
 )
 
@@ -65,9 +66,11 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
+			e.safeOutput()
 			return pos, nil
 		}
 		if args[0] == "--" {
+			e.safeOutput()
 			return append(pos, args[1:]...), nil
 		}
 		pos = append(pos, args[0])
@@ -97,4 +100,16 @@ func nearFlag(fs *flag.FlagSet, err error) string {
 		return fmt.Sprintf(" (did you mean --%s?)", near)
 	}
 	return ""
+}
+
+// safeOutput makes the human-readable output of a command safe for a
+// terminal once its flags are parsed: what comes from the index or a file
+// name (a title, a snippet, a session's message) goes through
+// terminal.Writer, its control characters shown as text. --json is left
+// exact (JSON escapes them itself), and so is `ragd mcp`'s, the protocol.
+func (e *env) safeOutput() {
+	if e.json || e.safe || e.cmd != nil && e.cmd.name == "mcp" {
+		return
+	}
+	e.stdout, e.stderr, e.safe = terminal.Writer(e.stdout), terminal.Writer(e.stderr), true
 }

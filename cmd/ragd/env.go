@@ -23,7 +23,9 @@ type env struct {
 	// cmd is the command being run.
 	cmd *command
 
-	json       bool
+	json bool
+	// safe is set once stdout and stderr go through terminal.Writer.
+	safe       bool
 	socket     string
 	configPath string
 	project    string
