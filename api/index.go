@@ -140,6 +140,12 @@ type EmbeddingReport struct {
 	// it was not asked again, and the remaining chunks were written
 	// lexical only.
 	ProviderDown bool `json:"providerDown,omitempty"`
+	// Unusable is set with ProviderDown when the provider answered, but
+	// with no usable vector (a refused key, an answer that is not
+	// embeddings, vectors of another length or all zero): the background
+	// fill gets the same answers until the provider or the configuration
+	// is fixed.
+	Unusable bool `json:"unusable,omitempty"`
 	// Deferred counts the texts left to the background vector fill: the
 	// scope needed more new vectors than a reindex embeds before writing
 	// (Indexer.InlineVectors), so its chunks were written at once, lexical

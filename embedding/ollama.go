@@ -105,9 +105,9 @@ func (p *ollama) Classify(err error) Failure {
 	case errors.As(err, &status):
 		return p.classifyStatus(status)
 	case errors.As(err, &auth):
-		return Failure{Reason: fmt.Sprintf("ollama at %s requires authorization (HTTP %d)", p.host, auth.StatusCode), Fatal: true}
+		return Failure{Reason: fmt.Sprintf("ollama at %s requires authorization (HTTP %d)", p.host, auth.StatusCode), Fatal: true, Unusable: true}
 	case errors.As(err, &syntax), errors.As(err, &typeError):
-		return Failure{Reason: invalidAnswer(ProviderOllama, err.Error())}
+		return Failure{Reason: invalidAnswer(ProviderOllama, err.Error()), Unusable: true}
 	case errors.As(err, &urlError):
 		// Connection refused, unknown host, reset before an answer: the
 		// details go to the log, the reason says what to check.

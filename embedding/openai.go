@@ -344,7 +344,7 @@ func (p *openAI) Classify(err error) Failure {
 	case errors.As(err, &se):
 		return p.classifyStatus(se)
 	case errors.As(err, &ae), errors.As(err, &syntax), errors.As(err, &typeError):
-		return Failure{Reason: invalidAnswer(ProviderOpenAI, err.Error())}
+		return Failure{Reason: invalidAnswer(ProviderOpenAI, err.Error()), Unusable: true}
 	case errors.As(err, &urlError):
 		return Failure{Reason: unreachable("embedding server", p.base), Fatal: true}
 	default:
@@ -364,7 +364,7 @@ func (p *openAI) classifyStatus(e *StatusError) Failure {
 		if p.key != "" {
 			fix = "check the key"
 		}
-		return Failure{Reason: fmt.Sprintf("%s refused the API key (HTTP %d: %s): %s", at, e.StatusCode, detail, fix), Fatal: true}
+		return Failure{Reason: fmt.Sprintf("%s refused the API key (HTTP %d: %s): %s", at, e.StatusCode, detail, fix), Fatal: true, Unusable: true}
 	case e.StatusCode == http.StatusTooManyRequests && (e.Code == "insufficient_quota" || e.Type == "insufficient_quota"):
 		return Failure{Reason: fmt.Sprintf("%s: quota exhausted (HTTP 429: %s)", at, detail), Fatal: true}
 	case e.StatusCode == http.StatusTooManyRequests || e.StatusCode == http.StatusServiceUnavailable:
@@ -372,7 +372,7 @@ func (p *openAI) classifyStatus(e *StatusError) Failure {
 	case e.StatusCode == http.StatusNotFound && (e.Code == "model_not_found" || strings.Contains(strings.ToLower(detail), "model")):
 		return Failure{Reason: fmt.Sprintf("model %s not found at %s (HTTP 404: %s)", p.model, p.base, detail), Fatal: true}
 	case e.StatusCode == http.StatusNotFound || e.StatusCode == http.StatusMethodNotAllowed:
-		return Failure{Reason: fmt.Sprintf("no embeddings API at %s/embeddings (HTTP %d: %s): is base_url the part before /embeddings, e.g. http://host:port/v1?", p.base, e.StatusCode, detail), Fatal: true}
+		return Failure{Reason: fmt.Sprintf("no embeddings API at %s/embeddings (HTTP %d: %s): is base_url the part before /embeddings, e.g. http://host:port/v1?", p.base, e.StatusCode, detail), Fatal: true, Unusable: true}
 	case tooLongMessage(detail) || e.Code == "context_length_exceeded":
 		return Failure{Reason: fmt.Sprintf("%s rejected a text as too long (HTTP %d: %s)", at, e.StatusCode, detail), Rejected: true, TooLong: true}
 	case e.StatusCode == http.StatusRequestEntityTooLarge || e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnprocessableEntity:

@@ -69,6 +69,11 @@ type Failure struct {
 	// Busy is a server that is up but will not answer now (HTTP 429 or
 	// 503, or connected but silent until the deadline): not down.
 	Busy bool
+	// Unusable is a server that answered, but never will with a vector as
+	// configured: a refused key, a body that is not embeddings, no
+	// embeddings API at the URL. Asking again (the background fill) gets
+	// the same answer until the server or the configuration changes.
+	Unusable bool
 }
 
 // newProvider returns the provider of cfg (defaults filled in), or the

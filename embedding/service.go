@@ -59,6 +59,11 @@ type Result struct {
 	// the texts sent (unreachable, timed out, model missing, authorization
 	// refused, wrong dims): a request now would fail the same way.
 	ProviderDown bool
+	// Unusable is set when the provider answered but gave no usable
+	// vector, and would not on another try (Failure.Unusable, vectors of
+	// another length, or all zero): unlike a provider down, the background
+	// fill cannot help until the provider or the configuration is fixed.
+	Unusable bool
 	// Embedded counts texts whose vector came from the provider, Cached those
 	// from the cache, Skipped blank texts, Failed texts without a vector.
 	// They add up to len(Vectors).
@@ -218,6 +223,7 @@ type outcome struct {
 	rejected bool
 	tooLong  bool
 	busy     bool // see Failure
+	unusable bool // see Result
 }
 
 func (s *Service) run(ctx context.Context, texts []string, prefix string, timeout time.Duration, concurrency int, useCache bool) Result {
@@ -289,6 +295,7 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 			reason = o.reason // batch order, so the first failure is reported
 		}
 		res.ProviderDown = res.ProviderDown || o.fatal
+		res.Unusable = res.Unusable || o.unusable
 		for i, v := range o.vecs {
 			if v != nil {
 				batches[b][i].vec = v
@@ -420,18 +427,19 @@ func (s *Service) batch(ctx context.Context, jobs []*job, timeout time.Duration)
 		}
 		f := classify(s.provider, rctx, timeout, sent.Load(), err)
 		s.log.Debug("embed request failed", "endpoint", s.provider.Endpoint(), "texts", len(texts), "reason", f.Reason, "err", err)
-		o.reason, o.fatal, o.rejected, o.tooLong, o.busy = f.Reason, f.Fatal, f.Rejected, f.TooLong, f.Busy
+		o.reason, o.fatal, o.rejected, o.tooLong, o.busy, o.unusable = f.Reason, f.Fatal, f.Rejected, f.TooLong, f.Busy, f.Unusable
 		return o
 	}
 	if len(raw) != len(texts) {
 		o.reason = invalidAnswer(s.provider.Name(), fmt.Sprintf("got %d vectors, want %d", len(raw), len(texts)))
+		o.unusable = true
 		return o
 	}
 	for _, v := range raw {
 		if len(v) != dims {
 			// Not one odd vector: the model is not the one the index
 			// was built for. No further batch can succeed.
-			o.reason, o.fatal = dimsReason(len(v), dims), true
+			o.reason, o.fatal, o.unusable = dimsReason(len(v), dims), true, true
 			return o
 		}
 	}
@@ -451,6 +459,8 @@ func (s *Service) batch(ctx context.Context, jobs []*job, timeout time.Duration)
 	if bad > 0 {
 		s.log.Debug("embed answer has unusable vectors", "texts", len(texts), "unusable", bad, "reason", o.reason)
 	}
+	// Not one usable vector for any text: the model answers nothing else.
+	o.unusable = bad == len(raw)
 	return o
 }
 

@@ -120,6 +120,9 @@ type reindex struct {
 	// all), once it was: a breaker, so that the rest of the reindex, this
 	// scope's remaining slices and the scopes after it, does not ask again.
 	down string
+	// unusable is set with down when the provider answered with nothing
+	// usable (api.EmbeddingReport.Unusable).
+	unusable bool
 
 	// tree is the documents read, shared by docs and adr.
 	tree     *source.Tree
@@ -272,7 +275,7 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.
 		return nil
 	}
 	if r.down != "" {
-		er.Available, er.Failed, er.Reason, er.ProviderDown = false, len(need), r.down, true
+		er.Available, er.Failed, er.Reason, er.ProviderDown, er.Unusable = false, len(need), r.down, true, r.unusable
 		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
 		return nil
 	}
@@ -309,9 +312,9 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.
 		down := res.ProviderDown || (res.Failed > 0 && res.Embedded+res.Cached == 0)
 		if down {
 			er.Failed += len(need) - from - len(part)
-			er.ProviderDown = true
+			er.ProviderDown, er.Unusable = true, res.Unusable
 			er.Reason = res.Cause + "; " + notAskedAgain
-			r.down = er.Reason
+			r.down, r.unusable = er.Reason, res.Unusable
 		}
 		// Progress counts what happened: texts with a vector (or blank), and
 		// those without one.

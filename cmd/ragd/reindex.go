@@ -96,6 +96,12 @@ func printReport(w io.Writer, rep *api.Report) {
 		switch {
 		case onlyDeferred(rep):
 			state = "written; vectors follow in the background (ragd coverage shows how far)"
+		case onlyProviderDown(rep) && unusableReason(rep) != "":
+			// A provider that answers, with nothing usable: waiting for
+			// it changes nothing.
+			state = "written, searchable by keywords; the embedding provider answers, but with no usable vector: " +
+				unusableReason(rep) + ". The background fill will not help until the provider or [embedding] is fixed " +
+				"(ragd doctor checks it); then run ragd reindex"
 		case onlyProviderDown(rep):
 			// The path of a machine without a provider: nothing failed
 			// that search needs.
@@ -106,6 +112,17 @@ func printReport(w io.Writer, rep *api.Report) {
 		}
 	}
 	fmt.Fprintf(w, "reindex of %s: %s, %.1fs\n", rep.Project, state, float64(rep.DurationMs)/1000)
+}
+
+// unusableReason is the reason of the first scope whose provider answered
+// with nothing usable, "" when none did.
+func unusableReason(rep *api.Report) string {
+	for _, sc := range rep.Scopes {
+		if sc.Embedding.Unusable {
+			return sc.Embedding.Reason
+		}
+	}
+	return ""
 }
 
 // onlyProviderDown reports whether every scope was written and all that
