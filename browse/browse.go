@@ -716,7 +716,8 @@ func (m Model) loadStatus() tea.Cmd {
 // statusView is what the daemon says of itself and the projects: the
 // provider, the background fill, and each scope's coverage and staleness.
 func (m Model) statusView() []string {
-	lines := []string{m.st.header.Render(m.fit("ragd browse · status · " + m.where())), m.statusLine(), ""}
+	lines := append([]string{m.st.header.Render(m.fit("ragd browse · status · " + m.where()))}, m.statusLines()...)
+	lines = append(lines, "")
 	if h := m.health; h != nil {
 		e := h.Embedding
 		state := "available"
@@ -828,8 +829,8 @@ func (m Model) searchView() []string {
 	} else {
 		q = m.input.View()
 	}
-	lines := []string{header, "> " + q, m.statusLine()}
-	body := m.height - 3 - len(searchHelp)
+	lines := append([]string{header, "> " + q}, m.statusLines()...)
+	body := m.height - len(lines) - len(searchHelp)
 	listRows := body
 	if m.previewOpen {
 		listRows = body / 2
@@ -856,9 +857,10 @@ var searchHelp = []string{
 	"C-p all · tab sessions · C-s status · C-c quit",
 }
 
-// statusLine is the search's state, always shown: degraded or not, the
-// vector coverage, stale scopes, and the last action's outcome.
-func (m Model) statusLine() string {
+// statusLines is the search's state, always shown: degraded or not, the
+// vector coverage, stale scopes, and the last action's outcome, on one
+// line or two.
+func (m Model) statusLines() []string {
 	var parts []string
 	switch {
 	case m.busy:
@@ -874,10 +876,20 @@ func (m Model) statusLine() string {
 	if len(m.res.stale) > 0 {
 		parts = append(parts, "! stale: "+strings.Join(m.res.stale, ","))
 	}
+	// The last action's outcome shares the line while it fits, and gets a
+	// line of its own when the state above fills it (a degraded reason).
+	if m.status != "" && ansi.StringWidth(terminal.Safe(strings.Join(append(parts, m.status), " · "))) > m.width && len(parts) > 0 {
+		return []string{m.styleStatus(strings.Join(parts, " · ")), m.styleStatus(m.status)}
+	}
 	if m.status != "" {
 		parts = append(parts, m.status)
 	}
-	line := m.fit(strings.Join(parts, " · "))
+	return []string{m.styleStatus(strings.Join(parts, " · "))}
+}
+
+// styleStatus fits a status line to the width, a warning when it says one.
+func (m Model) styleStatus(s string) string {
+	line := m.fit(s)
 	if strings.Contains(line, "!") {
 		return m.st.warn.Render(line)
 	}
@@ -1031,11 +1043,12 @@ func wrap(s string, width int) []string {
 }
 
 func (m Model) sessionsView() []string {
-	lines := []string{m.st.header.Render(m.fit("ragd browse · sessions · " + m.where())), m.statusLine(), ""}
+	lines := append([]string{m.st.header.Render(m.fit("ragd browse · sessions · " + m.where()))}, m.statusLines()...)
+	lines = append(lines, "")
 	if len(m.sessions) == 0 {
 		lines = append(lines, m.st.dim.Render("  no sessions: import some with ragd sessions import --from TOOL"))
 	}
-	rows := m.height - 4
+	rows := m.height - len(lines) - 1
 	first := max(0, m.sessionSel-rows+1)
 	for i := first; i < len(m.sessions) && len(lines) < m.height-1; i++ {
 		s := m.sessions[i]
@@ -1074,7 +1087,7 @@ func (m Model) conversationView() []string {
 		title = m.conv.Session.ID
 	}
 	header := m.st.header.Render(m.fit(fmt.Sprintf("ragd browse · %s · %s · %s", m.convProj, title, plural(m.conv.Session.Messages, "message"))))
-	lines := append([]string{header, m.statusLine()}, strings.Split(m.vp.View(), "\n")...)
+	lines := append(append([]string{header}, m.statusLines()...), strings.Split(m.vp.View(), "\n")...)
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")
 	}
