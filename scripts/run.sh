@@ -2,7 +2,8 @@
 # run.sh is the newcomer's path (make run): install what is missing, build
 # ragd, start the daemon in the foreground, register this repository, index
 # its own docs/ (the project's ADRs), show one search with citations, and
-# keep serving until Ctrl-C. Without Ollama it works lexical-only and says so.
+# keep serving until Ctrl-C. Without Ollama it works keyword-only and says so
+# first, with how to serve a model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CGO_CFLAGS:?run through make run, which sets the cgo flags}"
@@ -31,6 +32,16 @@ else
 		kill -0 "$pid" 2>/dev/null || { echo "the daemon exited; its log ($log):" >&2; tail -n 20 "$log" >&2; exit 1; }
 		sleep 0.1
 	done
+fi
+
+# Said once, plainly, before anything is indexed: without an embedding
+# model, search is keyword-only (it works; the vectors come later).
+provider=$("$ragd" doctor --json 2>/dev/null | tr -d '\n' | grep -o '"name": "provider", *"ok": false[^}]*' || true)
+if [ -n "$provider" ]; then
+	fix=$(printf '%s' "$provider" | sed -n 's/.*"fix": "\([^"]*\)".*/\1/p')
+	echo "==> no embedding model is served here, so search is keyword-only until one is." >&2
+	echo "    To serve one: ${fix%%; until then*}." >&2
+	echo "    ragd then adds the vectors in the background: nothing to restart or reindex." >&2
 fi
 
 echo "==> registering this repository" >&2

@@ -50,3 +50,24 @@ func TestCLI_ReindexSaysWhenFillingWillNotHelp(t *testing.T) {
 		})
 	}
 }
+
+// TestCLI_ReindexWithoutProviderSaysHowToServeOne: make run's path with no
+// Ollama. The reindex's last line says plainly that search is keyword-only
+// until a model is served, and how to serve one (issue 35 item 21).
+func TestCLI_ReindexWithoutProviderSaysHowToServeOne(t *testing.T) {
+	startDaemon(t, ollamatest.ClosedURL(t))
+	repo := daemontest.Repo(t, daemontest.Docs)
+	ragd(t, "add", repo.Dir, "--name", "demo")
+	out, errOut, err := ragdErr(t, "reindex", "--project", "demo")
+	if err != nil {
+		t.Fatalf("reindex without a provider: %v\n%s", err, errOut)
+	}
+	o := strings.TrimRight(string(out), "\n")
+	last := o[strings.LastIndex(o, "\n")+1:]
+	for _, want := range []string{"keyword-only until an embedding model is served", "ollama serve", "ollama pull " + daemontest.Model,
+		"the background fill then adds the vectors"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the reindex's last line lacks %q:\n%s", want, last)
+		}
+	}
+}

@@ -125,14 +125,20 @@ func providerCheck(h api.EmbeddingHealth) check {
 		c.OK = true
 		c.Detail += ": busy, not down: " + h.Reason
 		c.Fix = "it is up but does not answer now (embedding a reindex?); searches meanwhile may answer lexical only; check again later"
-	case h.Provider == embedding.ProviderOpenAI:
-		c.Detail += ": " + h.Reason
-		c.Fix = "start the server and load the model, or fix [embedding] base_url, model and the API key; until then search is lexical only"
 	default:
 		c.Detail += ": " + h.Reason
-		c.Fix = "start Ollama and pull the model (`ollama pull " + h.Model + "`), or set OLLAMA_HOST; until then search is lexical only"
+		c.Fix = serveHint(h) + "; until then search is lexical only"
 	}
 	return c
+}
+
+// serveHint is how to serve the configured embedding model, for a person
+// whose provider does not answer.
+func serveHint(h api.EmbeddingHealth) string {
+	if h.Provider == embedding.ProviderOpenAI {
+		return "start the server and load the model, or fix [embedding] base_url, model and the API key"
+	}
+	return "start Ollama (`ollama serve`) and pull the model (`ollama pull " + h.Model + "`), or set OLLAMA_HOST"
 }
 
 // report prints the checks and fails when one failed.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
@@ -57,7 +58,15 @@ func cmdReindex(ctx context.Context, e *env, args []string) error {
 			err = fmt.Errorf("%w\n%s", err, goneHint(p.ID, p.Path))
 		}
 	}
-	return finishStream(e, rep, err, printReport)
+	return finishStream(e, rep, err, func(w io.Writer, rep *api.Report) {
+		hint := ""
+		if onlyProviderDown(rep) && unusableReason(rep) == "" {
+			if h, herr := c.Health(ctx); herr == nil {
+				hint = serveHint(h.Embedding)
+			}
+		}
+		printReportHint(w, rep, hint)
+	})
 }
 
 // finishStream prints the outcome of a streamed command: its report, as text
@@ -81,7 +90,12 @@ func finishStream[R any](e *env, rep *R, err error, print func(io.Writer, *R)) e
 	return nil
 }
 
-func printReport(w io.Writer, rep *api.Report) {
+// printReport prints a reindex's report.
+func printReport(w io.Writer, rep *api.Report) { printReportHint(w, rep, "") }
+
+// printReportHint prints a reindex's report; serve, when not "", is how to
+// serve the embedding model that did not answer (serveHint).
+func printReportHint(w io.Writer, rep *api.Report, serve string) {
 	for _, sc := range rep.Scopes {
 		fmt.Fprintln(w, sc.Summary)
 		for _, s := range sc.Skipped {
@@ -102,6 +116,10 @@ func printReport(w io.Writer, rep *api.Report) {
 			state = "written, searchable by keywords; the embedding provider answers, but with no usable vector: " +
 				unusableReason(rep) + ". The background fill will not help until the provider or [embedding] is fixed " +
 				"(ragd doctor checks it); then run ragd reindex"
+		case onlyProviderDown(rep) && serve != "":
+			// make run's path without Ollama: said once, plainly.
+			state = "written; search is keyword-only until an embedding model is served (" + providerDownReason(rep) +
+				"). To serve one: " + serve + "; the background fill then adds the vectors, no reindex needed"
 		case onlyProviderDown(rep):
 			// The path of a machine without a provider: nothing failed
 			// that search needs.
@@ -112,6 +130,17 @@ func printReport(w io.Writer, rep *api.Report) {
 		}
 	}
 	fmt.Fprintf(w, "reindex of %s: %s, %.1fs\n", rep.Project, state, float64(rep.DurationMs)/1000)
+}
+
+// providerDownReason is the reason of the first scope the provider was
+// found down for.
+func providerDownReason(rep *api.Report) string {
+	for _, sc := range rep.Scopes {
+		if sc.Embedding.ProviderDown {
+			return strings.TrimSpace(strings.SplitN(sc.Embedding.Reason, ";", 2)[0])
+		}
+	}
+	return ""
 }
 
 // unusableReason is the reason of the first scope whose provider answered
