@@ -61,6 +61,14 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	c := client.New(paths.Socket)
 	defer c.Close()
 	h, err := c.Health(ctx)
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.Code == api.CodeDatabaseUnavailable {
+		// The daemon answers; its database does not.
+		add(check{Name: "socket", OK: true, Detail: "ragd answers on " + paths.Socket})
+		add(check{Name: "database", Detail: ce.Message,
+			Fix: "check the database server, the database and the role's privileges; ragd answers again once it is back"})
+		return e.report(checks)
+	}
 	if err != nil {
 		fix := "start it: `ragd serve` (foreground) or `ragd service install && ragd service start`"
 		if !errors.Is(err, client.ErrNotRunning) {

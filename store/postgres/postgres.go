@@ -63,6 +63,7 @@ import (
 	"net/url"
 	"os/user"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,7 +102,20 @@ var (
 	// connection was lost: nothing was written by the call that failed.
 	// It wraps ragd.ErrUnavailable, which the daemon answers with a 503.
 	ErrConnection = fmt.Errorf("database connection failed (%w)", ragd.ErrUnavailable)
+	// ErrSchemaGone means the server answers but ragd's tables or the
+	// right to use them are gone: the database was dropped and recreated
+	// empty, the schema dropped, or the role's privileges revoked under a
+	// running daemon. It wraps ragd.ErrUnavailable: every request fails
+	// alike until the database is restored (or ragd restarted on an empty
+	// one, which creates the schema), so none is the daemon's own failure.
+	ErrSchemaGone = fmt.Errorf("ragd's tables are missing or not accessible: was the database recreated, "+
+		"or the role's privileges revoked? Restore it, or restart ragd to create the schema in an empty one (%w)", ragd.ErrUnavailable)
 )
+
+// schemaGoneCodes are the SQLSTATEs of a statement on a database whose
+// ragd schema or privileges went away: undefined_table,
+// invalid_schema_name, insufficient_privilege, invalid_catalog_name.
+var schemaGoneCodes = []string{"42P01", "3F000", "42501", "3D000"}
 
 // Options configure Open.
 type Options struct {
@@ -286,6 +300,10 @@ func osUser() string {
 func (s *Store) describe(what string, err error) error {
 	if isConnError(err) {
 		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrConnection, err)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && slices.Contains(schemaGoneCodes, pgErr.Code) {
+		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrSchemaGone, err)
 	}
 	return fmt.Errorf("%s on %s: %w", what, s.url, err)
 }
