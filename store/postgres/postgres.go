@@ -62,8 +62,8 @@ import (
 	"net"
 	"net/url"
 	"os/user"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
