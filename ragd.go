@@ -22,6 +22,10 @@ var (
 	// engine's connection refused or lost): the request may succeed later,
 	// and the call that failed wrote nothing.
 	ErrUnavailable = errors.New("database unavailable")
+	// ErrIndexCorrupt means a project's index was found corrupt on disk
+	// (the SQLite engine's FTS5 table): searches of that project fail
+	// until a reindex rebuilds it.
+	ErrIndexCorrupt = errors.New("index corrupt")
 	// ErrInvalidEvent is wrapped by the errors of Event.Validate and of the
 	// event file parsers.
 	ErrInvalidEvent = errors.New("invalid event")

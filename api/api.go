@@ -52,7 +52,10 @@ const (
 	// CodeDatabaseUnavailable: the database server could not be reached
 	// (status 503); the same request may succeed once it is back.
 	CodeDatabaseUnavailable = "database_unavailable"
-	CodeInternal            = "internal"
+	// CodeIndexCorrupt: the project's index was found corrupt on disk
+	// (status 503); ragd reindex rebuilds it.
+	CodeIndexCorrupt = "index_corrupt"
+	CodeInternal     = "internal"
 )
 
 // Version is the API's path prefix: every route is under it.

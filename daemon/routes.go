@@ -148,6 +148,8 @@ func (d *Daemon) classify(err error) *httpError {
 		return &httpError{http.StatusBadRequest, api.CodeBadRepository, err.Error(), nil}
 	case errors.Is(err, ragd.ErrExists):
 		return &httpError{http.StatusConflict, api.CodeExists, err.Error(), nil}
+	case errors.Is(err, ragd.ErrIndexCorrupt):
+		return &httpError{http.StatusServiceUnavailable, api.CodeIndexCorrupt, err.Error() + ": ragd reindex rebuilds it", nil}
 	case errors.Is(err, ragd.ErrUnavailable):
 		return &httpError{http.StatusServiceUnavailable, api.CodeDatabaseUnavailable, err.Error(), nil}
 	case isTimeout(err):

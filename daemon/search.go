@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -47,6 +48,10 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 		Fusion: search.Fusion(req.Fusion), Explain: req.Explain,
 		Actor: search.Actor(req.Actor), SessionID: req.SessionID,
 	})
+	if errors.Is(err, ragd.ErrIndexCorrupt) {
+		return &httpError{status: http.StatusServiceUnavailable, code: api.CodeIndexCorrupt,
+			msg: fmt.Sprintf("the lexical index of project %s is corrupt on disk (%v): run `ragd reindex --project %s` to rebuild it", p.Name, err, p.Name)}
+	}
 	if err != nil {
 		return err
 	}

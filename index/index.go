@@ -88,6 +88,13 @@ const AllScopes = "all"
 // noProviderReason is the embedding reason when no Embedder is configured.
 const noProviderReason = "no embedding provider configured"
 
+// LexicalRepairer is a store whose lexical index can be found corrupt on
+// disk: RepairLexical rebuilds a project's when it is, and says whether it
+// did. Reindex calls it before writing.
+type LexicalRepairer interface {
+	RepairLexical(ctx context.Context, projectID int64) (bool, error)
+}
+
 // Store is what an Indexer needs of the database: one transaction that
 // replaces a scope's chunks, the record of index runs, what a scope holds
 // now, and the session event log. *store.Store is one; a second store (or a

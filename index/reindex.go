@@ -56,6 +56,14 @@ func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string,
 		progress = func(api.Progress) {}
 	}
 
+	// A corrupt lexical index is rebuilt first: no write of a changed
+	// chunk would mend it (an engine with one to check: the SQLite store).
+	if lr, ok := ix.Store.(LexicalRepairer); ok {
+		if _, err := lr.RepairLexical(ctx, p.ID); err != nil {
+			return nil, fmt.Errorf("reindex %s: %w", p.Name, err)
+		}
+	}
+
 	began := time.Now()
 	rep := &api.Report{Project: p.Name, StartedAt: ix.now()}
 	r := &reindex{ix: ix, p: p, opt: opt, progress: progress}

@@ -19,7 +19,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mattn/go-sqlite3"
+
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/lexical"
 )
 
@@ -481,4 +484,94 @@ func sqliteVarint(b []byte) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// corruptIndex marks err, a failure reading project id's lexical table,
+// with ragd.ErrIndexCorrupt when SQLite found the table corrupt: ragd
+// reindex rebuilds it (RepairLexical).
+func corruptIndex(projectID int64, err error) error {
+	var se sqlite3.Error
+	if err == nil || !errors.As(err, &se) || se.Code != sqlite3.ErrCorrupt {
+		return err
+	}
+	return fmt.Errorf("the lexical index of project %d: %w: %w", projectID, ragd.ErrIndexCorrupt, err)
+}
+
+// lexicalIntegrity runs FTS5's integrity-check on project id's lexical
+// table: nil when it holds, an error wrapping ragd.ErrIndexCorrupt when
+// SQLite finds it corrupt, another error when the check could not run.
+func lexicalIntegrity(ctx context.Context, q execer, projectID int64) error {
+	t := lexicalTable(projectID)
+	_, err := q.ExecContext(ctx, "INSERT INTO "+t+"("+t+") VALUES ('integrity-check')")
+	if err != nil {
+		if c := corruptIndex(projectID, err); errors.Is(c, ragd.ErrIndexCorrupt) {
+			return c
+		}
+		return fmt.Errorf("integrity-check of the lexical index of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
+// RepairLexical rebuilds project id's lexical table from its chunks when
+// FTS5's integrity-check finds it corrupt, and reports whether it did.
+// The reindex calls it first: a corrupt table fails searches, and no
+// write of a changed chunk would mend it.
+func (s *Store) RepairLexical(ctx context.Context, projectID int64) (bool, error) {
+	if err := lexicalIntegrity(ctx, s.db, projectID); err == nil || !errors.Is(err, ragd.ErrIndexCorrupt) {
+		return false, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("repair the lexical index of project %d: begin: %w", projectID, err)
+	}
+	defer tx.Rollback()
+	setting, built, err := projectLanguages(ctx, tx, projectID)
+	if err != nil {
+		return false, fmt.Errorf("repair the lexical index: %w", err)
+	}
+	n, err := rebuildLexical(ctx, tx, projectID, inForce(setting, built))
+	if err != nil {
+		return false, fmt.Errorf("repair the lexical index of project %d: %w", projectID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("repair the lexical index of project %d: commit: %w", projectID, err)
+	}
+	s.logger.Warn("rebuilt a corrupt lexical index", "project", projectID, "chunks", n)
+	return true, nil
+}
+
+// Checks runs FTS5's integrity-check on every project's lexical table, for
+// ragd doctor: one check line, failing with the projects whose index is
+// corrupt and the command that rebuilds each.
+func (s *Store) Checks(ctx context.Context) []api.DatabaseCheck {
+	rows, err := s.db.QueryContext(ctx, "SELECT id, name FROM projects ORDER BY id")
+	if err != nil {
+		return []api.DatabaseCheck{{Name: "fts5", Detail: "list projects: " + err.Error()}}
+	}
+	type project struct {
+		id   int64
+		name string
+	}
+	var ps []project
+	for rows.Next() {
+		var p project
+		if err := rows.Scan(&p.id, &p.name); err != nil {
+			rows.Close()
+			return []api.DatabaseCheck{{Name: "fts5", Detail: "list projects: " + err.Error()}}
+		}
+		ps = append(ps, p)
+	}
+	rows.Close()
+	var bad, fixes []string
+	for _, p := range ps {
+		if err := lexicalIntegrity(ctx, s.db, p.id); err != nil {
+			bad = append(bad, fmt.Sprintf("project %s: %v", p.name, err))
+			fixes = append(fixes, "ragd reindex --project "+p.name)
+		}
+	}
+	if len(bad) > 0 {
+		return []api.DatabaseCheck{{Name: "fts5", Detail: "corrupt lexical index: " + strings.Join(bad, "; "),
+			Fix: "rebuild it: " + strings.Join(fixes, ", then ")}}
+	}
+	return []api.DatabaseCheck{{Name: "fts5", OK: true, Detail: fmt.Sprintf("the lexical indexes of %d projects pass FTS5's integrity-check", len(ps))}}
 }

@@ -249,7 +249,8 @@ func (p lexicalPlan) expression() string {
 // only dropped words match follow, taken from the whole query (at its
 // cost). Either way the list is the whole query's up to ties, and a list
 // read deeper starts with the one read shallower: what replays rely on.
-func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd.LexicalQuery, k int) (ragd.LexicalMatches, error) {
+func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd.LexicalQuery, k int) (_ ragd.LexicalMatches, err error) {
+	defer func() { err = corruptIndex(f.ProjectID, err) }()
 	p, err := sn.plan(ctx, f.ProjectID, q)
 	if err != nil {
 		return ragd.LexicalMatches{}, fmt.Errorf("lexical candidates: %w", err)
@@ -284,7 +285,8 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 // of a project that q matches, as LexicalCandidates scores it: by the
 // pruned query where it matches, else by the whole query. Chunks that do
 // not match, or belong to another project, are absent from the map.
-func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.LexicalQuery, chunkIDs []string) (map[string]float64, error) {
+func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.LexicalQuery, chunkIDs []string) (_ map[string]float64, err error) {
+	defer func() { err = corruptIndex(projectID, err) }()
 	if len(chunkIDs) == 0 {
 		return map[string]float64{}, nil
 	}
