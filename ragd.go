@@ -26,6 +26,10 @@ var (
 	// (the SQLite engine's FTS5 table): searches of that project fail
 	// until a reindex rebuilds it.
 	ErrIndexCorrupt = errors.New("index corrupt")
+	// ErrVectorsUnavailable means the database cannot hold or compare
+	// vectors now (PostgreSQL's vector extension dropped under the
+	// daemon): searches answer lexical-only, saying so.
+	ErrVectorsUnavailable = errors.New("vectors unavailable")
 	// ErrInvalidEvent is wrapped by the errors of Event.Validate and of the
 	// event file parsers.
 	ErrInvalidEvent = errors.New("invalid event")

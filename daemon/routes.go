@@ -150,7 +150,7 @@ func (d *Daemon) classify(err error) *httpError {
 		return &httpError{http.StatusConflict, api.CodeExists, err.Error(), nil}
 	case errors.Is(err, ragd.ErrIndexCorrupt):
 		return &httpError{http.StatusServiceUnavailable, api.CodeIndexCorrupt, err.Error() + ": ragd reindex rebuilds it", nil}
-	case errors.Is(err, ragd.ErrUnavailable):
+	case errors.Is(err, ragd.ErrUnavailable), errors.Is(err, ragd.ErrVectorsUnavailable):
 		return &httpError{http.StatusServiceUnavailable, api.CodeDatabaseUnavailable, err.Error(), nil}
 	case isTimeout(err):
 		return &httpError{status: http.StatusRequestTimeout, code: api.CodeTimeout, msg: "request body: " + err.Error()}

@@ -153,6 +153,10 @@ type request struct {
 	cfg   Config
 	// coverage is what retrieve found of the searched chunks' vectors.
 	coverage *api.VectorCoverage
+	// vectorsGone is why the store could not compare vectors
+	// (ragd.ErrVectorsUnavailable), "" when it could: the answer is then
+	// the lexical half alone, degraded.
+	vectorsGone string
 }
 
 // validate checks req and fills its defaults.
@@ -293,6 +297,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 		}
 		// What Fuse applied, for the answer and the telemetry row.
 		r.cfg = r.cfg.Effective(cands)
+		if r.vectorsGone != "" {
+			vectorAvailable, reason = false, r.vectorsGone
+		}
 	}
 
 	resp := &api.SearchResult{
@@ -390,7 +397,12 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 	r.coverage = api.NewVectorCoverage(chunkCount, vectorCount)
 	k := r.cfg.Candidates
 	if vec != nil {
-		if c.Vector, err = sn.VectorCandidates(ctx, filter, vec, k); err != nil {
+		c.Vector, err = sn.VectorCandidates(ctx, filter, vec, k)
+		if errors.Is(err, ragd.ErrVectorsUnavailable) {
+			// The database lost its vectors (an extension dropped): the
+			// lexical half answers alone, and says why.
+			r.vectorsGone, c.Vector, vec = err.Error(), nil, nil
+		} else if err != nil {
 			return nil, nil, c, err
 		}
 	}

@@ -112,6 +112,26 @@ var (
 		"or the role's privileges revoked? Restore it, or restart ragd to create the schema in an empty one (%w)", ragd.ErrUnavailable)
 )
 
+// ErrVectorsGone means the vector extension (pgvector), and with it the
+// vector column, went away under a running daemon (DROP EXTENSION vector
+// CASCADE): searches answer lexical-only; Open creates the extension
+// again, or says how to, and repairs the schema.
+var ErrVectorsGone = fmt.Errorf("the database's vector extension (pgvector) is gone: searches are lexical-only until it is back "+
+	"(CREATE EXTENSION vector in the database, then restart ragd: it repairs the schema) (%w)", ragd.ErrVectorsUnavailable)
+
+// vectorsGone reports whether pgErr is a statement failing for want of
+// pgvector: the vector column, type or operator undefined.
+func vectorsGone(pgErr *pgconn.PgError) bool {
+	msg := pgErr.Message
+	switch pgErr.Code {
+	case "42703": // undefined_column
+		return strings.Contains(msg, "embedding") || strings.Contains(msg, "vector")
+	case "42704", "42883": // undefined_object (the type), undefined_function (<=>)
+		return strings.Contains(msg, "vector") || strings.Contains(msg, "<=>")
+	}
+	return false
+}
+
 // schemaGoneCodes are the SQLSTATEs of a statement on a database whose
 // ragd schema or privileges went away: undefined_table,
 // invalid_schema_name, insufficient_privilege, invalid_catalog_name.
@@ -217,6 +237,9 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.ensureVectorExtension(ctx); err != nil {
+		return nil, err
+	}
 	if err := s.registerVector(ctx); err != nil {
 		return nil, err
 	}
@@ -229,6 +252,71 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 	}
 	s.iterative = versionAtLeast(v, 0, 8)
 	return s, nil
+}
+
+// ensureVectorExtension puts back what DROP EXTENSION vector CASCADE took
+// under an earlier daemon: the extension (created again when the role
+// may, else an error saying how), then the vector columns it dropped, whose
+// vectors are gone: the chunks are marked without one (the background fill
+// embeds them again), the embedding cache is emptied, and the space is
+// forgotten so that ensureSpace adds the column and its index again.
+func (s *Store) ensureVectorExtension(ctx context.Context) error {
+	var has bool
+	if err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')").Scan(&has); err != nil {
+		return s.describe("look for the vector extension", err)
+	}
+	if !has {
+		if _, err := s.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
+			return fmt.Errorf("open store %s: the database has no vector extension (pgvector), and creating it failed: %w; "+
+				"run `CREATE EXTENSION vector;` in this database as its owner or a superuser (pgvector must be installed on the server), "+
+				"then start ragd again", s.url, err)
+		}
+		s.logger.Warn("the vector extension was missing: created it again", "database", s.url)
+	}
+	column := func(table, name string) (bool, error) {
+		var ok bool
+		err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2)`, table, name).Scan(&ok)
+		return ok, err
+	}
+	var space string
+	if err := s.pool.QueryRow(ctx, "SELECT coalesce((SELECT value FROM meta WHERE key = 'space'), '')").Scan(&space); err != nil {
+		return s.describe("read embedding space", err)
+	}
+	chunks, err := column("chunks", "embedding")
+	if err != nil {
+		return s.describe("look for the vector column", err)
+	}
+	cache, err := column("embedding_cache", "vector")
+	if err != nil {
+		return s.describe("look for the embedding cache's vector column", err)
+	}
+	var repairs []string
+	if space != "" && !chunks {
+		repairs = append(repairs, "UPDATE chunks SET embedding_space = NULL WHERE embedding_space IS NOT NULL",
+			"DELETE FROM meta WHERE key IN ('space', 'dims')")
+	}
+	if !cache {
+		repairs = append(repairs, "DELETE FROM embedding_cache", "ALTER TABLE embedding_cache ADD COLUMN vector vector NOT NULL")
+	}
+	if len(repairs) == 0 {
+		return nil
+	}
+	s.logger.Warn("repairing the schema after the vector extension was dropped: the vectors are filled again in the background", "database", s.url)
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return s.describe("repair the vector columns: begin", err)
+	}
+	defer tx.Rollback(ctx)
+	for _, q := range repairs {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return s.describe("repair the vector columns: "+q, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return s.describe("repair the vector columns: commit", err)
+	}
+	return nil
 }
 
 // registerVector registers pgvector's types on the pool's idle
@@ -302,6 +390,9 @@ func (s *Store) describe(what string, err error) error {
 		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrConnection, err)
 	}
 	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && vectorsGone(pgErr) {
+		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrVectorsGone, err)
+	}
 	if errors.As(err, &pgErr) && slices.Contains(schemaGoneCodes, pgErr.Code) {
 		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrSchemaGone, err)
 	}

@@ -116,6 +116,38 @@ func (sn *Snapshot) filterSQL(f ragd.Filter) (string, []any, error) {
 // The HNSW index answers (approximately, as HNSW does); the filter is
 // applied during its scan.
 func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []float32, k int) ([]ragd.VectorCandidate, error) {
+	var out []ragd.VectorCandidate
+	err := sn.savepoint(ctx, func() (err error) {
+		out, err = sn.vectorCandidates(ctx, f, vec, k)
+		return err
+	})
+	return out, err
+}
+
+// savepoint runs fn, whose statements use sn.tx, behind a savepoint: when
+// one fails (the vector column gone with its extension, ErrVectorsGone),
+// the snapshot's transaction is rolled back to before it and goes on, so
+// that the search still answers lexical-only.
+func (sn *Snapshot) savepoint(ctx context.Context, fn func() error) error {
+	sp, err := sn.tx.Begin(ctx)
+	if err != nil {
+		return sn.s.describe("savepoint", err)
+	}
+	outer := sn.tx
+	sn.tx = sp
+	err = fn()
+	sn.tx = outer
+	if err != nil {
+		sp.Rollback(ctx)
+		return err
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return sn.s.describe("release savepoint", err)
+	}
+	return nil
+}
+
+func (sn *Snapshot) vectorCandidates(ctx context.Context, f ragd.Filter, vec []float32, k int) ([]ragd.VectorCandidate, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -165,6 +197,15 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 // given chunks that has a vector (and that the owner may read); the others
 // are absent from the map.
 func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs []string) (map[string]float64, error) {
+	var out map[string]float64
+	err := sn.savepoint(ctx, func() (err error) {
+		out, err = sn.vectorDistances(ctx, vec, chunkIDs)
+		return err
+	})
+	return out, err
+}
+
+func (sn *Snapshot) vectorDistances(ctx context.Context, vec []float32, chunkIDs []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(chunkIDs))
 	if len(chunkIDs) == 0 {
 		return out, nil
