@@ -20,6 +20,7 @@ import (
 
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
+	"github.com/ragd/ragd/internal/terminal"
 	"github.com/ragd/ragd/internal/words"
 )
 
@@ -31,7 +32,8 @@ func main() {
 		return
 	}
 	if !errors.Is(err, errSilent) {
-		fmt.Fprintln(os.Stderr, "ragd:", err)
+		// An error may quote a file name or a title: shown as text.
+		fmt.Fprintln(os.Stderr, "ragd:", terminal.Safe(err.Error()))
 	}
 	os.Exit(exitCode(err))
 }
