@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	// The tools' databases are read through the same SQLite build as
@@ -149,4 +151,38 @@ func hasColumn(ctx context.Context, tx *sql.Tx, table, column string) bool {
 	var n int
 	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", table, column).Scan(&n)
 	return err == nil && n > 0
+}
+
+// sqlInt reads an integer column scanned into an any: SQLite keeps what
+// it was given, so a column declared INTEGER may hold text or a real.
+func sqlInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case float64:
+		return int64(x), x == float64(int64(x))
+	case []byte:
+		i, err := strconv.ParseInt(strings.TrimSpace(string(x)), 10, 64)
+		return i, err == nil
+	case string:
+		i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		return i, err == nil
+	}
+	return 0, false
+}
+
+// maxQuotedValue bounds a column value quoted in a malformed row's reason.
+const maxQuotedValue = 40
+
+// sqlValue renders a column value scanned into an any, for a reason.
+func sqlValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return strconv.Quote(shorten(string(x), maxQuotedValue))
+	case string:
+		return strconv.Quote(shorten(x, maxQuotedValue))
+	}
+	return fmt.Sprint(v)
 }
