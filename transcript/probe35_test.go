@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"database/sql"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -101,5 +102,29 @@ INSERT INTO part VALUES
 	}
 	if st.Malformed != 5 {
 		t.Errorf("%d malformed (%s), want 5: the session without an id, msg_2, the message without an id, msg_4, prt_3", st.Malformed, errorReasons(st))
+	}
+}
+
+// Issue 35 item 17: a file given as a Crush database that is not SQLite
+// (here a 2 GB sparse file) is refused by its header, before anything is
+// copied: with no temporary folder to copy into, the read still reports
+// the file as not a database, and writes nothing.
+func TestCrush_NotSQLiteRefusedBeforeCopy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crush.db")
+	fh, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Truncate(2 << 30); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "none"))
+	st, err := transcript.ReadFile(t.Context(), transcript.Crush, path, transcript.Options{}, nil)
+	if err != nil {
+		t.Fatalf("ReadFile: %v; want the file reported as not a database, nothing copied", err)
+	}
+	if st.Malformed != 1 || !strings.Contains(errorReasons(st), "not a SQLite database") {
+		t.Errorf("stats: %d malformed (%s); want one: not a SQLite database", st.Malformed, errorReasons(st))
 	}
 }

@@ -105,6 +105,16 @@ func copyFile(from, to string) error {
 // one read transaction. ok is false (and the problem counted in Stats)
 // when the file is not a SQLite database.
 func (rd *reader) openSnapshot(ctx context.Context, path string) (tx *sql.Tx, done func(), ok bool, err error) {
+	// Look before copying: a file given as a database may be anything, of
+	// any size (a 2 GB sparse file was copied whole before SQLite said no).
+	isDB, err := hasSQLiteHeader(path)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("transcript: %s: %w", path, err)
+	}
+	if !isDB {
+		rd.bad(0, "not a SQLite database: the file does not start with SQLite's header")
+		return nil, nil, false, nil
+	}
 	cp, cleanup, err := snapshot(path)
 	if err != nil {
 		return nil, nil, false, err
@@ -137,6 +147,29 @@ func (rd *reader) openSnapshot(ctx context.Context, path string) (tx *sql.Tx, do
 		return nil, nil, false, nil
 	}
 	return tx, done, true, nil
+}
+
+// sqliteHeader is how every SQLite database file starts (the "magic
+// header string" of SQLite's file format).
+const sqliteHeader = "SQLite format 3\x00"
+
+// hasSQLiteHeader reports whether the file at path starts with
+// sqliteHeader. An empty file is no database of a tool's: the tools
+// create their schema when they create the file.
+func hasSQLiteHeader(path string) (bool, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer fh.Close()
+	var head [len(sqliteHeader)]byte
+	if _, err := io.ReadFull(fh, head[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, nil
+		}
+		return false, err
+	}
+	return string(head[:]) == sqliteHeader, nil
 }
 
 // hasTable reports whether the database has a table of that name.
