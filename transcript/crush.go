@@ -83,14 +83,15 @@ func readCrushSchema(ctx context.Context, rd *reader, path string) (Stats, error
 	// The repository the database is in: <root>/.crush/crush.db.
 	root := filepath.Dir(filepath.Dir(path))
 	sessions := map[string]*Session{}
-	rows, err := tx.QueryContext(ctx, "SELECT id, coalesce(parent_session_id, ''), title FROM sessions ORDER BY created_at, id")
+	rows, err := tx.QueryContext(ctx, "SELECT id, coalesce(parent_session_id, ''), title, created_at FROM sessions ORDER BY created_at, id")
 	if err != nil {
 		rd.bad(0, "sessions: "+err.Error())
 		return rd.st, nil
 	}
 	for n := 1; rows.Next(); n++ {
 		var id, parent, title sql.NullString
-		if err := rows.Scan(&id, &parent, &title); err != nil {
+		var created any
+		if err := rows.Scan(&id, &parent, &title, &created); err != nil {
 			rd.bad(n, "session row: "+err.Error())
 			continue
 		}
@@ -100,9 +101,10 @@ func readCrushSchema(ctx context.Context, rd *reader, path string) (Stats, error
 		}
 		s := rd.setSession(id.String)
 		s.Cwd, s.Subagent = root, parent.String != ""
-		if !isBlank(title.String) {
-			s.Title = rd.redact(title.String)
-		}
+		// The title is the session's as of its creation: a time every
+		// read gives the same (the session's updated_at moves).
+		at, _ := sqlInt(created)
+		rd.giveTitle(s, title.String, unixTime(at))
 		sessions[id.String] = s
 	}
 	rows.Close()

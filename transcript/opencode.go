@@ -88,12 +88,17 @@ func readOpenCodeStorage(r io.Reader, name string, opt Options, fn Func) (st Sta
 		Directory string `json:"directory"`
 		Title     string `json:"title"`
 		ParentID  string `json:"parentID"`
+		Time      struct {
+			Created int64 `json:"created"`
+		} `json:"time"`
 	}
 	if found, _ := filepath.Glob(filepath.Join(storage, "session", "*", sid+".json")); len(found) > 0 {
 		if b, err := os.ReadFile(found[0]); err == nil && json.Unmarshal(b, &sess) == nil {
 			s.Cwd = sess.Directory
-			if !isBlank(sess.Title) {
-				s.Title = rd.redact(sess.Title)
+			// Each message file is read by itself: the title's event
+			// must have the same time from every one of them.
+			if created := msTime(sess.Time.Created); !created.IsZero() {
+				rd.giveTitle(s, sess.Title, created)
 			}
 			// A subagent's session names its parent; the parent's files
 			// are beside it.
@@ -175,7 +180,7 @@ func readOpenCode(ctx context.Context, path string, opt Options, fn Func) (Stats
 		return rd.st, nil
 	}
 	sessions := map[string]*Session{}
-	rows, err := tx.QueryContext(ctx, `SELECT s.id, s.directory, s.title,
+	rows, err := tx.QueryContext(ctx, `SELECT s.id, s.directory, s.title, s.time_created,
 		coalesce(s.parent_id, '') <> '' AND EXISTS (SELECT 1 FROM session p WHERE p.id = s.parent_id)
 		FROM session s ORDER BY s.time_created, s.id`)
 	if err != nil {
@@ -185,7 +190,8 @@ func readOpenCode(ctx context.Context, path string, opt Options, fn Func) (Stats
 	for n := 1; rows.Next(); n++ {
 		var id, dir, title sql.NullString
 		var sub sql.NullBool
-		if err := rows.Scan(&id, &dir, &title, &sub); err != nil {
+		var created any
+		if err := rows.Scan(&id, &dir, &title, &created, &sub); err != nil {
 			rd.bad(n, "session row: "+err.Error())
 			continue
 		}
@@ -197,9 +203,8 @@ func readOpenCode(ctx context.Context, path string, opt Options, fn Func) (Stats
 		// task tool's); one whose parent is not is read as the person's.
 		s := rd.setSession(id.String)
 		s.Cwd, s.Subagent = dir.String, sub.Bool
-		if !isBlank(title.String) {
-			s.Title = rd.redact(title.String)
-		}
+		at, _ := sqlInt(created)
+		rd.giveTitle(s, title.String, msTime(at))
 		sessions[id.String] = s
 	}
 	rows.Close()
