@@ -313,6 +313,9 @@ type Declared struct {
 	// Missing is set for a folder that holds no prose (a stale
 	// declaration): it is not used.
 	Missing bool `json:"missing,omitempty"`
+	// Outside is set for a folder outside the repository (Dir is then the
+	// name as written): it is not used either.
+	Outside bool `json:"outside,omitempty"`
 }
 
 // Layout is what the rules found in a project's repository, and what they

@@ -57,7 +57,7 @@ func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree
 		}
 	}
 	for _, d := range tree.Declared {
-		l.Declared = append(l.Declared, api.Declared{File: d.File, Dir: d.Dir, Scope: d.Scope, Missing: d.Missing})
+		l.Declared = append(l.Declared, api.Declared{File: d.File, Dir: d.Dir, Scope: d.Scope, Missing: d.Missing, Outside: d.Outside})
 	}
 	if tree.WorkTree {
 		return l
