@@ -37,3 +37,22 @@ func TestLayout_CommittedBinaryIsBinary(t *testing.T) {
 		t.Errorf("layout --json: %d uncommitted (%v), want none", l.UncommittedCount, l.Uncommitted)
 	}
 }
+
+// Issue 35 item 19: an include that leaves the repository is refused as
+// --adr-dir ../.. is, each saying why; one that matches nothing is added
+// with a note saying so.
+func TestAdd_PatternsOutsideTheRepository(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+	startDaemon(t, srv.URL)
+	repo := daemontest.Repo(t, map[string]string{"docs/guide.md": "# Guide\n\nHow to use it.\n"})
+	for _, args := range [][]string{{"--include", "../**"}, {"--adr-dir", "../.."}} {
+		_, _, err := ragdErr(t, append([]string{"add", repo.Dir, "--name", "out"}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), "outside the repository") && !strings.Contains(err.Error(), "inside the repository") {
+			t.Errorf("add %v: %v, want refused: outside the repository", args, err)
+		}
+	}
+	out := string(ragd(t, "add", repo.Dir, "--name", "etc", "--include", "/etc/**"))
+	if !strings.Contains(out, `include "/etc/**" matches no prose file in the repository`) {
+		t.Errorf("add --include /etc/**:\n%s\nwant a note that it matches nothing", out)
+	}
+}
