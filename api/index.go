@@ -101,6 +101,11 @@ type ScopeReport struct {
 	// Rules is the version of the rules that find documents the scope was
 	// read with: a scope read by older rules is stale.
 	Rules int `json:"rules,omitempty"`
+	// Settings is a digest of the settings that say what is read (the
+	// project's include, exclude, ADR folders and switches, and the
+	// daemon's excludes) the scope was read with: a scope whose settings
+	// changed since is stale. Absent in runs from before it was recorded.
+	Settings string `json:"settings,omitempty"`
 
 	Durations Durations `json:"durations"`
 	Summary   string    `json:"summary"`
@@ -314,6 +319,9 @@ type Declared struct {
 	// Missing is set for a folder that holds no prose (a stale
 	// declaration): it is not used.
 	Missing bool `json:"missing,omitempty"`
+	// Outside is set for a folder outside the repository (Dir is then the
+	// name as written): it is not used either.
+	Outside bool `json:"outside,omitempty"`
 }
 
 // Layout is what the rules found in a project's repository, and what they

@@ -44,6 +44,10 @@ type SearchResponse struct {
 	// Notice is said once, on the daemon's first search of a weighted
 	// fusion its embedding space makes unreliable (SpaceProfile.Advice).
 	Notice string `json:"notice,omitempty"`
+	// Limit is the most hits the search could answer: the request's limit,
+	// or the configured default when it gave none (a search of every
+	// project cuts its merged list there).
+	Limit int `json:"limit"`
 }
 
 // SearchResult is the answer of the search itself, before the daemon adds

@@ -133,9 +133,11 @@ func (c *Client) Search(ctx context.Context, project string, req api.SearchReque
 
 // SearchAllProjects searches every registered project with req, each on
 // its own ranking statistics, and merges the hits by reciprocal rank (see
-// api.MergeProjects). A project whose search fails is reported in
-// Projects and left out; an error comes back only when the projects
-// cannot be listed, or every search failed.
+// api.MergeProjects), keeping the request's limit, or by default the
+// limit the daemon's searches say they used, of the merged list. A
+// project whose search fails is reported in Projects and left out; an
+// error comes back only when the projects cannot be listed, or every
+// search failed.
 func (c *Client) SearchAllProjects(ctx context.Context, req api.SearchRequest) (*api.AllProjectsResponse, error) {
 	projects, err := c.Projects(ctx)
 	if err != nil {
@@ -167,7 +169,10 @@ func (c *Client) SearchAllProjects(ctx context.Context, req api.SearchRequest) (
 			ps.Stale = r.Stale
 		}
 		out.Projects[i] = ps
-		limit = max(limit, len(r.Hits))
+		// Each project's search used the daemon's default limit: the
+		// merged list keeps that many, not the most one project found.
+		// (A daemon that does not say gives the most hits one answered.)
+		limit = max(limit, r.Limit, len(r.Hits))
 	}
 	if failed > 0 && failed == len(projects) {
 		return nil, fmt.Errorf("search every project: %w", errors.Join(errs...))

@@ -218,6 +218,10 @@ func (d *Daemon) handlePatchProject(w http.ResponseWriter, r *http.Request) erro
 			return err
 		}
 		p.Layout = layout
+		// What is read changed: the watcher's copy of the project reads
+		// by the new settings, and its stale scopes say so at once.
+		d.watcher.add(p)
+		d.watcher.refresh(p.ID)
 		info = d.withLayout(r.Context(), d.projectInfo(p), p)
 	}
 	writeJSON(w, http.StatusOK, info)

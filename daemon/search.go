@@ -76,7 +76,7 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if !resp.Degraded {
 		notice = d.firstNotice(r.Context(), cfg)
 	}
-	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: resp, Project: p.Name, Stale: stale, Notice: notice})
+	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: resp, Project: p.Name, Stale: stale, Notice: notice, Limit: limit})
 	return nil
 }
 

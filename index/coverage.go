@@ -120,6 +120,8 @@ func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string
 		sc.Stale, sc.StaleReason = true, "never indexed"
 	case lastRules(run) < RulesVersion:
 		sc.Stale, sc.StaleReason = true, "indexed by older rules for finding documents: reindex to read what they now find"
+	case lastSettings(run) != "" && lastSettings(run) != ix.settingsDigest(p):
+		sc.Stale, sc.StaleReason = true, "the settings of what is read (include, exclude, ADR folders) changed since the last index: reindex to read by them"
 	case run.Commit != tree.Commit:
 		sc.Stale = true
 		sc.StaleReason = fmt.Sprintf("HEAD moved from %s to %s since the last index", short(run.Commit), short(tree.Commit))
@@ -132,6 +134,16 @@ func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string
 		}
 	}
 	return sc, nil
+}
+
+// lastSettings is the settings digest a run read its documents with (see
+// settingsDigest), "" for runs from before it was recorded.
+func lastSettings(run *ragd.Run) string {
+	var last api.ScopeReport
+	if json.Unmarshal(run.Report, &last) != nil {
+		return ""
+	}
+	return last.Settings
 }
 
 // lastRules is the RulesVersion a run read its documents with: 1 for runs

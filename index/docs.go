@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"slices"
@@ -51,6 +52,16 @@ func (ix *Indexer) sourceOptions(p ragd.Project) source.Options {
 	opt.Layout.NoPackageReadmes = p.Layout.NoPackageReadmes || all.NoPackageReadmes
 	opt.Layout.NoRootFiles = p.Layout.NoRootFiles || all.NoRootFiles
 	return opt
+}
+
+// settingsDigest is a digest of the settings that say what p's reindex
+// reads (sourceOptions' layout): recorded with each run of a docs or adr
+// scope, and compared by coverage, so that a change of them marks the
+// scopes stale.
+func (ix *Indexer) settingsDigest(p ragd.Project) string {
+	b, _ := json.Marshal(ix.sourceOptions(p).Layout) // strings and booleans: it always encodes
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // found groups the files of scope in tree by the rule that chose them, the
@@ -118,6 +129,7 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.Ch
 	}
 	sr.Notes = append(sr.Notes, tree.Notes...)
 	sr.Found, sr.Rules = found(tree, sr.Scope), RulesVersion
+	sr.Settings = r.ix.settingsDigest(r.p)
 	for _, s := range tree.Skipped {
 		if s.Scope == sr.Scope {
 			sr.Skipped = append(sr.Skipped, api.Input{Path: s.Path, Reason: s.Reason, Size: s.Size})

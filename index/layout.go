@@ -13,6 +13,10 @@ import (
 // maxUncommitted bounds api.Layout.Uncommitted: enough to recognise.
 const maxUncommitted = 20
 
+// maxSkippedExamples bounds the paths named for one reason a file was
+// skipped, as source bounds LeftOut's examples: enough to recognise.
+const maxSkippedExamples = 3
+
 // Layout reads project p's repository as the next reindex will and says
 // what the rules find where, and what they leave out. The error is the
 // reader's (not a repository, nothing committed).
@@ -36,8 +40,24 @@ func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree
 	for _, lo := range tree.LeftOut {
 		l.LeftOut = append(l.LeftOut, api.LeftOut{Reason: lo.Reason, Count: lo.Count, Examples: lo.Examples})
 	}
+	// Files the rules chose but the reader could not read (binary, too
+	// large, a Git LFS pointer, a symlink not followed): left out too,
+	// for their reason.
+	skipped := map[string]int{}
+	for _, sk := range tree.Skipped {
+		i, ok := skipped[sk.Reason]
+		if !ok {
+			i = len(l.LeftOut)
+			skipped[sk.Reason] = i
+			l.LeftOut = append(l.LeftOut, api.LeftOut{Reason: sk.Reason, Examples: []string{}})
+		}
+		l.LeftOut[i].Count++
+		if len(l.LeftOut[i].Examples) < maxSkippedExamples {
+			l.LeftOut[i].Examples = append(l.LeftOut[i].Examples, sk.Path)
+		}
+	}
 	for _, d := range tree.Declared {
-		l.Declared = append(l.Declared, api.Declared{File: d.File, Dir: d.Dir, Scope: d.Scope, Missing: d.Missing})
+		l.Declared = append(l.Declared, api.Declared{File: d.File, Dir: d.Dir, Scope: d.Scope, Missing: d.Missing, Outside: d.Outside})
 	}
 	if tree.WorkTree {
 		return l
@@ -48,9 +68,14 @@ func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree
 	if err != nil {
 		return l // a bare repository, or the disk moved: nothing to name
 	}
-	at := make(map[string]bool, len(tree.Files))
+	// Committed is committed, read or not: a binary file at HEAD is
+	// left out as binary above, not "not committed".
+	at := make(map[string]bool, len(tree.Files)+len(tree.Skipped))
 	for _, f := range tree.Files {
 		at[f.Path] = true
+	}
+	for _, sk := range tree.Skipped {
+		at[sk.Path] = true
 	}
 	for _, f := range wt.Files {
 		if !at[f.Path] {

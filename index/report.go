@@ -49,9 +49,6 @@ func summarize(sr *api.ScopeReport) {
 	if n := len(sr.Replaced); n > 0 {
 		fmt.Fprintf(&b, ", %d with bad bytes replaced", n)
 	}
-	if len(sr.Notes) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(sr.Notes, "; "))
-	}
 	reason := sr.Embedding.Reason
 	if reason == "" {
 		reason = "no vector"
@@ -64,6 +61,11 @@ func summarize(sr *api.ScopeReport) {
 		b.WriteString(", lexical only: " + reason)
 	default:
 		fmt.Fprintf(&b, ", %d lexical only: %s", sr.LexicalOnly, reason)
+	}
+	// Notes last, said as notes: in parentheses after "2 skipped" one
+	// read as the reason for the skips.
+	for _, n := range sr.Notes {
+		b.WriteString("; note: " + n)
 	}
 	sr.Summary = b.String()
 }

@@ -44,7 +44,10 @@ func assignedSpans(s string, prio int, out []span) []span {
 		for start > 0 && identByte(s[start-1]) {
 			start--
 		}
-		if start == end || !namesSecret(s[start:end]) {
+		// A .env or shell assignment of a password variable: its own rule
+		// (see envPassword), names such as PGPASSWORD included.
+		envAssign := start < end && end == sep && s[sep] == '=' && envPasswordName(s[start:end])
+		if start == end || !envAssign && !namesSecret(s[start:end]) || publicKeyName(s[:start], s[start:end]) {
 			continue
 		}
 		// The value: over spaces and an optional (escaped) quote.
@@ -65,7 +68,7 @@ func assignedSpans(s string, prio int, out []span) []span {
 			continue
 		}
 		next = ve
-		if secretValue(s[start:end], s[v:ve]) {
+		if envAssign && envPassword(s[v:ve]) || !envAssign && secretValue(s[start:end], s[v:ve]) {
 			out = append(out, span{start: v, end: ve, kind: KindAssignedValue, prio: prio})
 		}
 	}
@@ -151,6 +154,50 @@ func isUpperAt(word string, i int) bool {
 	return i < len(word) && word[i] >= 'A' && word[i] <= 'Z' && i > 0 && word[i-1] >= 'a' && word[i-1] <= 'z'
 }
 
+// publicKeyName reports whether name (with before, the text before it)
+// names a public key ("public key:", PUBLIC_KEY, publicKey, pubkey): the
+// half of a key pair meant to be shown.
+func publicKeyName(before, name string) bool {
+	l := strings.ToLower(name)
+	if strings.Contains(l, "public") || strings.Contains(l, "pubkey") {
+		return true
+	}
+	b := strings.ToLower(strings.TrimRight(before, " \t"))
+	return strings.HasSuffix(b, "public") && len(b) < len(before)
+}
+
+// minEnvPasswordLen is the shortest value redacted in a .env line
+// setting a password (DB_PASSWORD=…): there a value is a value, never a
+// description, and short random ones are common.
+const minEnvPasswordLen = 4
+
+// envPasswordSuffixes end the names of .env variables holding a password.
+var envPasswordSuffixes = []string{"PASSWORD", "PASSWD", "PASS", "PWD", "PASSPHRASE", "SECRET"}
+
+// envPasswordName reports whether name is an upper-case variable ending
+// in a password word (DB_PASSWORD, PGPASSWORD, SMTP_PWD, APP_SECRET).
+func envPasswordName(name string) bool {
+	if strings.ToUpper(name) != name {
+		return false
+	}
+	for _, suf := range envPasswordSuffixes {
+		if strings.HasSuffix(name, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// envPassword reports whether value, set by NAME=value ("=" right after
+// the name, as in a .env file or a shell) for a name envPasswordName
+// accepts, is a password: any value of minEnvPasswordLen or more that is
+// not a placeholder or a description, letters only or digits only
+// included.
+func envPassword(value string) bool {
+	value = strings.Trim(value, `"'`)
+	return len(value) >= minEnvPasswordLen && !strings.HasPrefix(value, Marker) && !placeholder(value) && !describes(value)
+}
+
 // secretValue reports whether value, written after word, is a secret.
 func secretValue(word, value string) bool {
 	value = strings.Trim(value, `"'`)
@@ -161,6 +208,12 @@ func secretValue(word, value string) bool {
 		return false
 	}
 	w := strings.ToLower(word)
+	for _, suf := range []string{"file", "path", "dir"} {
+		// DB_PASSWORD_FILE=/run/secrets/db names where the secret is.
+		if strings.HasSuffix(w, suf) {
+			return false
+		}
+	}
 	if strings.Contains(w, "pass") || strings.Contains(w, "pwd") || strings.Contains(w, "secret") || strings.Contains(w, "credential") {
 		// A value of letters only is a name ("UserCredentials",
 		// "secret: required"), not a password; a password of letters only

@@ -34,6 +34,9 @@ const (
 	KindGoogleOAuth   = "google-oauth-secret"
 	KindPrefixedToken = "prefixed-token"
 	KindAssignedValue = "secret-value"
+	KindAgeKey        = "age-secret-key"
+	KindFacebookToken = "facebook-access-token"
+	KindSentryDSN     = "sentry-dsn-key"
 )
 
 // An own rule is a regular expression whose last capturing group, if it
@@ -68,6 +71,17 @@ var ownRules = []ownRule{
 	{KindGoogleKey, []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), nil, nil},
 	{KindStripeKey, []string{"_live_", "_test_", "whsec_"}, regexp.MustCompile(`\b(?:[rs]k_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{32,})`), nil, nil},
 	{KindGoogleOAuth, []string{"GOCSPX-"}, regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_-]{28}`), nil, nil},
+	// age's secret keys: gitleaks' rule wants exactly 58 characters of
+	// bech32's alphabet, and a key mangled or hand-made (other letters,
+	// lower case, another length) is a key all the same.
+	{KindAgeKey, []string{"AGE-SECRET-KEY-", "age-secret-key-"}, regexp.MustCompile(`(?i)\bAGE-SECRET-KEY-1[0-9A-Z]{20,}`), nil, nil},
+	// Facebook (Meta) access tokens: "EAA", the app's kind, then scores of
+	// letters and digits; gitleaks' rule wants 100 or more after EAAM or
+	// EAAC only.
+	{KindFacebookToken, []string{"EAA"}, regexp.MustCompile(`\bEAA[A-Za-z0-9]{20,}\b`), facebookToken, nil},
+	// The key of a Sentry DSN (https://KEY@o1.ingest.sentry.io/2, and the
+	// older https://KEY:SECRET@sentry.io/2): 32 hex digits as a URL's user.
+	{KindSentryDSN, []string{"://"}, regexp.MustCompile(`https?://([0-9a-f]{32}(?::[0-9a-f]{32})?)@`), nil, hasByte('@')},
 	// Prefixed tokens the gitleaks rules find only after their provider's
 	// name and an assignment.
 	{KindPrefixedToken, []string{"key-"}, regexp.MustCompile(`\bkey-[0-9a-f]{32}\b`), nil, nil},
@@ -117,6 +131,14 @@ func cliPassword(s string, loc []int) bool {
 }
 
 // hasByte returns a need that s holds c.
+// facebookToken keeps an EAA match that reads like a token: mixed case
+// and digits, as every access token has (a word such as "EAAGuide" has
+// no digit).
+func facebookToken(s string, loc []int) bool {
+	v := s[loc[0]:loc[1]]
+	return hasDigitAndLetter(v[3:]) && strings.ContainsAny(v[3:], "abcdefghijklmnopqrstuvwxyz")
+}
+
 func hasByte(c byte) func(string) bool {
 	return func(s string) bool { return strings.IndexByte(s, c) >= 0 }
 }

@@ -23,6 +23,10 @@ type Declaration struct {
 	// Missing reports a folder that does not exist or holds no prose
 	// (a stale declaration): it is not used.
 	Missing bool `json:"missing,omitempty"`
+	// Outside reports a folder outside the repository (an absolute path,
+	// one above its root): Dir is then the name as written, and it is not
+	// used (Missing is set too).
+	Outside bool `json:"outside,omitempty"`
 }
 
 // declFile is a file name that declares where a project's docs are, and
@@ -82,6 +86,15 @@ func declarations(paths []string, read func(p string) ([]byte, bool), hasProse f
 		}
 		for _, d := range df.parse(content) {
 			dir, ok := cleanDir(base, d)
+			if !ok && strings.TrimSpace(d) != "" && !df.guess {
+				// Named, but not in the repository: said, not used.
+				d = strings.TrimSpace(d)
+				if !seen[[2]string{df.scope, "\x00" + d}] {
+					seen[[2]string{df.scope, "\x00" + d}] = true
+					out = append(out, Declaration{File: p, Dir: d, Scope: df.scope, Missing: true, Outside: true})
+				}
+				continue
+			}
 			if !ok || seen[[2]string{df.scope, dir}] {
 				continue
 			}

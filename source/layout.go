@@ -2,7 +2,9 @@ package source
 
 import (
 	"cmp"
+	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ragd/ragd"
@@ -187,6 +189,8 @@ type classifier struct {
 	adr []dirRule
 	// docs are the documentation folders the project declares.
 	docs []dirRule
+	// includeHits are the include patterns that matched a path.
+	includeHits map[string]bool
 }
 
 // decision is the classifier's answer for one path.
@@ -217,7 +221,7 @@ func (c *classifier) classify(p string) decision {
 	if matchAny(c.layout.Exclude, p) {
 		return decision{reason: ReasonExcludedBySetting}
 	}
-	included := matchAny(c.layout.Include, p)
+	included := c.matchInclude(p)
 	dirs := strings.Split(p, "/")
 	dirs = dirs[:len(dirs)-1]
 	if !included {
@@ -401,6 +405,34 @@ func readsLikeADR(content []byte) bool {
 	return false
 }
 
+// matchInclude reports whether an include pattern matches p, and notes
+// the patterns that matched, for includeNotes.
+func (c *classifier) matchInclude(p string) bool {
+	included := false
+	for _, pat := range c.layout.Include {
+		if matchGlob(pat, p) {
+			if c.includeHits == nil {
+				c.includeHits = map[string]bool{}
+			}
+			c.includeHits[pat], included = true, true
+		}
+	}
+	return included
+}
+
+// includeNotes names the include patterns that matched no prose file
+// classified (a path outside the repository, a typo): a setting that
+// does nothing is said, not kept in silence.
+func (c *classifier) includeNotes() []string {
+	var notes []string
+	for _, pat := range c.layout.Include {
+		if !c.includeHits[pat] {
+			notes = append(notes, fmt.Sprintf("include %s matches no prose file in the repository (patterns are paths inside it; a leading / is its root)", quote(pat)))
+		}
+	}
+	return notes
+}
+
 // matchAny reports whether any of patterns matches p (see matchGlob).
 func matchAny(patterns []string, p string) bool {
 	for _, pat := range patterns {
@@ -490,6 +522,11 @@ func ValidateLayout(l ragd.Layout) error {
 			}
 			if _, err := path.Match(strings.ReplaceAll(p, "**", "*"), ""); err != nil {
 				return &LayoutError{Field: set.name, Value: p, Problem: "malformed pattern"}
+			}
+			if slices.Contains(strings.Split(p, "/"), "..") {
+				// It could never match: paths are inside the repository,
+				// as ADR folders are.
+				return &LayoutError{Field: set.name, Value: p, Problem: "names paths outside the repository: patterns match paths inside it, relative to its root"}
 			}
 		}
 	}

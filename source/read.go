@@ -112,6 +112,8 @@ func classifyAll(ctx context.Context, rd reader, t *Tree, layout ragd.Layout) er
 	userADR := len(c.adr) > 0
 	for _, d := range t.Declared {
 		switch {
+		case d.Outside:
+			t.Notes = append(t.Notes, fmt.Sprintf("%s names %s, outside the repository: not used", d.File, d.Dir))
 		case d.Missing:
 			t.Notes = append(t.Notes, fmt.Sprintf("%s names %s, which holds no prose files: not used", d.File, dirName(d.Dir)))
 		case d.Scope == ragd.ScopeADR && !userADR:
@@ -186,6 +188,7 @@ func classifyAll(ctx context.Context, rd reader, t *Tree, layout ragd.Layout) er
 			f.Scope, f.Rule = ragd.ScopeADR, Rule{Kind: RuleNumbered, Dir: dir}
 		}
 	}
+	t.Notes = append(t.Notes, c.includeNotes()...)
 	for _, lo := range leftOut {
 		slices.Sort(lo.Examples)
 		t.LeftOut = append(t.LeftOut, *lo)

@@ -25,9 +25,11 @@ var clineEditors = []string{"Code", "Code - Insiders", "VSCodium", "Cursor", "Wi
 // editor's <config>/<editor>/User/globalStorage/<extension>/tasks/<task id>/
 // (and the Cline CLI's ~/.cline/data/tasks), ui_messages.json, the
 // conversation as the person saw it ({ts, type: ask|say, ask|say, text,
-// partial}), rewritten as the task goes on. api_conversation_history.json
-// beside it is the model's copy of the same turns, with the environment
-// details injected into every request: it is not read.
+// partial}), rewritten as the task goes on; and
+// api_conversation_history.json beside it, the model's copy of the same
+// turns (Anthropic messages, with the environment details and reminders
+// Cline injects into every request), read only where ui_messages.json is
+// not (see readClineAPI): the same conversation is not read twice.
 var clineFormat = Descriptor{
 	Name: Cline,
 	Tool: "Cline, Roo Code, Kilo Code",
@@ -52,11 +54,20 @@ var clineFormat = Descriptor{
 		}
 		return all[:1], nil
 	},
-	Match:    func(path string) bool { return filepath.Base(path) == "ui_messages.json" },
-	Looks:    "ui_messages.json files in task folders (give a file of another name itself)",
+	Match: func(path string) bool {
+		b := filepath.Base(path)
+		return b == clineUIFile || b == clineAPIFile
+	},
+	Looks:    "ui_messages.json and api_conversation_history.json files in task folders (give a file of another name itself)",
 	Rewrites: func(string) bool { return true },
 	Read:     readCline,
 }
+
+// The two files of a Cline task.
+const (
+	clineUIFile  = "ui_messages.json"
+	clineAPIFile = "api_conversation_history.json"
+)
 
 type clineMessage struct {
 	Ts      int64    `json:"ts"`
@@ -86,6 +97,9 @@ var (
 )
 
 func readCline(r io.Reader, name string, opt Options, fn Func) (st Stats, err error) {
+	if filepath.Base(name) == clineAPIFile {
+		return readClineAPI(r, name, opt, fn)
+	}
 	rd := newReader(Cline, name, opt, fn)
 	rd.scoped = true
 	var msgs []clineMessage
@@ -97,12 +111,7 @@ func readCline(r io.Reader, name string, opt Options, fn Func) (st Stats, err er
 		rd.checkpoint(0, 0)
 		st = rd.st
 	}()
-	// A task is named by its folder.
-	task := filepath.Base(filepath.Dir(name))
-	if task == "." || task == string(filepath.Separator) {
-		task = stem(name)
-	}
-	s := rd.setSession(task)
+	s := rd.setSession(clineTask(name))
 	seen := map[string]int{}
 	for i, m := range msgs {
 		rd.line = i + 1
@@ -123,10 +132,18 @@ func readCline(r io.Reader, name string, opt Options, fn Func) (st Stats, err er
 				}
 			}
 		}
-		if m.Partial {
+		// A message streamed stays partial in the file once the task
+		// has moved on, and Cline shows it: only the last one may still
+		// be being written.
+		if m.Partial && i == len(msgs)-1 {
 			rd.st.Incomplete = true
 			rd.skip("cline partial message")
 			continue
+		}
+		if i == 0 && (kind == "text" || kind == "task") {
+			// The first message is the task, as Cline shows it (newer
+			// versions write it as a "say text").
+			kind = "task"
 		}
 		t := msTime(m.Ts)
 		if t.IsZero() {
@@ -178,6 +195,15 @@ func readCline(r io.Reader, name string, opt Options, fn Func) (st Stats, err er
 		}
 	}
 	return rd.st, nil
+}
+
+// clineTask is the task id of a task's file: its folder's name.
+func clineTask(name string) string {
+	task := filepath.Base(filepath.Dir(name))
+	if task == "." || task == string(filepath.Separator) {
+		task = stem(name)
+	}
+	return task
 }
 
 // clineAnswer is the visible text of an answer: a question's or a plan's

@@ -2,8 +2,10 @@ package transcript
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,23 +83,29 @@ func readCrushSchema(ctx context.Context, rd *reader, path string) (Stats, error
 	// The repository the database is in: <root>/.crush/crush.db.
 	root := filepath.Dir(filepath.Dir(path))
 	sessions := map[string]*Session{}
-	rows, err := tx.QueryContext(ctx, "SELECT id, coalesce(parent_session_id, ''), title FROM sessions ORDER BY created_at, id")
+	rows, err := tx.QueryContext(ctx, "SELECT id, coalesce(parent_session_id, ''), title, created_at FROM sessions ORDER BY created_at, id")
 	if err != nil {
 		rd.bad(0, "sessions: "+err.Error())
 		return rd.st, nil
 	}
-	for rows.Next() {
-		var id, parent, title string
-		if err := rows.Scan(&id, &parent, &title); err != nil {
-			rows.Close()
-			return rd.st, err
+	for n := 1; rows.Next(); n++ {
+		var id, parent, title sql.NullString
+		var created any
+		if err := rows.Scan(&id, &parent, &title, &created); err != nil {
+			rd.bad(n, "session row: "+err.Error())
+			continue
 		}
-		s := rd.setSession(id)
-		s.Cwd, s.Subagent = root, parent != ""
-		if !isBlank(title) {
-			s.Title = rd.redact(title)
+		if isBlank(id.String) {
+			rd.bad(n, "session without an id")
+			continue
 		}
-		sessions[id] = s
+		s := rd.setSession(id.String)
+		s.Cwd, s.Subagent = root, parent.String != ""
+		// The title is the session's as of its creation: a time every
+		// read gives the same (the session's updated_at moves).
+		at, _ := sqlInt(created)
+		rd.giveTitle(s, title.String, unixTime(at))
+		sessions[id.String] = s
 	}
 	rows.Close()
 	finished := "1"
@@ -111,12 +119,12 @@ func readCrushSchema(ctx context.Context, rd *reader, path string) (Stats, error
 	}
 	defer rows.Close()
 	for n := 1; rows.Next(); n++ {
-		var m crushRow
-		if err := rows.Scan(&m.ID, &m.Session, &m.Role, &m.Parts, &m.Created, &m.Finished); err != nil {
-			return rd.st, err
-		}
 		rd.line = n
 		rd.st.Records++
+		m, ok := scanCrushRow(rd, rows, n)
+		if !ok {
+			continue
+		}
 		rd.raw = []byte(m.Parts)
 		s, ok := sessions[m.Session]
 		if !ok {
@@ -131,6 +139,42 @@ func readCrushSchema(ctx context.Context, rd *reader, path string) (Stats, error
 	}
 	rd.checkpoint(0, 0)
 	return rd.st, rows.Err()
+}
+
+// scanCrushRow reads the message row n of rows; ok is false, and the row
+// counted as malformed, when a column the message needs is NULL or its
+// time is not a number: the tool's schema forbids both, but a damaged or
+// hand-edited database has them, and one bad row must not cost the rest.
+func scanCrushRow(rd *reader, rows *sql.Rows, n int) (m crushRow, ok bool) {
+	var id, session, role, parts sql.NullString
+	var created any
+	var finished sql.NullBool
+	if err := rows.Scan(&id, &session, &role, &parts, &created, &finished); err != nil {
+		rd.bad(n, "message row: "+err.Error())
+		return m, false
+	}
+	name := "message " + strconv.Quote(id.String)
+	switch {
+	case isBlank(id.String):
+		rd.bad(n, "message without an id")
+		return m, false
+	case isBlank(session.String):
+		rd.bad(n, name+" without a session_id")
+		return m, false
+	case !role.Valid:
+		rd.bad(n, name+" without a role")
+		return m, false
+	case !parts.Valid:
+		rd.bad(n, name+" without parts")
+		return m, false
+	}
+	t, ok := sqlInt(created)
+	if !ok {
+		rd.bad(n, name+": created_at "+sqlValue(created)+" is not a Unix time")
+		return m, false
+	}
+	return crushRow{ID: id.String, Session: session.String, Role: role.String, Parts: parts.String,
+		Created: t, Finished: finished.Valid && finished.Bool}, true
 }
 
 // unixTime reads a time Crush wrote in seconds (or, in some versions, in

@@ -247,12 +247,10 @@ func (rd *reader) cursorConversation(id, title, cwd string, t time.Time, bubbles
 	if cwd != "" {
 		s.Cwd = cwd
 	}
-	if !isBlank(title) {
-		s.Title = rd.redact(title)
-	}
 	if t.IsZero() {
 		t = rd.docTime()
 	}
+	rd.giveTitle(s, title, t)
 	rd.seen(t)
 	for i, b := range bubbles {
 		rd.st.Records++

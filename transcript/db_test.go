@@ -80,6 +80,8 @@ func TestCrushFixture(t *testing.T) {
 	evs, sessions, st := readDB(t, transcript.Crush, path)
 	p := "crush:cs-1/"
 	want := []dbEvent{
+		// The session's title, handed on before its first event.
+		{p + "title/f541d23b", transcript.TypeTitle, transcript.ActorSystem, "Queue retries"},
 		{p + "m1/1", transcript.TypeAttachment, ragd.ActorPerson, "image/png"},
 		{p + "m1", ragd.TypeChatMessage, ragd.ActorPerson, "Why does the queue retry forever?"},
 		{p + "m2/0", transcript.TypeSystemNote, transcript.ActorSystem, "API Error\n404 Not Found"},
@@ -90,6 +92,7 @@ func TestCrushFixture(t *testing.T) {
 		{p + "m5", ragd.TypeAgentResponse, ragd.ActorAgent, "The loop at q.go:12 never\n\nbacks off."},
 		// m6 is still being written: read once finished. The subagent's
 		// session is the agent's conversation, not the person's.
+		{"crush:call_sub/title/80e6edb4", transcript.TypeTitle, transcript.ActorSystem, "Find the loop"},
 		{"crush:call_sub/s1", transcript.TypeSubagentMessage, ragd.ActorAgent, "Find the retry loop in q.go"},
 		{"crush:call_sub/s2", transcript.TypeSubagentResponse, transcript.ActorSubagent, "It is at q.go:12."},
 	}
@@ -165,6 +168,7 @@ func TestOpenCodeFixture(t *testing.T) {
 	evs, sessions, st := readDB(t, transcript.OpenCode, path)
 	p, q := "opencode:ses_1/", "opencode:ses_2/"
 	want := []dbEvent{
+		{p + "title/a54a6f3f", transcript.TypeTitle, transcript.ActorSystem, "Retry loop"},
 		// Text OpenCode adds to the prompt is a note.
 		{p + "msg_1/prt_02", transcript.TypeSystemNote, transcript.ActorSystem, "Called the Read tool with q.go: package q"},
 		{p + "msg_1/prt_03", transcript.TypeAttachment, ragd.ActorPerson, "text/plain"},
@@ -176,6 +180,7 @@ func TestOpenCodeFixture(t *testing.T) {
 		{p + "msg_2/prt_07/result", transcript.TypeToolResult, transcript.ActorTool, "exit 1"},
 		{p + "msg_2", ragd.TypeAgentResponse, ragd.ActorAgent, "The loop at q.go:12\n\nnever backs off."},
 		// The task tool's session: the agent's conversation.
+		{q + "title/11147e63", transcript.TypeTitle, transcript.ActorSystem, "Find the loop (@general subagent)"},
 		{q + "msg_3", transcript.TypeSubagentMessage, ragd.ActorAgent, "Find the retry loop"},
 		{q + "msg_4", transcript.TypeSubagentResponse, transcript.ActorSubagent, "q.go:12"},
 		{p + "msg_5/prt_14", transcript.TypeCompacted, transcript.ActorSystem, "conversation compacted"},
@@ -205,7 +210,7 @@ func TestOpenCodeGoProgram(t *testing.T) {
 		t.Fatalf("Discover in the repository: %v, %v; want %s", found, err, path)
 	}
 	evs, sessions, _ := readDB(t, transcript.OpenCode, path)
-	if len(evs) != 9 || evs[1].ID != "opencode:cs-1/m1" || evs[1].Type != ragd.TypeChatMessage {
+	if len(evs) != 11 || evs[2].ID != "opencode:cs-1/m1" || evs[2].Type != ragd.TypeChatMessage {
 		t.Errorf("events %v", evs)
 	}
 	if s := sessions["opencode:cs-1"]; s.Cwd != repo {
@@ -228,11 +233,13 @@ func TestCursorStateFixture(t *testing.T) {
 	want := []dbEvent{
 		// The draft left in the input box is not a prompt; the prompt
 		// history (aiService.prompts) is not read again.
+		{"cursor:tab-1/title/f7efa7bc", transcript.TypeTitle, transcript.ActorSystem, "Sidebar"},
 		{"cursor:tab-1/b1", ragd.TypeChatMessage, ragd.ActorPerson, "Add a sidebar"},
 		{"cursor:tab-1/b2", ragd.TypeAgentResponse, ragd.ActorAgent, "Here is a sidebar."},
 		{"cursor:comp-1/c1", ragd.TypeChatMessage, ragd.ActorPerson, "Fix the build"},
 		{"cursor:comp-1/c2", ragd.TypeAgentResponse, ragd.ActorAgent, "Fixed the import."},
 		// Newer versions: each bubble under its own key.
+		{"cursor:comp-2/title/3b2fe03e", transcript.TypeTitle, transcript.ActorSystem, "Queue"},
 		{"cursor:comp-2/d1", ragd.TypeChatMessage, ragd.ActorPerson, "Why does the queue stall?"},
 		{"cursor:comp-2/d2", ragd.TypeAgentResponse, ragd.ActorAgent, "It waits on a closed channel."},
 	}
@@ -266,9 +273,14 @@ func TestOpenCodeStorage(t *testing.T) {
 		sess = sessions["opencode:ses_1"]
 	}
 	p := "opencode:ses_1/"
+	// Each message file hands on the session's title, the same event
+	// (its id and time) from both: stored once.
+	title := dbEvent{p + "title/a54a6f3f", transcript.TypeTitle, transcript.ActorSystem, "Retry loop"}
 	want := []dbEvent{
+		title,
 		{p + "msg_1/prt_02", transcript.TypeSystemNote, transcript.ActorSystem, "<file>package q</file>"},
 		{p + "msg_1", ragd.TypeChatMessage, ragd.ActorPerson, "Why does q.go retry forever?"},
+		title,
 		{p + "msg_2/prt_03/call", transcript.TypeToolCall, ragd.ActorAgent, `read {"filePath":"q.go"}`},
 		{p + "msg_2/prt_03/result", transcript.TypeToolResult, transcript.ActorTool, "package q"},
 		{p + "msg_2", ragd.TypeAgentResponse, ragd.ActorAgent, "It never sleeps."},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Droid is Factory's Droid session log.
@@ -34,8 +35,10 @@ type droidRecord struct {
 	ID        string `json:"id"`
 	Timestamp string `json:"timestamp"`
 	Title     string `json:"title"`
-	Cwd       string `json:"cwd"`
-	Message   struct {
+	// SessionTitle is the name the person gave ("New Session" until then).
+	SessionTitle string `json:"sessionTitle"`
+	Cwd          string `json:"cwd"`
+	Message      struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
@@ -61,9 +64,9 @@ func droidRecordEvents(rd *reader, rec *droidRecord, n int) error {
 		if rec.Cwd != "" {
 			s.Cwd = rec.Cwd
 		}
-		if !isBlank(rec.Title) {
-			s.Title = rd.redact(rec.Title)
-		}
+		// session_start has no time: the title goes with the session's
+		// first message, at its time.
+		rd.giveTitle(s, firstNonEmpty(rec.Title, rec.SessionTitle), time.Time{})
 		return nil
 	case "message":
 	default:

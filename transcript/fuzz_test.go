@@ -111,3 +111,9 @@ func FuzzReadCopilotDocument(f *testing.F) {
 func FuzzReadOpenCodeStorage(f *testing.F) {
 	fuzzRead(f, transcript.OpenCode, "/p/storage/message/ses_1/msg_2.json", "more/opencode-storage/storage/message/ses_1/msg_2.json")
 }
+
+// FuzzReadClineAPI: Cline's api_conversation_history.json, read where no
+// ui_messages.json is beside it (issue 35 item 4).
+func FuzzReadClineAPI(f *testing.F) {
+	fuzzRead(f, transcript.Cline, "/p/tasks/1/api_conversation_history.json", "more/apitasks/1733000000000/api_conversation_history.json")
+}

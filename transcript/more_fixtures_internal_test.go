@@ -63,6 +63,9 @@ func TestMoreFixtures(t *testing.T) {
 			person("look at the retries"),
 		}, Session{ID: "qwen:qs-1", Format: Qwen, ToolID: "qs-1", Cwd: "/home/dev/proj"}, "qwen:qs-1/q1", 0},
 		{Droid, "droid.jsonl", []ev{
+			// session_start's title, handed on with the first message
+			// (issue 35 item 3).
+			{Type: TypeTitle, Actor: ActorSystem, Text: "Fix the comment"},
 			person("Fix the first comment in @index.ts"),
 			// The file the person named, attached by Droid.
 			note("Contents of /home/dev/proj/index.ts (lines 1-2 of 2):\n// old\n"),
@@ -70,7 +73,7 @@ func TestMoreFixtures(t *testing.T) {
 			call(`Edit {"file_path":"/home/dev/proj/index.ts"}`),
 			result("ok"),
 			agent("Done: the comment is fixed."),
-		}, Session{ID: "droid:ds-1", Format: Droid, ToolID: "ds-1", Cwd: "/home/dev/proj", Title: "Fix the comment"}, "droid:ds-1/d1/0", 0},
+		}, Session{ID: "droid:ds-1", Format: Droid, ToolID: "ds-1", Cwd: "/home/dev/proj", Title: "Fix the comment"}, "droid:ds-1/title/" + shortHash("Fix the comment"), 0},
 		{Cursor, "home-dev-proj/agent-transcripts/cur-1.jsonl", []ev{
 			note("<attached_files>\n<file path=\"a.go\">package a</file>\n</attached_files>"),
 			person("List the HBO shows"),

@@ -2,11 +2,13 @@ package transcript
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ragd/ragd"
@@ -86,12 +88,17 @@ func readOpenCodeStorage(r io.Reader, name string, opt Options, fn Func) (st Sta
 		Directory string `json:"directory"`
 		Title     string `json:"title"`
 		ParentID  string `json:"parentID"`
+		Time      struct {
+			Created int64 `json:"created"`
+		} `json:"time"`
 	}
 	if found, _ := filepath.Glob(filepath.Join(storage, "session", "*", sid+".json")); len(found) > 0 {
 		if b, err := os.ReadFile(found[0]); err == nil && json.Unmarshal(b, &sess) == nil {
 			s.Cwd = sess.Directory
-			if !isBlank(sess.Title) {
-				s.Title = rd.redact(sess.Title)
+			// Each message file is read by itself: the title's event
+			// must have the same time from every one of them.
+			if created := msTime(sess.Time.Created); !created.IsZero() {
+				rd.giveTitle(s, sess.Title, created)
 			}
 			// A subagent's session names its parent; the parent's files
 			// are beside it.
@@ -173,31 +180,35 @@ func readOpenCode(ctx context.Context, path string, opt Options, fn Func) (Stats
 		return rd.st, nil
 	}
 	sessions := map[string]*Session{}
-	rows, err := tx.QueryContext(ctx, `SELECT s.id, s.directory, s.title,
+	rows, err := tx.QueryContext(ctx, `SELECT s.id, s.directory, s.title, s.time_created,
 		coalesce(s.parent_id, '') <> '' AND EXISTS (SELECT 1 FROM session p WHERE p.id = s.parent_id)
 		FROM session s ORDER BY s.time_created, s.id`)
 	if err != nil {
 		rd.bad(0, "sessions: "+err.Error())
 		return rd.st, nil
 	}
-	for rows.Next() {
-		var id, dir, title string
-		var sub bool
-		if err := rows.Scan(&id, &dir, &title, &sub); err != nil {
-			rows.Close()
-			return rd.st, err
+	for n := 1; rows.Next(); n++ {
+		var id, dir, title sql.NullString
+		var sub sql.NullBool
+		var created any
+		if err := rows.Scan(&id, &dir, &title, &created, &sub); err != nil {
+			rd.bad(n, "session row: "+err.Error())
+			continue
+		}
+		if isBlank(id.String) {
+			rd.bad(n, "session without an id")
+			continue
 		}
 		// A session whose parent is in the database is a subagent's (the
 		// task tool's); one whose parent is not is read as the person's.
-		s := rd.setSession(id)
-		s.Cwd, s.Subagent = dir, sub
-		if !isBlank(title) {
-			s.Title = rd.redact(title)
-		}
-		sessions[id] = s
+		s := rd.setSession(id.String)
+		s.Cwd, s.Subagent = dir.String, sub.Bool
+		at, _ := sqlInt(created)
+		rd.giveTitle(s, title.String, msTime(at))
+		sessions[id.String] = s
 	}
 	rows.Close()
-	rows, err = tx.QueryContext(ctx, `SELECT m.id, m.session_id, m.data, coalesce(p.id, ''), coalesce(p.data, '')
+	rows, err = tx.QueryContext(ctx, `SELECT m.id, m.session_id, m.data, coalesce(p.id, ''), p.data
 		FROM message m LEFT JOIN part p ON p.message_id = m.id
 		ORDER BY m.time_created, m.id, p.time_created, p.id`)
 	if err != nil {
@@ -214,30 +225,53 @@ func readOpenCode(ctx context.Context, path string, opt Options, fn Func) (Stats
 		cur = nil
 		return openCodeEmit(rd, t)
 	}
-	for rows.Next() {
-		var mid, sid, mdata, pid, pdata string
+	for n := 1; rows.Next(); n++ {
+		var mid, sid, mdata, pdata sql.NullString
+		var pid string
 		if err := rows.Scan(&mid, &sid, &mdata, &pid, &pdata); err != nil {
-			return rd.st, err
+			rd.bad(n, "message row: "+err.Error())
+			continue
 		}
-		if cur == nil || cur.id != mid {
+		if isBlank(mid.String) {
+			// Its parts cannot name it: nothing joins it.
+			rd.st.Records++
+			rd.bad(rd.st.Records, "message without an id")
+			continue
+		}
+		if cur == nil || cur.id != mid.String {
 			if err := flush(); err != nil {
 				return rd.st, err
 			}
 			rd.st.Records++
 			rd.line = rd.st.Records
-			s, ok := sessions[sid]
-			if !ok {
-				s = rd.setSession(sid)
-				sessions[sid] = s
-			}
-			cur = &openCodeTurn{id: mid, session: s, raw: mdata}
-			if err := json.Unmarshal([]byte(mdata), &cur.msg); err != nil {
-				rd.bad(rd.line, "message "+mid+": "+err.Error())
+			cur = &openCodeTurn{id: mid.String, raw: mdata.String}
+			name := "message " + strconv.Quote(mid.String)
+			switch {
+			case isBlank(sid.String):
+				rd.bad(rd.line, name+" without a session_id")
 				cur.bad = true
+			case !mdata.Valid:
+				rd.bad(rd.line, name+" without data")
+				cur.bad = true
+			default:
+				s, ok := sessions[sid.String]
+				if !ok {
+					s = rd.setSession(sid.String)
+					sessions[sid.String] = s
+				}
+				cur.session = s
+				if err := json.Unmarshal([]byte(mdata.String), &cur.msg); err != nil {
+					rd.bad(rd.line, name+": "+err.Error())
+					cur.bad = true
+				}
 			}
 		}
-		if pid != "" {
-			cur.parts = append(cur.parts, openCodeRawPart{pid, pdata})
+		if pid != "" && !cur.bad {
+			if !pdata.Valid {
+				rd.bad(rd.line, "part "+strconv.Quote(pid)+" without data")
+				continue
+			}
+			cur.parts = append(cur.parts, openCodeRawPart{pid, pdata.String})
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	// The tools' databases are read through the same SQLite build as
@@ -103,6 +105,16 @@ func copyFile(from, to string) error {
 // one read transaction. ok is false (and the problem counted in Stats)
 // when the file is not a SQLite database.
 func (rd *reader) openSnapshot(ctx context.Context, path string) (tx *sql.Tx, done func(), ok bool, err error) {
+	// Look before copying: a file given as a database may be anything, of
+	// any size (a 2 GB sparse file was copied whole before SQLite said no).
+	isDB, err := hasSQLiteHeader(path)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("transcript: %s: %w", path, err)
+	}
+	if !isDB {
+		rd.bad(0, "not a SQLite database: the file does not start with SQLite's header")
+		return nil, nil, false, nil
+	}
 	cp, cleanup, err := snapshot(path)
 	if err != nil {
 		return nil, nil, false, err
@@ -137,6 +149,29 @@ func (rd *reader) openSnapshot(ctx context.Context, path string) (tx *sql.Tx, do
 	return tx, done, true, nil
 }
 
+// sqliteHeader is how every SQLite database file starts (the "magic
+// header string" of SQLite's file format).
+const sqliteHeader = "SQLite format 3\x00"
+
+// hasSQLiteHeader reports whether the file at path starts with
+// sqliteHeader. An empty file is no database of a tool's: the tools
+// create their schema when they create the file.
+func hasSQLiteHeader(path string) (bool, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer fh.Close()
+	var head [len(sqliteHeader)]byte
+	if _, err := io.ReadFull(fh, head[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, nil
+		}
+		return false, err
+	}
+	return string(head[:]) == sqliteHeader, nil
+}
+
 // hasTable reports whether the database has a table of that name.
 func hasTable(ctx context.Context, tx *sql.Tx, name string) bool {
 	var n int
@@ -149,4 +184,38 @@ func hasColumn(ctx context.Context, tx *sql.Tx, table, column string) bool {
 	var n int
 	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", table, column).Scan(&n)
 	return err == nil && n > 0
+}
+
+// sqlInt reads an integer column scanned into an any: SQLite keeps what
+// it was given, so a column declared INTEGER may hold text or a real.
+func sqlInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case float64:
+		return int64(x), x == float64(int64(x))
+	case []byte:
+		i, err := strconv.ParseInt(strings.TrimSpace(string(x)), 10, 64)
+		return i, err == nil
+	case string:
+		i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		return i, err == nil
+	}
+	return 0, false
+}
+
+// maxQuotedValue bounds a column value quoted in a malformed row's reason.
+const maxQuotedValue = 40
+
+// sqlValue renders a column value scanned into an any, for a reason.
+func sqlValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return strconv.Quote(shorten(string(x), maxQuotedValue))
+	case string:
+		return strconv.Quote(shorten(x, maxQuotedValue))
+	}
+	return fmt.Sprint(v)
 }

@@ -197,6 +197,10 @@ type Session struct {
 	// Subagent is set for a session that is a subagent's conversation
 	// (Gemini's kind "subagent"): its conversation is not indexed.
 	Subagent bool `json:"subagent,omitempty"`
+	// TitleDue is set while Title, given by the session's own record (a
+	// database row, a session_start line), has not yet been handed on as
+	// a session.title event: the session's next event is preceded by one.
+	TitleDue bool `json:"titleDue,omitempty"`
 }
 
 // Checkpoint is where a read stopped, for resuming an append-only
@@ -368,6 +372,9 @@ type reader struct {
 	held     bool
 	heldOff  int64
 	heldLine int
+	// titleAt is the time of each due title (see Session.TitleDue), by
+	// session id; none means the time of the event it precedes.
+	titleAt map[string]time.Time
 }
 
 // hold keeps the checkpoint at off (after line lines) until release.
@@ -402,6 +409,60 @@ func (rd *reader) setSession(toolID string) *Session {
 		rd.st.Sessions++
 	}
 	return rd.sess
+}
+
+// placeholderTitle reports whether title is one a tool gives every new
+// session before it has one (Crush's and Droid's "New Session",
+// OpenCode's "New session - <time>" and "Child session - <time>"): no
+// title at all, as far as a reader of the list is concerned.
+func placeholderTitle(title string) bool {
+	t := strings.TrimSpace(title)
+	if strings.EqualFold(t, "New Session") {
+		return true
+	}
+	for _, prefix := range []string{"New session - ", "Child session - "} {
+		if rest, ok := strings.CutPrefix(t, prefix); ok {
+			if _, ok := parseTime(rest); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// giveTitle sets s's title from the session's own record and has it
+// handed on, as a session.title event at time at (zero: the time of the
+// event it precedes), before the session's next event: the store takes a
+// session's title from its events. A blank or placeholder title is none.
+// at must be the same on every read of the source, as the event's id is.
+func (rd *reader) giveTitle(s *Session, title string, at time.Time) {
+	if isBlank(title) || placeholderTitle(title) {
+		return
+	}
+	title = rd.redact(title)
+	if s.Title == title && !s.TitleDue {
+		return
+	}
+	s.Title, s.TitleDue = title, true
+	if rd.titleAt == nil {
+		rd.titleAt = map[string]time.Time{}
+	}
+	rd.titleAt[s.ID] = at
+}
+
+// emitDueTitle hands on the due title of the session being read (see
+// giveTitle), before an event of time t.
+func (rd *reader) emitDueTitle(t time.Time) error {
+	s := rd.sess
+	s.TitleDue = false
+	at := rd.titleAt[s.ID]
+	if at.IsZero() {
+		at = t
+	}
+	raw := rd.raw
+	rd.raw = nil
+	defer func() { rd.raw = raw }()
+	return rd.emit("title/"+shortHash(s.Title), TypeTitle, ActorSystem, s.Title, at, s.Title, meta{Record: "title"})
 }
 
 func (rd *reader) skip(reason string) {
@@ -467,9 +528,14 @@ func (rd *reader) emit(id, typ, actor, text string, t time.Time, title string, m
 	if !ragd.Indexed(typ) {
 		text = shorten(text, MaxMechanismText)
 	}
+	if rd.sess.TitleDue && title == "" {
+		if err := rd.emitDueTitle(t); err != nil {
+			return err
+		}
+	}
 	if title != "" {
 		title = rd.redact(title)
-		rd.sess.Title = title
+		rd.sess.Title, rd.sess.TitleDue = title, false
 	}
 	if rd.scoped {
 		id = rd.sess.ToolID + "/" + id

@@ -58,3 +58,38 @@ func TestCLI_SearchAllProjects(t *testing.T) {
 		t.Errorf("--all-projects --project: %v", err)
 	}
 }
+
+// Issue 35 item 6: without --limit, the default limit applies to the
+// merged list: two projects with one hit each answer two hits, not the
+// largest project's own count.
+func TestCLI_SearchAllProjects_DefaultLimitIsTheMergedList(t *testing.T) {
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
+	startDaemon(t, srv.URL)
+	for _, p := range []struct{ name, text string }{
+		{"north", "# Herons\n\nHerons nest in tall trees by the river.\n"},
+		{"south", "# Herons\n\nHerons wade in the marsh in winter.\n"},
+	} {
+		ragd(t, "add", daemontest.Repo(t, map[string]string{"docs/" + p.name + ".md": p.text}).Dir, "--name", p.name, "--json")
+		ragd(t, "reindex", "--project", p.name, "--json")
+	}
+	resp := decode[api.AllProjectsResponse](t, ragd(t, "search", "herons", "--all-projects", "--json"))
+	per := 0
+	for _, p := range resp.Projects {
+		per = max(per, p.Hits)
+	}
+	if per != 1 || len(resp.Hits) != 2 {
+		t.Errorf("%d merged hits (at most %d per project), want 2: the default limit is the merged list's: %+v", len(resp.Hits), per, resp)
+	}
+}
+
+// Issue 35 item 6: the footer counts the projects that merged, and says
+// how many were not searched.
+func TestPrintAllHits_CountsOnlyMergedProjects(t *testing.T) {
+	var b strings.Builder
+	printAllHits(&b, &api.AllProjectsResponse{Hits: []api.ProjectHit{}, RRFK: 60, Projects: []api.ProjectSearch{
+		{Project: "a"}, {Project: "b"}, {Project: "c", Error: "database unavailable"},
+	}}, "q")
+	if out := b.String(); !strings.Contains(out, "2 projects merged by rank (rrf k=60); 1 not searched") {
+		t.Errorf("footer:\n%s\nwant 2 projects merged, 1 not searched", out)
+	}
+}

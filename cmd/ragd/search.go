@@ -191,8 +191,14 @@ func printAllHits(w io.Writer, r *api.AllProjectsResponse, query string) {
 			fmt.Fprintf(w, "! %s: stale since last reindex: %s (ragd reindex --project %s)\n", p.Project, strings.Join(p.Stale, ", "), p.Project)
 		}
 	}
+	merged := 0
+	for _, p := range r.Projects {
+		if p.Error == "" {
+			merged++
+		}
+	}
 	if len(r.Hits) == 0 {
-		fmt.Fprintf(w, "no hits in %s\n", words.Plural(len(r.Projects), "project"))
+		fmt.Fprintf(w, "no hits in %s\n", words.Plural(merged, "project"))
 	}
 	for _, h := range r.Hits {
 		fmt.Fprintf(w, "[%d] %s  %s  (rank %d there, score %#.4g; %s)\n", h.Position, h.Project, h.Origin, h.Rank, h.Score, signals(h.Hit))
@@ -208,7 +214,11 @@ func printAllHits(w io.Writer, r *api.AllProjectsResponse, query string) {
 		}
 		fmt.Fprintf(w, "    chunk %s · search %s\n", h.ChunkID, id)
 	}
-	fmt.Fprintf(w, "%s merged by rank (rrf k=%d)\n", words.Plural(len(r.Projects), "project"), r.RRFK)
+	footer := fmt.Sprintf("%s merged by rank (rrf k=%d)", words.Plural(merged, "project"), r.RRFK)
+	if failed := len(r.Projects) - merged; failed > 0 {
+		footer += fmt.Sprintf("; %d not searched", failed)
+	}
+	fmt.Fprintln(w, footer)
 }
 
 func signals(h api.Hit) string {

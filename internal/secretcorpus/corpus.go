@@ -326,6 +326,37 @@ var kinds = []struct {
 	{"dropbox", func(g gen) (string, string) { v := "sl." + g.url(135); return "dropbox access " + v, v }},
 	{"heroku-v2", func(g gen) (string, string) { v := "HRKU-AA" + g.url(58); return "heroku " + v, v }},
 	{"private-key-password-yaml", func(g gen) (string, string) { v := g.pw(); return "  passphrase: " + v, v }},
+	// Issue 35 item 5: the kinds a held-out set still found.
+	{"age-secret-key-keyfile", func(g gen) (string, string) {
+		// age-keygen's file; a key whose characters stray from bech32's
+		// (a hand-made or mangled one) is a key all the same.
+		v := "AGE-SECRET-KEY-1" + g.from(upper+digits, 58)
+		return "# created: 2026-01-0" + g.dig(1) + "T10:00:00Z\n# public key: age1" + g.from(strings.ToLower(bech32), 58) + "\n" + v, v
+	}},
+	{"env-short-password", func(g gen) (string, string) {
+		v := g.an(4 + g.r.IntN(3))
+		return g.pick("DB_PASSWORD", "POSTGRES_PASSWORD", "REDIS_PASS", "MYSQL_ROOT_PASSWORD", "SMTP_PWD") + "=" + v, v
+	}},
+	{"env-letters-password", func(g gen) (string, string) {
+		v := g.from(lower+upper, 8+g.r.IntN(5))
+		return g.pick("export ", "") + g.pick("DB_PASSWORD", "PGPASSWORD", "ADMIN_PASSWORD") + "=" + v, v
+	}},
+	{"env-numeric-password", func(g gen) (string, string) {
+		v := g.dig(6 + g.r.IntN(4))
+		return g.pick("DB_PASSWORD", "REDIS_PASSWORD", "APP_PIN_PASSWORD") + "=" + v, v
+	}},
+	{"facebook-access-token", func(g gen) (string, string) {
+		v := "EAA" + g.pick("B", "C", "G", "M", "J", "I") + g.an(20+g.r.IntN(160))
+		return g.pick("FACEBOOK_ACCESS_TOKEN=", "curl 'https://graph.facebook.com/v19.0/me?access_token=", "the page token is ") + v, v
+	}},
+	{"sentry-dsn", func(g gen) (string, string) {
+		v := g.hex(32)
+		return g.pick("SENTRY_DSN=", "dsn: '", "Sentry.init({ dsn: \"") + "https://" + v + "@o" + g.dig(6) + g.pick(".ingest.sentry.io/", ".ingest.us.sentry.io/", ".ingest.de.sentry.io/") + g.dig(7), v
+	}},
+	{"sentry-dsn-legacy", func(g gen) (string, string) {
+		v := g.hex(32)
+		return "RAVEN_DSN=https://" + v + ":" + g.hex(32) + "@" + g.pick("sentry.io", "sentry.example.com") + "/" + g.dig(4), v
+	}},
 }
 
 // benigns are look-alikes that must survive.
@@ -393,6 +424,25 @@ var benigns = []struct {
 	{"jwt-header-only", func(g gen) string { return "alg header eyJhbGciOiJIUzI1NiJ9 is base64 (" + g.dig(3) + ")" }},
 	{"k8s-secret-ref", func(g gen) string { return "secretKeyRef: {name: " + g.word() + g.dig(2) + ", key: password}" }},
 	{"timestamp", func(g gen) string { return "at 2026-" + g.dig(1) + "1-0" + g.dig(1) + "T12:" + g.dig(1) + "0:00Z" }},
+	// Issue 35 item 5: look-alikes of the kinds added then.
+	{"age-public-key", func(g gen) string {
+		return g.pick("# public key: ", "recipient: ", "age -r ") + "age1" + g.from(strings.ToLower(bech32), 58)
+	}},
+	{"public-key-setting", func(g gen) string {
+		return g.pick("PUBLIC_KEY", "publicKey", "public_key") + "=" + g.an(32)
+	}},
+	{"sentry-url", func(g gen) string {
+		return g.pick("https://sentry.io/organizations/", "https://o"+g.dig(6)+".ingest.sentry.io/api/") + g.word() + "/issues/" + g.dig(6) + "/"
+	}},
+	{"env-nonsecret", func(g gen) string {
+		return g.pick("PASSWORD_MIN_LENGTH="+g.dig(2), "PASSWORD_HASH_ROUNDS="+g.dig(5), "DB_HOST="+g.host(), "DB_USER="+g.word(), "DB_PASSWORD_FILE=/run/secrets/"+g.word())
+	}},
+	{"env-password-placeholder", func(g gen) string {
+		return g.pick("DB_PASSWORD=", "REDIS_PASSWORD=", "PGPASSWORD=") + g.pick("changeme", "${DB_PASSWORD}", "<password>", "xxxx", "")
+	}},
+	{"graph-api-url", func(g gen) string {
+		return "GET https://graph.facebook.com/v" + g.dig(2) + ".0/me/accounts?fields=" + g.pick("name,id", "access_token", "EAAGuide")
+	}},
 }
 
 // benignPerKind is how many more benign values of a kind than secrets
