@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/search"
@@ -37,9 +38,9 @@ type Options struct {
 	// Open opens the engine that keeps the database ([daemon] database,
 	// else Paths.Database), once the daemon holds its lock. Required: the
 	// caller chooses the engine (cmd/ragd by the database's form).
-	Open Opener
+	Open engine.Opener
 	// ResetVectors drops stored vectors of another embedding space instead of
-	// refusing to start (see EngineOptions.ResetSpace).
+	// refusing to start (see engine.Options.ResetSpace).
 	ResetVectors bool
 	Logger       *slog.Logger
 }
@@ -53,7 +54,7 @@ type Daemon struct {
 	configModTime *time.Time
 	logger        *slog.Logger
 
-	store    Store
+	store    engine.Store
 	embedder *embedding.Service
 	indexer  *index.Indexer
 	importer *index.Importer
@@ -138,7 +139,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	d.limiter = newLimitListener(d.ln, d.limits.MaxConns, idleWhenFull)
 
 	space := embedding.SpaceFor(cfg.Embedding.Service(nil))
-	st, err := opt.Open(ctx, paths.Database, EngineOptions{
+	st, err := opt.Open(ctx, paths.Database, engine.Options{
 		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger, Vectors: cfg.Search.Vectors,
 		Owner: cfg.Daemon.OwnerName(), ShareSessions: cfg.Sessions.Share,
 	})
@@ -225,7 +226,7 @@ func (d *Daemon) Done() <-chan error { return d.served }
 func (d *Daemon) Socket() string { return d.paths.Socket }
 
 // Store returns the daemon's engine, for tests and tools in this process.
-func (d *Daemon) Store() Store { return d.store }
+func (d *Daemon) Store() engine.Store { return d.store }
 
 // Close stops the daemon: no new connections, in-flight requests get
 // shutdownTimeout to finish, a running reindex is cancelled (its

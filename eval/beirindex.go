@@ -15,6 +15,7 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
@@ -48,7 +49,7 @@ type BEIRIndexOptions struct {
 
 // BEIRIndex is a BEIR corpus indexed as a project of its own store.
 type BEIRIndex struct {
-	Store   IndexStore
+	Store   engine.Store
 	Project ragd.Project
 	// Embedder is the documents' embedder; it caches in Store.
 	Embedder *embedding.Service

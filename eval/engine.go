@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/store/postgres"
 )
@@ -25,7 +26,7 @@ type StoreOptions struct {
 // postgres:// or postgresql:// URL on the PostgreSQL engine, a plain path a
 // SQLite file. Any other scheme is refused before anything is created, as
 // the daemon refuses it, so that a URL is never taken for a file path.
-func OpenStore(ctx context.Context, database string, opt StoreOptions) (IndexStore, error) {
+func OpenStore(ctx context.Context, database string, opt StoreOptions) (engine.Store, error) {
 	switch scheme := ragd.DatabaseScheme(database); scheme {
 	case "":
 		st, err := store.Open(ctx, database, store.Options{Space: opt.Space, Dims: opt.Dims, Logger: opt.Logger,

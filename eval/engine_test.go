@@ -13,13 +13,14 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/internal/pgtest"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store/postgres"
 )
 
 // The PostgreSQL engine is an evaluation's store.
-var _ IndexStore = (*postgres.Store)(nil)
+var _ engine.Store = (*postgres.Store)(nil)
 
 func TestDatabaseScheme(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{

@@ -6,9 +6,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/internal/storetest"
 	"github.com/ragd/ragd/store"
 )
+
+// The SQLite store implements the whole contract.
+var _ engine.Store = (*store.Store)(nil)
 
 // TestConformance runs the store conformance suite on the SQLite engine:
 // each subtest gets a database in a temp dir of its own, and opening again
@@ -16,7 +20,7 @@ import (
 func TestConformance(t *testing.T) {
 	var mu sync.Mutex
 	paths := map[*testing.T]string{}
-	storetest.Run(t, func(t *testing.T) storetest.Store {
+	storetest.Run(t, func(t *testing.T) engine.Store {
 		mu.Lock()
 		path, ok := paths[t]
 		if !ok {

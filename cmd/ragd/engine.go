@@ -12,6 +12,7 @@ import (
 
 	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
@@ -20,8 +21,8 @@ import (
 
 // The SQLite store is an engine the daemon can run on.
 var (
-	_ daemon.Store        = (*store.Store)(nil)
-	_ daemon.VecVersioner = (*store.Store)(nil)
+	_ engine.Store        = (*store.Store)(nil)
+	_ engine.VecVersioner = (*store.Store)(nil)
 	_ search.Store        = (*store.Store)(nil)
 	_ index.Store         = (*store.Store)(nil)
 	_ index.BackfillStore = (*store.Store)(nil)
@@ -29,20 +30,20 @@ var (
 
 // The PostgreSQL store is one too, with checks of its own for ragd doctor.
 var (
-	_ daemon.Store   = (*postgres.Store)(nil)
-	_ daemon.Checker = (*postgres.Store)(nil)
+	_ engine.Store   = (*postgres.Store)(nil)
+	_ engine.Checker = (*postgres.Store)(nil)
 )
 
 // engines opens, by URL scheme, the databases that are not a plain path (a
 // SQLite file, openSQLite). An engine's package adds its opener here.
-var engines = map[string]daemon.Opener{
+var engines = map[string]engine.Opener{
 	"postgres":   openPostgres,
 	"postgresql": openPostgres,
 }
 
 // notBuiltIn is the opener of an engine this build lacks.
-func notBuiltIn(name string) daemon.Opener {
-	return func(context.Context, string, daemon.EngineOptions) (daemon.Store, error) {
+func notBuiltIn(name string) engine.Opener {
+	return func(context.Context, string, engine.Options) (engine.Store, error) {
 		return nil, fmt.Errorf("%s engine not built in", name)
 	}
 }
@@ -50,7 +51,7 @@ func notBuiltIn(name string) daemon.Opener {
 // chooseEngine returns the opener of database ([daemon] database,
 // RAGD_DB): a plain path is a SQLite file; a URL goes to the engine of its
 // scheme; any other scheme is refused, before anything is created.
-func chooseEngine(database string) (daemon.Opener, error) {
+func chooseEngine(database string) (engine.Opener, error) {
 	scheme := domain.DatabaseScheme(database)
 	if scheme == "" {
 		return openSQLite, nil
@@ -73,7 +74,7 @@ func engineURLs() []string {
 }
 
 // openSQLite opens the SQLite store at path.
-func openSQLite(ctx context.Context, path string, opt daemon.EngineOptions) (daemon.Store, error) {
+func openSQLite(ctx context.Context, path string, opt engine.Options) (engine.Store, error) {
 	vectors, err := store.ParseVectorMode(opt.Vectors)
 	if err != nil {
 		return nil, fmt.Errorf("config [search]: %w", err)
@@ -104,7 +105,7 @@ func permissionWarnings(database string) []string {
 // The pool holds postgres.DefaultMaxConns connections, or the URL's
 // pool_max_conns (pgx's parameter). A password file or a service file
 // that others may read is refused, before any connection.
-func openPostgres(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+func openPostgres(ctx context.Context, database string, opt engine.Options) (engine.Store, error) {
 	if err := checkCredentialFiles(database, os.Getenv); err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/internal/pgtest"
 	"github.com/ragd/ragd/store/postgres"
 )
@@ -45,7 +45,7 @@ const PostgresConns = 3
 
 // OpenPostgres is the engine of daemons on PostgreSQL (daemon.Options.Open),
 // as ragd serve opens a postgres:// URL, with a pool of PostgresConns.
-func OpenPostgres(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+func OpenPostgres(ctx context.Context, database string, opt engine.Options) (engine.Store, error) {
 	s, err := postgres.Open(ctx, database, postgres.Options{
 		Space: opt.Space, Dims: opt.Dims, ResetSpace: opt.ResetSpace, Logger: opt.Logger,
 		Owner: opt.Owner, ShareSessions: opt.ShareSessions, MaxConns: PostgresConns})
@@ -97,9 +97,9 @@ func postgresDatabase(tb testing.TB) string {
 
 // Engine returns the daemon's engine, whichever it is, for tests that ask
 // it what the daemon's interface offers (Stats, Path).
-func (d *Daemon) Engine() daemon.Store { return d.engine }
+func (d *Daemon) Engine() engine.Store { return d.engine }
 
-// messageStore is what both engines offer beyond daemon.Store to read a
+// messageStore is what both engines offer beyond engine.Store to read a
 // project's session log.
 type messageStore interface {
 	Messages(ctx context.Context, projectID int64, types []string) ([]ragd.Message, error)

@@ -1,6 +1,7 @@
 // Package storetest is the conformance suite of ragd's store engines: every
 // behaviour the daemon, the indexer and the searcher rely on, run against
-// any engine through the Store interface. The SQLite engine (package store)
+// any engine through the contract every engine implements (engine.Store,
+// all of it). The SQLite engine (package store)
 // runs it in store/conformance_test.go; the PostgreSQL engine
 // (store/postgres) runs it on PGlite (internal/pgtest). The suite describes
 // the SQLite engine's behaviour as it is: where it says "as the SQLite engine
@@ -38,6 +39,8 @@
 //     gives.
 //   - lexical: the snapshot's lexical methods (lexical.go, one file to adapt
 //     when they change).
+//   - cache, profile, abandon, sessionstats: the embedding cache,
+//     RandomPairCosine, AbandonRuns and SessionStats (contract.go).
 //
 // An engine's test gives Open a fresh database per subtest and the same one
 // again on a second call with the same t. On PGlite, with a database per
@@ -46,7 +49,7 @@
 //	func TestConformance(t *testing.T) {
 //		var mu sync.Mutex
 //		urls := map[*testing.T]string{}
-//		storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) storetest.Store {
+//		storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) engine.Store {
 //			mu.Lock()
 //			defer mu.Unlock()
 //			url, ok := urls[t]
@@ -65,7 +68,6 @@
 package storetest
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -73,47 +75,8 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/index"
-	"github.com/ragd/ragd/search"
+	"github.com/ragd/ragd/engine"
 )
-
-// Store is what the suite exercises: the union of the interfaces the
-// searcher and the indexer declare and the methods the daemon calls.
-type Store interface {
-	search.Store
-	index.Store
-	index.BackfillStore
-
-	// Projects.
-	AddProject(ctx context.Context, name, path string) (ragd.Project, error)
-	Project(ctx context.Context, nameOrPath string) (ragd.Project, error)
-	Projects(ctx context.Context) ([]ragd.Project, error)
-	RemoveProject(ctx context.Context, projectID int64) (ragd.RemovedTelemetry, error)
-	SetAutoReindex(ctx context.Context, projectID int64, on bool) error
-	SetLayout(ctx context.Context, projectID int64, l ragd.Layout) error
-
-	// Sessions.
-	ListSessions(ctx context.Context, projectID int64, f ragd.SessionFilter) ([]ragd.SessionInfo, error)
-	SessionEvents(ctx context.Context, projectID int64, sessionID string) ([]ragd.Event, error)
-	ForgetSession(ctx context.Context, projectID int64, sessionID string) (ragd.ForgetResult, error)
-	ForgottenSessions(ctx context.Context, projectID int64) (map[string]bool, error)
-	TranscriptFiles(ctx context.Context, path string) ([]ragd.TranscriptFile, error)
-	SaveTranscriptFile(ctx context.Context, tf ragd.TranscriptFile) error
-
-	// Passages.
-	FileChunks(ctx context.Context, projectID int64, path string) ([]ragd.Chunk, error)
-	EventChunks(ctx context.Context, projectID int64, eventID string) ([]ragd.Chunk, error)
-	EventsAround(ctx context.Context, projectID int64, id string, types []string, n int) (before, after []ragd.Event, err error)
-
-	// Telemetry reads.
-	LoadSearch(ctx context.Context, id int64) (ragd.SearchRecord, error)
-	SearchVotes(ctx context.Context, searchID int64) ([]ragd.Vote, error)
-
-	Stats(ctx context.Context) (api.IndexStats, error)
-	SchemaVersion(ctx context.Context) (int, error)
-	Close() error
-}
 
 // MinDims is the least vector length the suite's vectors need: it writes
 // the first four basis vectors.
@@ -126,7 +89,7 @@ type Suite struct {
 	// time with the same t, after the suite closed the first store, it
 	// opens the same database again (the reopen subtests). The store's
 	// Dims is at least MinDims. Required.
-	Open func(t *testing.T) Store
+	Open func(t *testing.T) engine.Store
 	// WritesWaitForSnapshots says a write waits while a snapshot is open
 	// (PGlite: one backend session serves every connection, and while one
 	// connection has a transaction open, every other connection's queries
@@ -138,7 +101,7 @@ type Suite struct {
 }
 
 // Run runs the suite with open as Suite.Open.
-func Run(t *testing.T, open func(t *testing.T) Store) {
+func Run(t *testing.T, open func(t *testing.T) engine.Store) {
 	Suite{Open: open}.Run(t)
 }
 
@@ -162,6 +125,10 @@ func (su Suite) Run(t *testing.T) {
 		{"reopen", reopenTests},
 		{"badinput", badInputTests},
 		{"lexical", lexicalTests},
+		{"cache", cacheTests},
+		{"profile", profileTests},
+		{"abandon", abandonTests},
+		{"sessionstats", sessionStatsTests},
 	} {
 		t.Run(g.name, func(t *testing.T) {
 			for _, st := range g.tests {
@@ -184,11 +151,11 @@ type subtest struct {
 type env struct {
 	su Suite
 	t  *testing.T
-	s  Store
+	s  engine.Store
 }
 
 // store returns the subtest's store, opening it on first use.
-func (e *env) store() Store {
+func (e *env) store() engine.Store {
 	e.t.Helper()
 	if e.s == nil {
 		e.s = e.open()
@@ -196,7 +163,7 @@ func (e *env) store() Store {
 	return e.s
 }
 
-func (e *env) open() Store {
+func (e *env) open() engine.Store {
 	e.t.Helper()
 	s := e.su.Open(e.t)
 	if s == nil {
@@ -209,7 +176,7 @@ func (e *env) open() Store {
 }
 
 // reopen closes the subtest's store and opens its database again.
-func (e *env) reopen() Store {
+func (e *env) reopen() engine.Store {
 	e.t.Helper()
 	if err := e.store().Close(); err != nil {
 		e.t.Fatalf("close: %v", err)
@@ -323,7 +290,7 @@ func at(n int) time.Time { return base.Add(time.Duration(n) * time.Minute) }
 
 // unit returns basis vector i (mod dims) of the store's space: the suite's
 // vectors are these, so distances are 0, 1 or 2 exactly.
-func unit(s Store, i int) []float32 {
+func unit(s engine.Store, i int) []float32 {
 	v := make([]float32, s.Dims())
 	v[i%s.Dims()] = 1
 	return v

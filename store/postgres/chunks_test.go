@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"math"
 	"testing"
 
 	"github.com/ragd/ragd"
@@ -160,18 +159,3 @@ func TestReplaceScopeIsAtomic(t *testing.T) {
 
 // idOf is c's chunk id in a project's scope.
 func idOf(c ragd.ChunkInput, projectID int64, scope string) string { return c.ID(projectID, scope) }
-
-func TestRandomPairCosine(t *testing.T) {
-	s, _ := openTest(t, Options{})
-	ctx := context.Background()
-	p := addProject(t, s, "demo")
-	replace(t, s, p.ID, ragd.ScopeDocs,
-		doc("a.md", 1, "second", []float32{1, 0, 0, 0}),
-		doc("a.md", 0, "first", []float32{1, 0, 0, 0}),
-		doc("b.md", 0, "other", []float32{1, 0, 0, 0}),
-		doc("c.md", 0, "other", []float32{1, 0, 0, 0}))
-	mean, n, err := s.RandomPairCosine(ctx, 10)
-	if err != nil || n != 2 || math.Abs(mean-1) > 1e-6 {
-		t.Fatalf("random pair cosine of equal vectors: %v over %d, %v; want 1 over 2", mean, n, err)
-	}
-}

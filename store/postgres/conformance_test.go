@@ -5,15 +5,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/internal/storetest"
 )
 
 // The PostgreSQL engine is an engine the daemon runs on: every method
-// daemon.Store names, and the doctor's checks.
+// engine.Store names, and the doctor's checks.
 var (
-	_ daemon.Store   = (*Store)(nil)
-	_ daemon.Checker = (*Store)(nil)
+	_ engine.Store   = (*Store)(nil)
+	_ engine.Checker = (*Store)(nil)
 )
 
 // TestConformance runs the store conformance suite, the one the SQLite
@@ -25,7 +25,7 @@ var (
 func TestConformance(t *testing.T) {
 	var mu sync.Mutex
 	urls := map[*testing.T]string{}
-	storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) storetest.Store {
+	storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) engine.Store {
 		mu.Lock()
 		url, ok := urls[t]
 		if !ok {
