@@ -1,6 +1,9 @@
 package ragd
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // DatabaseScheme returns the URL scheme of a database value ([daemon]
 // database, RAGD_DB, eval's --database), lowercased ("postgres"), or "" for
@@ -20,4 +23,29 @@ func DatabaseScheme(database string) string {
 		}
 	}
 	return strings.ToLower(scheme)
+}
+
+// IsDatabaseURL reports whether a database value names a server's
+// database (it has a URL scheme, DatabaseScheme) rather than a SQLite
+// file's path: the one rule every caller uses.
+func IsDatabaseURL(database string) bool { return DatabaseScheme(database) != "" }
+
+// RedactDatabase is a database value as logs, errors and the printed
+// configuration show it: a path as it is, a URL without its password (in
+// its user part or as a password parameter, which libpq's URLs accept),
+// and of a URL that does not parse only its scheme, since any of the rest
+// may be a secret.
+func RedactDatabase(database string) string {
+	if !IsDatabaseURL(database) {
+		return database
+	}
+	u, err := url.Parse(database)
+	if err != nil {
+		return DatabaseScheme(database) + "://…"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
 }

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/index"
@@ -126,7 +127,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}()
 
 	// The lock first: a second daemon must not even open the database.
-	if d.lock, err = lockDatabase(paths.Lock, DisplayDatabase(paths.Database), paths.Socket); err != nil {
+	if d.lock, err = lockDatabase(paths.Lock, ragd.RedactDatabase(paths.Database), paths.Socket); err != nil {
 		return nil, err
 	}
 	if d.ln, err = listen(paths.Socket); err != nil {
@@ -214,7 +215,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		defer close(d.backfillDone)
 		d.backfill.Run(bctx) // resumes the queue a previous run left
 	}()
-	d.logger.Info("listening", "socket", paths.Socket, "database", DisplayDatabase(paths.Database), "space", space.String(), "version", Version)
+	d.logger.Info("listening", "socket", paths.Socket, "database", ragd.RedactDatabase(paths.Database), "space", space.String(), "version", Version)
 	return d, nil
 }
 

@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"net/url"
-
 	"github.com/ragd/ragd"
 )
 
@@ -12,28 +10,10 @@ import (
 // time serves the socket and nothing is created where the URL would read
 // as a folder.
 func lockPath(paths Paths) string {
-	if ragd.DatabaseScheme(paths.Database) != "" {
+	if ragd.IsDatabaseURL(paths.Database) {
 		return paths.Socket + ".lock"
 	}
 	return paths.Database + ".lock"
-}
-
-// DisplayDatabase is database as logs and errors show it: a URL without
-// its password.
-func DisplayDatabase(database string) string {
-	if ragd.DatabaseScheme(database) == "" {
-		return database
-	}
-	u, err := url.Parse(database)
-	if err != nil {
-		return ragd.DatabaseScheme(database) + "://…" // unparsable: nothing of it may be a secret
-	}
-	// libpq's URLs may also carry the password as a parameter.
-	if q := u.Query(); q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
 }
 
 // DefaultVectors is [search] vectors by default: the SQLite engine's

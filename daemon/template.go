@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/search"
 )
@@ -106,7 +107,7 @@ func Template(cfg Config, sources Sources) string {
 `)
 	// A password in the database URL is never printed (`ragd config`
 	// shows the loaded file and environment).
-	cfg.Daemon.Database = DisplayDatabase(cfg.Daemon.Database)
+	cfg.Daemon.Database = ragd.RedactDatabase(cfg.Daemon.Database)
 	v := reflect.ValueOf(cfg)
 	for i := range v.NumField() {
 		section := v.Type().Field(i).Tag.Get("toml")

@@ -85,14 +85,6 @@ func deadPort(t *testing.T) string {
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
-func TestChooseEngine_PlainPathIsSQLite(t *testing.T) {
-	for _, path := range []string{"/var/lib/ragd/ragd.db", "ragd.db", "./odd:name.db", "data/ragd.db"} {
-		if _, err := chooseEngine(path); err != nil {
-			t.Errorf("chooseEngine(%q): %v, want the SQLite engine", path, err)
-		}
-	}
-}
-
 // checkedEngine is an engine that is not on sqlite-vec (the SQLite store's
 // VecVersion is hidden) and checks itself, as a server's engine does.
 type checkedEngine struct {

@@ -25,6 +25,7 @@ import (
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/engine"
+	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/store/postgres"
@@ -191,16 +192,7 @@ func StartLogged(tb testing.TB, w *World, cfg daemon.Config, open engine.Opener,
 // OpenSQLite is the engine of the tests' daemons (daemon.Options.Open):
 // the SQLite store at database, as ragd serve opens a plain path.
 func OpenSQLite(ctx context.Context, database string, opt engine.Options) (engine.Store, error) {
-	vectors, err := store.ParseVectorMode(opt.Vectors)
-	if err != nil {
-		return nil, fmt.Errorf("config [search]: %w", err)
-	}
-	s, err := store.Open(ctx, database, store.Options{
-		Space: opt.Space, Dims: opt.Dims, ResetSpace: opt.ResetSpace, Logger: opt.Logger, Vectors: vectors})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return engines.Open(ctx, database, opt)
 }
 
 // Stop closes the daemon; it may be called more than once.

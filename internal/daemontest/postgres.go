@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/engine"
+	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/internal/pgtest"
 	"github.com/ragd/ragd/store/postgres"
 )
@@ -46,13 +47,8 @@ const PostgresConns = 3
 // OpenPostgres is the engine of daemons on PostgreSQL (daemon.Options.Open),
 // as ragd serve opens a postgres:// URL, with a pool of PostgresConns.
 func OpenPostgres(ctx context.Context, database string, opt engine.Options) (engine.Store, error) {
-	s, err := postgres.Open(ctx, database, postgres.Options{
-		Space: opt.Space, Dims: opt.Dims, ResetSpace: opt.ResetSpace, Logger: opt.Logger,
-		Owner: opt.Owner, ShareSessions: opt.ShareSessions, MaxConns: PostgresConns})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	opt.MaxConns = PostgresConns
+	return engines.Open(ctx, database, opt)
 }
 
 // Postgres returns the daemon's PostgreSQL store, nil on another engine.

@@ -150,7 +150,7 @@ type Store struct {
 // configured embedding space. The password may come from the URL, from
 // PGPASSWORD or from a ~/.pgpass file (pgx reads both).
 func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error) {
-	shown := Redact(rawURL)
+	shown := ragd.RedactDatabase(rawURL)
 	if opt.Space == "" {
 		return nil, fmt.Errorf("open store %s: no embedding space given", shown)
 	}
@@ -236,7 +236,7 @@ func (s *Store) registerVector(ctx context.Context) error {
 // parseConfig checks the URL's scheme and parses it, with errors that name
 // the URL without its password.
 func parseConfig(rawURL string) (*pgxpool.Config, error) {
-	shown := Redact(rawURL)
+	shown := ragd.RedactDatabase(rawURL)
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: not a URL: %w", shown, errors.Unwrap(err))
@@ -255,23 +255,6 @@ func parseConfig(rawURL string) (*pgxpool.Config, error) {
 		return nil, fmt.Errorf("open store %s: bad connection URL", shown)
 	}
 	return cfg, nil
-}
-
-// Redact returns rawURL without its password, for messages and logs.
-func Redact(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(unparsable database URL)"
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }
 
 func osUser() string {

@@ -90,19 +90,6 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"postgres://u:pw@h:5432/db":         "postgres://u:xxxxx@h:5432/db",
-		"postgres://u@h/db":                 "postgres://u@h/db",
-		"postgres://h/db?password=pw&x=1":   "postgres://h/db?password=xxxxx&x=1",
-		"postgresql://u:p%40w@h/db?sslmode": "postgresql://u:xxxxx@h/db?sslmode",
-	} {
-		if got := Redact(in); got != want {
-			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestVersionAtLeast(t *testing.T) {
 	for v, want := range map[string]bool{"0.8.1": true, "0.8": true, "0.7.4": false, "1.0.0": true, "0": false, "x.y": false, "": false} {
 		if got := versionAtLeast(v, 0, 8); got != want {
