@@ -58,13 +58,10 @@ const (
 	DefaultBusyTimeout = 10 * time.Second
 )
 
-// Errors callers branch on. Each is wrapped with the path and what to do.
+// Errors callers branch on, beside the domain's (ragd.ErrSchemaTooNew,
+// ragd.ErrSpaceMismatch, ragd.ErrBadVector). Each is wrapped with the path
+// and what to do.
 var (
-	// ErrSchemaTooNew means the database was migrated by a newer ragd.
-	ErrSchemaTooNew = errors.New("database schema is newer than this ragd")
-	// ErrSpaceMismatch means the database's vectors belong to another
-	// embedding space than the configured one.
-	ErrSpaceMismatch = errors.New("database vectors belong to another embedding space")
 	// ErrNotDatabase means the file exists but is not a SQLite database.
 	ErrNotDatabase = errors.New("not a SQLite database")
 )

@@ -117,7 +117,7 @@ func TestOpen_NewerSchemaRefused(t *testing.T) {
 	}
 	s.Close()
 	_, err := Open(context.Background(), path, Options{Space: "test/4", Dims: 4})
-	if !errors.Is(err, ErrSchemaTooNew) {
+	if !errors.Is(err, ragd.ErrSchemaTooNew) {
 		t.Fatalf("err = %v, want ErrSchemaTooNew", err)
 	}
 	if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "999") {
@@ -194,7 +194,7 @@ func TestOpen_SpaceMismatch(t *testing.T) {
 	s.Close()
 
 	_, err := Open(ctx, path, Options{Space: "other/8", Dims: 8})
-	if !errors.Is(err, ErrSpaceMismatch) {
+	if !errors.Is(err, ragd.ErrSpaceMismatch) {
 		t.Fatalf("err = %v, want ErrSpaceMismatch", err)
 	}
 	for _, want := range []string{path, "reindex", "test/4", "other/8"} {
@@ -360,7 +360,7 @@ func TestReplaceScope_RejectsBadVectors(t *testing.T) {
 		"zero":  {0, 0, 0, 0},
 	} {
 		_, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "x", v)})
-		if !errors.Is(err, ErrBadVector) {
+		if !errors.Is(err, ragd.ErrBadVector) {
 			t.Errorf("%s: err = %v, want ErrBadVector", name, err)
 		}
 	}

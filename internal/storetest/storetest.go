@@ -41,6 +41,8 @@
 //     when they change).
 //   - cache, profile, abandon, sessionstats: the embedding cache,
 //     RandomPairCosine, AbandonRuns and SessionStats (contract.go).
+//   - errors: the domain's sentinel errors, as each engine wraps them
+//     (ragd.ErrBadVector, ErrSpaceMismatch, ErrSchemaTooNew).
 //
 // An engine's test gives Open a fresh database per subtest and the same one
 // again on a second call with the same t. On PGlite, with a database per
@@ -98,15 +100,21 @@ type Suite struct {
 	// snapshot to close instead of waiting for the writer before reading
 	// again.
 	WritesWaitForSnapshots bool
-}
-
-// Run runs the suite with open as Suite.Open.
-func Run(t *testing.T, open func(t *testing.T) engine.Store) {
-	Suite{Open: open}.Run(t)
+	// OpenSpace opens t's database (the one Open opened, closed by the
+	// suite) again in the embedding space space of dims dimensions, and
+	// returns the engine's error as it is: the errors subtests check what
+	// opening refuses. Required.
+	OpenSpace func(t *testing.T, space string, dims int) (engine.Store, error)
+	// SchemaAhead makes t's closed database look migrated by a newer ragd:
+	// a schema version past every migration this binary knows. Required.
+	SchemaAhead func(t *testing.T)
 }
 
 // Run runs every subtest, each on a store of its own.
 func (su Suite) Run(t *testing.T) {
+	if su.Open == nil || su.OpenSpace == nil || su.SchemaAhead == nil {
+		t.Fatal("storetest.Suite needs Open, OpenSpace and SchemaAhead")
+	}
 	for _, g := range []struct {
 		name  string
 		tests []subtest
@@ -129,6 +137,7 @@ func (su Suite) Run(t *testing.T) {
 		{"profile", profileTests},
 		{"abandon", abandonTests},
 		{"sessionstats", sessionStatsTests},
+		{"errors", errorTests},
 	} {
 		t.Run(g.name, func(t *testing.T) {
 			for _, st := range g.tests {

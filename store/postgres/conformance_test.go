@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/internal/storetest"
 )
@@ -25,19 +27,43 @@ var (
 func TestConformance(t *testing.T) {
 	var mu sync.Mutex
 	urls := map[*testing.T]string{}
-	storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) engine.Store {
+	urlOf := func(t *testing.T) string {
 		mu.Lock()
+		defer mu.Unlock()
 		url, ok := urls[t]
 		if !ok {
 			url = testURL(t)
 			urls[t] = url
 		}
-		mu.Unlock()
-		s, err := Open(context.Background(), url, Options{Space: "conformance/8", Dims: 8, MaxConns: testConns, Owner: "alice"})
+		return url
+	}
+	openSpace := func(t *testing.T, space string, dims int) (engine.Store, error) {
+		s, err := Open(context.Background(), urlOf(t), Options{Space: space, Dims: dims, MaxConns: testConns, Owner: "alice"})
 		if err != nil {
-			t.Fatalf("open %s: %v", url, err)
+			return nil, err
 		}
 		t.Cleanup(func() { s.Close() })
-		return s
-	}}.Run(t)
+		return s, nil
+	}
+	storetest.Suite{
+		WritesWaitForSnapshots: true,
+		Open: func(t *testing.T) engine.Store {
+			s, err := openSpace(t, "conformance/8", 8)
+			if err != nil {
+				t.Fatalf("open %s: %v", urlOf(t), err)
+			}
+			return s
+		},
+		OpenSpace: openSpace,
+		SchemaAhead: func(t *testing.T) {
+			c, err := pgx.Connect(context.Background(), urlOf(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close(context.Background())
+			if _, err := c.Exec(context.Background(), "INSERT INTO schema_version (version, name) VALUES (999, '0999_future.sql')"); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}.Run(t)
 }

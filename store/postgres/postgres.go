@@ -11,7 +11,7 @@
 // the migrations). Keeping the vector in the chunks row lets one scan
 // filter by project, scope and owner while it walks the index (pgvector
 // 0.8's iterative scan, set per snapshot). Opening with another space
-// fails with ErrSpaceMismatch while any vector is held; Options.ResetSpace
+// fails with ragd.ErrSpaceMismatch while any vector is held; Options.ResetSpace
 // drops the column and every vector, and adds the new space's column.
 //
 // The lexical column. chunks.tsv is to_tsvector('simple', …) of the text
@@ -89,14 +89,10 @@ const (
 	maxDims = 2000
 )
 
-// Errors callers branch on. Each is wrapped with the database and what to
-// do.
+// Errors callers branch on, beside the domain's (ragd.ErrSchemaTooNew,
+// ragd.ErrSpaceMismatch, ragd.ErrBadVector). Each is wrapped with the
+// database and what to do.
 var (
-	// ErrSchemaTooNew means the database was migrated by a newer ragd.
-	ErrSchemaTooNew = errors.New("database schema is newer than this ragd")
-	// ErrSpaceMismatch means the database's vectors belong to another
-	// embedding space than the configured one.
-	ErrSpaceMismatch = errors.New("database vectors belong to another embedding space")
 	// ErrConnection means the server could not be reached or the
 	// connection was lost: nothing was written by the call that failed.
 	// It wraps ragd.ErrUnavailable, which the daemon answers with a 503.
@@ -386,7 +382,7 @@ func (s *Store) applyNext(ctx context.Context, ms []migration) (bool, error) {
 		return false, s.describe("read schema version", err)
 	}
 	if current > len(ms) {
-		return false, fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database", s.url, ErrSchemaTooNew, current, len(ms))
+		return false, fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database", s.url, ragd.ErrSchemaTooNew, current, len(ms))
 	}
 	if current == len(ms) {
 		return false, nil
@@ -446,7 +442,7 @@ func (s *Store) ensureSpace(ctx context.Context, reset bool) error {
 	switch {
 	case held && !reset:
 		return fmt.Errorf("open store %s: %w: it holds %q (%s dims), configured %q (%d dims): reindex into another database, or reset the vectors (ResetSpace)",
-			s.url, ErrSpaceMismatch, space, dims, s.space, s.dims)
+			s.url, ragd.ErrSpaceMismatch, space, dims, s.space, s.dims)
 	}
 	if space != "" {
 		if held {

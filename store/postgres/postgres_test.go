@@ -6,6 +6,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/ragd/ragd"
 )
 
 func TestOpenMigratesOnceAndReopens(t *testing.T) {
@@ -40,7 +42,7 @@ func TestOpenRefusesAnotherSpace(t *testing.T) {
 	replace(t, s, p.ID, "docs", doc("a.md", 0, "text", []float32{1, 0, 0, 0}))
 	s.Close()
 	_, err := Open(context.Background(), url, Options{Space: "other/8", Dims: 8, MaxConns: 2})
-	if !errors.Is(err, ErrSpaceMismatch) {
+	if !errors.Is(err, ragd.ErrSpaceMismatch) {
 		t.Fatalf("open with another space: %v, want ErrSpaceMismatch", err)
 	}
 	s2 := openAt(t, url, Options{Space: "other/8", Dims: 8, ResetSpace: true})

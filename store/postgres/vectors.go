@@ -2,16 +2,13 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/pgvector/pgvector-go"
-)
 
-// ErrBadVector reports a vector the store refuses: wrong length, NaN, Inf
-// or zero norm.
-var ErrBadVector = errors.New("bad vector")
+	"github.com/ragd/ragd"
+)
 
 // vector checks v against the store's dims and normalises it to unit
 // length, as the SQLite engine stores vectors: the cosine distance <=>
@@ -19,18 +16,18 @@ var ErrBadVector = errors.New("bad vector")
 // same in both engines.
 func (s *Store) vector(v []float32) (pgvector.Vector, error) {
 	if len(v) != s.dims {
-		return pgvector.Vector{}, fmt.Errorf("%w: %d dims, the store's space %s has %d", ErrBadVector, len(v), s.space, s.dims)
+		return pgvector.Vector{}, fmt.Errorf("%w: %d dims, the store's space %s has %d", ragd.ErrBadVector, len(v), s.space, s.dims)
 	}
 	var sum float64
 	for i, x := range v {
 		f := float64(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return pgvector.Vector{}, fmt.Errorf("%w: value %d is %v", ErrBadVector, i, x)
+			return pgvector.Vector{}, fmt.Errorf("%w: value %d is %v", ragd.ErrBadVector, i, x)
 		}
 		sum += f * f
 	}
 	if sum == 0 {
-		return pgvector.Vector{}, fmt.Errorf("%w: zero norm", ErrBadVector)
+		return pgvector.Vector{}, fmt.Errorf("%w: zero norm", ragd.ErrBadVector)
 	}
 	inv := 1 / math.Sqrt(sum)
 	out := make([]float32, len(v))
