@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // ragd.ScopeStats counts the chunks of a project's scope by source.
@@ -72,8 +72,8 @@ func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) 
 		if err := rows.Scan(&id, &st.Vector, &st.Unembeddable, &st.SourceCommit, &heading, &st.Title, &st.Start, &st.End); err != nil {
 			return nil, fmt.Errorf("chunk states of %s, project %d: %w", scope, projectID, err)
 		}
-		if err := json.Unmarshal([]byte(heading), &st.HeadingPath); err != nil {
-			return nil, fmt.Errorf("chunk %s: heading path %q: %w", id, heading, err)
+		if st.HeadingPath, err = rules.ParseHeading(id, heading); err != nil {
+			return nil, err
 		}
 		out[id] = st
 	}

@@ -28,6 +28,7 @@ import (
 
 	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	sqlite3 "github.com/mattn/go-sqlite3"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // driverName is go-sqlite3 registered with ragd's per-connection set-up.
@@ -344,14 +345,6 @@ func (s *Store) VecVersion(ctx context.Context) (string, error) {
 // fixed-width nanoseconds, so text order is time order.
 func now() string { return formatTime(time.Now()) }
 
-const timeLayout = "2006-01-02T15:04:05.000000000Z"
+func formatTime(t time.Time) string { return rules.FormatTime(t) }
 
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-func parseTime(s string) time.Time {
-	t, err := time.Parse(timeLayout, s)
-	if err != nil {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return t
-}
+func parseTime(s string) time.Time { return rules.ParseTime(s) }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/vectest"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // mustOpen opens a fresh store of dims in a temp dir.
@@ -586,7 +587,7 @@ func TestLexical_BM25OrderingIsSane(t *testing.T) {
 	}
 	// Snowball English stemming and diacritics folding: the match holds
 	// analysed tokens, as the search package's parser builds them.
-	a, err := analyzerFor(p.LexicalLanguage)
+	a, err := rules.AnalyzerFor(p.LexicalLanguage)
 	if err != nil {
 		t.Fatal(err)
 	}

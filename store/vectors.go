@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // The vec0 table stores unit-normalised vectors and ranks them by L2 distance.
@@ -108,24 +109,13 @@ const insertFloatsSQL = "INSERT OR REPLACE INTO chunk_floats (seq, embedding) VA
 // encodeVector checks v against the store's dims, normalises it to unit length
 // and encodes it as sqlite-vec's float32 little-endian blob.
 func (s *Store) encodeVector(v []float32) ([]byte, error) {
-	if len(v) != s.dims {
-		return nil, fmt.Errorf("%w: %d dims, the store's space %s has %d", ragd.ErrBadVector, len(v), s.space, s.dims)
+	unit, err := rules.UnitVector(v, s.dims, s.space)
+	if err != nil {
+		return nil, err
 	}
-	var sum float64
-	for i, x := range v {
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%w: value %d is %v", ragd.ErrBadVector, i, x)
-		}
-		sum += f * f
-	}
-	if sum == 0 {
-		return nil, fmt.Errorf("%w: zero norm", ragd.ErrBadVector)
-	}
-	inv := 1 / math.Sqrt(sum)
-	buf := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(float32(float64(x)*inv)))
+	buf := make([]byte, 4*len(unit))
+	for i, x := range unit {
+		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
 	}
 	return buf, nil
 }

@@ -32,7 +32,10 @@ var rules = map[string][]string{
 	"store":      {"search", "index", "daemon", "client", "eval", "embedding", "net/http"},
 	// A second engine is the SQLite one's peer: it knows neither SQLite
 	// (database/sql) nor the layers above it.
-	"store/postgres":     {"store", "search", "index", "daemon", "client", "eval", "embedding", "net/http", "database/sql"},
+	"store/postgres": {"store", "search", "index", "daemon", "client", "eval", "embedding", "net/http", "database/sql"},
+	// The engines' shared rules: no SQL, nothing of the project but the
+	// domain and the lexical analysis.
+	"store/rules":        {"*-ragd-lexical", "database/sql", "net/http"},
 	"internal/storetest": {"store", "store/postgres", "daemon"},
 	// The contract names no engine: the daemon and the suite import it
 	// without linking one.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 func hashOf(s string) string {
@@ -99,7 +100,7 @@ func TestReplaceScopeCounts(t *testing.T) {
 // lexicalCount counts a project's chunks whose tsv holds token.
 func lexicalCount(t testing.TB, s *Store, projectID int64, token string) int {
 	t.Helper()
-	a, err := analyzerFor("english")
+	a, err := rules.AnalyzerFor("english")
 	if err != nil {
 		t.Fatal(err)
 	}

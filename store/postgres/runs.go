@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Index runs carry the owner whose daemon ran them. The last run of the
@@ -17,11 +18,11 @@ import (
 // StartRun records the start of a reindex of scope, with status
 // ragd.RunRunning.
 func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (ragd.Run, error) {
-	if !ragd.ValidScope(scope) {
-		return ragd.Run{}, fmt.Errorf("start index run: unknown scope %q", scope)
+	run, err := rules.NewRun(projectID, scope, nowUTC())
+	if err != nil {
+		return ragd.Run{}, err
 	}
-	run := ragd.Run{ProjectID: projectID, Scope: scope, Status: ragd.RunRunning, StartedAt: nowUTC(), Report: json.RawMessage("{}")}
-	err := s.pool.QueryRow(ctx, "INSERT INTO index_runs (project_id, scope, owner, status, started_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+	err = s.pool.QueryRow(ctx, "INSERT INTO index_runs (project_id, scope, owner, status, started_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
 		projectID, scope, s.owner, ragd.RunRunning, run.StartedAt).Scan(&run.ID)
 	if err != nil {
 		return ragd.Run{}, s.describe(fmt.Sprintf("start %s index run of project %d", scope, projectID), err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -844,7 +845,7 @@ func TestOwners_Search(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a, err := analyzerFor("english")
+	a, err := rules.AnalyzerFor("english")
 	if err != nil {
 		t.Fatal(err)
 	}
