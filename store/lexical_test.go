@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/store/rules"
 )
 
@@ -190,11 +191,7 @@ func TestLexical_ProjectsDoNotMoveEachOthersScores(t *testing.T) {
 
 func mustReplace(t *testing.T, s *Store, projectID int64, scope string, chunks []ragd.ChunkInput) ragd.ReplaceResult {
 	t.Helper()
-	res, err := s.ReplaceScope(context.Background(), projectID, scope, chunks)
-	if err != nil {
-		t.Fatalf("replace %s: %v", scope, err)
-	}
-	return res
+	return testdb.Replace(t, s, projectID, scope, chunks)
 }
 
 func projectByID(t *testing.T, s *Store, id int64) ragd.Project {

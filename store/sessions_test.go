@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 func ev(id, session, typ, text string, at time.Duration) ragd.Event {
-	return ragd.Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: t0.Add(at)}
+	return testdb.Event(id, session, typ, text, t0, at)
 }
 
 func TestAppendEvents_Idempotent(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/store/rules"
 )
@@ -36,11 +37,7 @@ func mustOpenAt(tb testing.TB, path string, dims int) *Store {
 
 func mustProject(tb testing.TB, s *Store, name string) ragd.Project {
 	tb.Helper()
-	p, err := s.AddProject(context.Background(), name, "/repos/"+name)
-	if err != nil {
-		tb.Fatalf("add project: %v", err)
-	}
-	return p
+	return testdb.AddProject(tb, s, name, "/repos/"+name)
 }
 
 func randomUnit(r *rand.Rand, dims int) []float32 { return vectest.RandomUnit(r, dims) }

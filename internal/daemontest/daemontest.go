@@ -56,6 +56,7 @@ type World struct {
 // long for a Unix socket path), removed when the test ends.
 func NewWorld(tb testing.TB) *World {
 	tb.Helper()
+	skipUnlessIndependent(tb)
 	dir, err := os.MkdirTemp("/tmp", "rg")
 	if err != nil {
 		tb.Fatal(err)

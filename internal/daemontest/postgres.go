@@ -38,6 +38,39 @@ func Engine() string {
 // OnPostgres reports whether Start's daemons run on PostgreSQL.
 func OnPostgres() bool { return Engine() == EnginePostgres }
 
+// independent holds the top-level tests marked EngineIndependent.
+var independent sync.Map
+
+// EngineIndependent marks tb's test as one whose daemon answers the same on
+// every engine, so that the PostgreSQL tier (EngineEnv "postgres", run by
+// scripts/test.sh) runs it again on PGlite. Call it first in the test. On
+// that tier NewWorld skips every test not so marked: the tests that read
+// the SQLite store beside the daemon (its files, d.Store(), a second open),
+// SQLite's goldens, tests that expect one database per daemon, and the
+// socket's, listener's and config's own tests, which no engine changes.
+// The tier is thereby chosen by the tests themselves: a renamed test keeps
+// its mark.
+func EngineIndependent(tb testing.TB) {
+	independent.Store(topLevel(tb), true)
+}
+
+// skipUnlessIndependent skips tb on the PostgreSQL tier unless its test
+// is marked EngineIndependent.
+func skipUnlessIndependent(tb testing.TB) {
+	if !OnPostgres() {
+		return
+	}
+	if _, ok := independent.Load(topLevel(tb)); !ok {
+		tb.Skip("not marked daemontest.EngineIndependent: the SQLite tier runs it")
+	}
+}
+
+// topLevel is the name of tb's top-level test.
+func topLevel(tb testing.TB) string {
+	name, _, _ := strings.Cut(tb.Name(), "/")
+	return name
+}
+
 // PostgresConns is the connection pool of each daemon OpenPostgres opens:
 // PGlite serves its connections one query at a time anyway (internal/pgtest),
 // and two daemons' pools plus pgx's cancel connections must stay below the

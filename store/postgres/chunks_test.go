@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/store/rules"
 )
 
@@ -29,20 +30,12 @@ func sessionChunk(session, event, text string, vec []float32) ragd.ChunkInput {
 
 func addProject(t testing.TB, s *Store, name string) ragd.Project {
 	t.Helper()
-	p, err := s.AddProject(context.Background(), name, "/home/"+s.Owner()+"/"+name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testdb.AddProject(t, s, name, "/home/"+s.Owner()+"/"+name)
 }
 
 func replace(t testing.TB, s *Store, projectID int64, scope string, chunks ...ragd.ChunkInput) ragd.ReplaceResult {
 	t.Helper()
-	res, err := s.ReplaceScope(context.Background(), projectID, scope, chunks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return testdb.Replace(t, s, projectID, scope, chunks)
 }
 
 func TestReplaceScopeCounts(t *testing.T) {

@@ -1,0 +1,50 @@
+// Package testdb holds the test helpers every store's tests use: add a
+// project, replace a scope, make a session event, failing the test on
+// error. It imports only the domain, so that the engines' own tests (package
+// store, store/postgres) and the searcher's, the indexer's and eval's can
+// all use it; sqlitedb opens a SQLite store for the tests above the store.
+package testdb
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd"
+)
+
+// Projects is the part of a store AddProject uses.
+type Projects interface {
+	AddProject(ctx context.Context, name, path string) (ragd.Project, error)
+}
+
+// Replacer is the part of a store Replace uses.
+type Replacer interface {
+	ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ragd.ChunkInput) (ragd.ReplaceResult, error)
+}
+
+// AddProject registers a project named name at path and fails tb on error.
+func AddProject(tb testing.TB, s Projects, name, path string) ragd.Project {
+	tb.Helper()
+	p, err := s.AddProject(context.Background(), name, path)
+	if err != nil {
+		tb.Fatalf("add project %s: %v", name, err)
+	}
+	return p
+}
+
+// Replace replaces a project's scope with chunks and fails tb on error.
+func Replace(tb testing.TB, s Replacer, projectID int64, scope string, chunks []ragd.ChunkInput) ragd.ReplaceResult {
+	tb.Helper()
+	r, err := s.ReplaceScope(context.Background(), projectID, scope, chunks)
+	if err != nil {
+		tb.Fatalf("replace %s of project %d: %v", scope, projectID, err)
+	}
+	return r
+}
+
+// Event is a person's event of session, of type typ with text, at t0
+// plus at.
+func Event(id, session, typ, text string, t0 time.Time, at time.Duration) ragd.Event {
+	return ragd.Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: t0.Add(at)}
+}
