@@ -438,18 +438,10 @@ const chunkColumns = `id, project_id, scope, coalesce(source_path, ''), coalesce
 	content, content_hash, coalesce(embedding_space, ''), indexed_at`
 
 func scanChunk(r scanner) (ragd.Chunk, error) {
-	var c ragd.Chunk
-	var heading, indexed string
-	err := r.Scan(&c.ID, &c.ProjectID, &c.Scope, &c.SourcePath, &c.SourceCommit, &c.SessionID, &c.EventID,
-		&heading, &c.Title, &c.Position, &c.Start, &c.End, &c.Content, &c.ContentHash, &c.EmbeddingSpace, &indexed)
-	if err != nil {
-		return c, err
-	}
-	if c.HeadingPath, err = rules.ParseHeading(c.ID, heading); err != nil {
-		return c, err
-	}
+	var indexed string
+	c, err := rules.ScanChunk(r, &indexed)
 	c.IndexedAt = parseTime(indexed)
-	return c, nil
+	return c, err
 }
 
 // chunksByID loads the chunks with the given ids, in the order of ids; ids

@@ -23,10 +23,6 @@ import (
 	"github.com/ragd/ragd/store/rules"
 )
 
-// detectSampleBytes is how much of a project's text language detection
-// reads: a few pages decide as well as a whole project.
-const detectSampleBytes = 256 << 10
-
 // ErrUnknownLanguage is what SetLanguage's error matches, with
 // ragd.ErrInvalid, when the language is not one the lexical package
 // analyses.
@@ -161,19 +157,11 @@ func projectSample(ctx context.Context, q queryer, projectID int64) (string, err
 		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
 	}
 	defer rows.Close()
-	var b strings.Builder
-	for b.Len() < detectSampleBytes && rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
-		}
-		b.WriteString(t)
-		b.WriteByte('\n')
-	}
-	if err := rows.Err(); err != nil {
+	sample, err := rules.ReadSample(rows)
+	if err != nil {
 		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
 	}
-	return b.String(), nil
+	return sample, nil
 }
 
 // rebuildLexical drops a project's lexical table and fills a new one from
@@ -343,23 +331,10 @@ func recordLanguage(ctx context.Context, tx execer, projectID int64, lang string
 	return nil
 }
 
-// firstLanguage is the language a project's first indexed chunks decide:
-// the setting, or else the one their text is detected as.
+// firstLanguage is the language a project's first indexed chunks decide
+// (rules.FirstLanguage).
 func (s *Store) firstLanguage(setting string, chunks []ragd.ChunkInput) string {
-	if setting != "" {
-		return setting
-	}
-	var b strings.Builder
-	for i := range chunks {
-		if b.Len() >= detectSampleBytes {
-			break
-		}
-		b.WriteString(chunks[i].Title)
-		b.WriteByte(' ')
-		b.WriteString(chunks[i].Content)
-		b.WriteByte('\n')
-	}
-	return detectLanguage(b.String())
+	return rules.FirstLanguage(setting, chunks)
 }
 
 // lexicalAveragesID is the id of the "averages" record in an FTS5 table's

@@ -34,14 +34,9 @@ func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (ra
 // an error wrapping ragd.ErrNotFound when no running run has that id: a run is
 // finished once.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status, commit string, report []byte) error {
-	if status != ragd.RunOK && status != ragd.RunFailed {
-		return fmt.Errorf("finish index run %d: status %q, want %q or %q", runID, status, ragd.RunOK, ragd.RunFailed)
-	}
-	if report == nil {
-		report = []byte("{}")
-	}
-	if !json.Valid(report) {
-		return fmt.Errorf("finish index run %d: report is not valid JSON", runID)
+	report, err := rules.CheckFinish(runID, status, report)
+	if err != nil {
+		return err
 	}
 	r, err := s.db.ExecContext(ctx, `UPDATE index_runs SET status = ?, source_commit = ?, finished_at = ?, report = ?
 		WHERE id = ? AND status = ?`, status, nullable(commit), now(), string(report), runID, ragd.RunRunning)

@@ -67,13 +67,7 @@ func loadSearch(ctx context.Context, q queryer, id int64) (ragd.SearchRecord, er
 	rec.SessionID = session.String
 	rec.Weights = json.RawMessage(weights)
 	rec.CreatedAt = parseTime(created)
-	if err := json.Unmarshal([]byte(scopes), &rec.Scopes); err != nil {
-		return rec, fmt.Errorf("scopes %q: %w", scopes, err)
-	}
-	if err := json.Unmarshal([]byte(hits), &rec.Hits); err != nil {
-		return rec, fmt.Errorf("hits: %w", err)
-	}
-	return rec, nil
+	return rec, rules.DecodeSearch(&rec, scopes, hits)
 }
 
 // SearchProject returns the project a search ran in. It returns ragd.ErrNotFound

@@ -7,6 +7,7 @@ package testdb
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,4 +48,30 @@ func Replace(tb testing.TB, s Replacer, projectID int64, scope string, chunks []
 // plus at.
 func Event(id, session, typ, text string, t0 time.Time, at time.Duration) ragd.Event {
 	return ragd.Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: t0.Add(at)}
+}
+
+// WordChunks cuts e's text into one chunk per word, as a caller's chunker
+// would, each hashed "h-WORD".
+func WordChunks(e ragd.Event) []ragd.ChunkInput {
+	var out []ragd.ChunkInput
+	start := 0
+	for i, w := range strings.Fields(e.Text) {
+		at := strings.Index(e.Text[start:], w) + start
+		out = append(out, ragd.ChunkInput{SessionID: e.SessionID, EventID: e.ID, Position: i,
+			Start: at, End: at + len(w), Content: w, ContentHash: "h-" + w})
+		start = at + len(w)
+	}
+	return out
+}
+
+// ChunksOf lists the WordChunks of each event, nil for events not indexed
+// (AppendSession's chunks argument).
+func ChunksOf(events ...ragd.Event) [][]ragd.ChunkInput {
+	out := make([][]ragd.ChunkInput, len(events))
+	for i, e := range events {
+		if ragd.Indexed(e.Type) {
+			out[i] = WordChunks(e)
+		}
+	}
+	return out
 }

@@ -397,19 +397,10 @@ const chunkColumns = `chunks.id, chunks.project_id, chunks.scope, coalesce(chunk
 	chunks.start_offset, chunks.end_offset, chunks.content, chunks.content_hash, coalesce(chunks.embedding_space, ''), chunks.indexed_at`
 
 func scanChunk(r pgx.Row) (ragd.Chunk, error) {
-	var c ragd.Chunk
-	var heading string
 	var indexed time.Time
-	err := r.Scan(&c.ID, &c.ProjectID, &c.Scope, &c.SourcePath, &c.SourceCommit, &c.SessionID, &c.EventID,
-		&heading, &c.Title, &c.Position, &c.Start, &c.End, &c.Content, &c.ContentHash, &c.EmbeddingSpace, &indexed)
-	if err != nil {
-		return c, err
-	}
-	if c.HeadingPath, err = rules.ParseHeading(c.ID, heading); err != nil {
-		return c, err
-	}
+	c, err := rules.ScanChunk(r, &indexed)
 	c.IndexedAt = indexed.UTC()
-	return c, nil
+	return c, err
 }
 
 // collectChunks reads every row of a chunks query.
@@ -499,19 +490,8 @@ func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) 
 		return nil, s.describe(what, err)
 	}
 	defer rows.Close()
-	out := map[string]ragd.ChunkState{}
-	for rows.Next() {
-		var id, heading string
-		var st ragd.ChunkState
-		if err := rows.Scan(&id, &st.Vector, &st.Unembeddable, &st.SourceCommit, &heading, &st.Title, &st.Start, &st.End); err != nil {
-			return nil, s.describe(what, err)
-		}
-		if st.HeadingPath, err = rules.ParseHeading(id, heading); err != nil {
-			return nil, err
-		}
-		out[id] = st
-	}
-	if err := rows.Err(); err != nil {
+	out, err := rules.ReadChunkStates(rows)
+	if err != nil {
 		return nil, s.describe(what, err)
 	}
 	return out, nil

@@ -122,29 +122,6 @@ func projectLanguages(ctx context.Context, q querier, projectID int64, lock stri
 	return setting, built, nil
 }
 
-// detectSampleBytes is how much text language detection reads: a few
-// pages decide as well as a whole project.
-const detectSampleBytes = 256 << 10
-
-// firstLanguage is the language a project's first chunks decide: the
-// setting, or else the one their text is detected as.
-func firstLanguage(setting string, chunks []ragd.ChunkInput) string {
-	if setting != "" {
-		return setting
-	}
-	var b strings.Builder
-	for i := range chunks {
-		if b.Len() >= detectSampleBytes {
-			break
-		}
-		b.WriteString(chunks[i].Title)
-		b.WriteByte(' ')
-		b.WriteString(chunks[i].Content)
-		b.WriteByte('\n')
-	}
-	return string(lexical.Detect(b.String()).Language)
-}
-
 // decideLanguage returns the language chunks written to a project are
 // analysed with: the one recorded, or else the one these chunks decide,
 // recorded now in a transaction of its own (so that two first writes of a
@@ -156,7 +133,7 @@ func (s *Store) decideLanguage(ctx context.Context, projectID int64, chunks []ra
 	if err != nil || built != "" || len(chunks) == 0 {
 		return built, err
 	}
-	lang := firstLanguage(setting, chunks)
+	lang := rules.FirstLanguage(setting, chunks)
 	var got string
 	err = s.pool.QueryRow(ctx, `UPDATE projects SET lexical_language = CASE WHEN lexical_language = '' THEN $2 ELSE lexical_language END
 		WHERE id = $1 RETURNING lexical_language`, projectID, lang).Scan(&got)
@@ -227,19 +204,11 @@ func projectSample(ctx context.Context, q querier, projectID int64) (string, err
 		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
 	}
 	defer rows.Close()
-	var b strings.Builder
-	for b.Len() < detectSampleBytes && rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
-		}
-		b.WriteString(t)
-		b.WriteByte('\n')
-	}
-	if err := rows.Err(); err != nil {
+	sample, err := rules.ReadSample(rows)
+	if err != nil {
 		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
 	}
-	return b.String(), nil
+	return sample, nil
 }
 
 // rebuildLexical rewrites the tsv of every chunk of a project analysed for

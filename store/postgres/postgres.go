@@ -305,11 +305,7 @@ func (s *Store) Close() error {
 }
 
 // migration is one numbered SQL file of migrations/.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
+type migration = migrations.File
 
 // loadMigrations reads and orders the embedded migration files, named as
 // package migrations names the SQLite engine's (migrations.Load).
@@ -318,15 +314,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
 	}
-	files, err := migrations.Load(sub)
-	if err != nil {
-		return nil, err
-	}
-	ms := make([]migration, len(files))
-	for i, f := range files {
-		ms[i] = migration{version: f.Version, name: f.Name, sql: f.SQL}
-	}
-	return ms, nil
+	return migrations.Load(sub)
 }
 
 // migrateLock is the advisory lock key every ragd takes while it migrates
@@ -388,16 +376,16 @@ func (s *Store) applyNext(ctx context.Context, ms []migration) (bool, error) {
 		return false, nil
 	}
 	m := ms[current]
-	if _, err := tx.Exec(ctx, m.sql); err != nil {
-		return false, s.describe("migration "+m.name, err)
+	if _, err := tx.Exec(ctx, m.SQL); err != nil {
+		return false, s.describe("migration "+m.Name, err)
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO schema_version (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
-		return false, s.describe("migration "+m.name+": record", err)
+	if _, err := tx.Exec(ctx, "INSERT INTO schema_version (version, name) VALUES ($1, $2)", m.Version, m.Name); err != nil {
+		return false, s.describe("migration "+m.Name+": record", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return false, s.describe("migration "+m.name+": commit", err)
+		return false, s.describe("migration "+m.Name+": commit", err)
 	}
-	s.logger.Info("applied migration", "database", s.url, "version", m.version, "name", m.name)
+	s.logger.Info("applied migration", "database", s.url, "version", m.Version, "name", m.Name)
 	return true, nil
 }
 

@@ -35,14 +35,9 @@ func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (ra
 // (nil for "{}"). It returns an error wrapping ragd.ErrNotFound when no
 // running run has that id: a run is finished once.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status, commit string, report []byte) error {
-	if status != ragd.RunOK && status != ragd.RunFailed {
-		return fmt.Errorf("finish index run %d: status %q, want %q or %q", runID, status, ragd.RunOK, ragd.RunFailed)
-	}
-	if report == nil {
-		report = []byte("{}")
-	}
-	if !json.Valid(report) {
-		return fmt.Errorf("finish index run %d: report is not valid JSON", runID)
+	report, err := rules.CheckFinish(runID, status, report)
+	if err != nil {
+		return err
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE index_runs SET status = $1, source_commit = $2, finished_at = $3, report = $4
 		WHERE id = $5 AND status = $6`, status, nullable(commit), nowUTC(), pgText(string(report)), runID, ragd.RunRunning)

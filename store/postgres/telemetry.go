@@ -68,13 +68,7 @@ func (s *Store) loadSearch(ctx context.Context, q querier, id int64, lock string
 	}
 	rec.CreatedAt = rec.CreatedAt.UTC()
 	rec.Weights = json.RawMessage(weights)
-	if err := json.Unmarshal([]byte(scopes), &rec.Scopes); err != nil {
-		return rec, fmt.Errorf("scopes %q: %w", scopes, err)
-	}
-	if err := json.Unmarshal([]byte(hits), &rec.Hits); err != nil {
-		return rec, fmt.Errorf("hits: %w", err)
-	}
-	return rec, nil
+	return rec, rules.DecodeSearch(&rec, scopes, hits)
 }
 
 // SearchProject returns the project one of the owner's searches ran in. It

@@ -339,3 +339,126 @@ func ReadTexts(rows Rows) ([]StoredText, error) {
 	}
 	return out, rows.Err()
 }
+
+// CheckFinish checks what FinishRun records of run runID: a final status
+// (ragd.RunOK or ragd.RunFailed) and a JSON report, nil meaning "{}",
+// which it returns.
+func CheckFinish(runID int64, status string, report []byte) ([]byte, error) {
+	if status != ragd.RunOK && status != ragd.RunFailed {
+		return nil, fmt.Errorf("finish index run %d: status %q, want %q or %q", runID, status, ragd.RunOK, ragd.RunFailed)
+	}
+	if report == nil {
+		report = []byte("{}")
+	}
+	if !json.Valid(report) {
+		return nil, fmt.Errorf("finish index run %d: report is not valid JSON", runID)
+	}
+	return report, nil
+}
+
+// DecodeSearch fills a search record's scopes and hits from its row's JSON
+// (SearchRow's).
+func DecodeSearch(rec *ragd.SearchRecord, scopes, hits string) error {
+	if err := json.Unmarshal([]byte(scopes), &rec.Scopes); err != nil {
+		return fmt.Errorf("scopes %q: %w", scopes, err)
+	}
+	if err := json.Unmarshal([]byte(hits), &rec.Hits); err != nil {
+		return fmt.Errorf("hits: %w", err)
+	}
+	return nil
+}
+
+// DetectSampleBytes is how much of a project's text language detection
+// reads: a few pages decide as well as a whole project.
+const DetectSampleBytes = 256 << 10
+
+// ReadSample joins the texts of rows (one column each), one a line, until
+// DetectSampleBytes are read: the sample a project's language is detected
+// from.
+func ReadSample(rows Rows) (string, error) {
+	var b strings.Builder
+	for b.Len() < DetectSampleBytes && rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return "", err
+		}
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	return b.String(), rows.Err()
+}
+
+// FirstLanguage is the language a project's first indexed chunks decide:
+// the setting, or else the one the start of their text is detected as.
+func FirstLanguage(setting string, chunks []ragd.ChunkInput) string {
+	if setting != "" {
+		return setting
+	}
+	var b strings.Builder
+	for i := range chunks {
+		if b.Len() >= DetectSampleBytes {
+			break
+		}
+		b.WriteString(chunks[i].Title)
+		b.WriteByte(' ')
+		b.WriteString(chunks[i].Content)
+		b.WriteByte('\n')
+	}
+	return string(lexical.Detect(b.String()).Language)
+}
+
+// Scanner is one row: database/sql's and pgx's alike.
+type Scanner interface {
+	Scan(dest ...any) error
+}
+
+// ScanChunk reads a chunk from a row of (id, project_id, scope,
+// source_path, source_commit, session_id, event_id, heading_path, title,
+// position, start_offset, end_offset, content, content_hash,
+// embedding_space, indexed_at), every text column coalesced to "", and
+// its heading path parsed; indexed is where the engine reads indexed_at
+// into (its type is the engine's), for the caller to set IndexedAt from.
+func ScanChunk(r Scanner, indexed any) (ragd.Chunk, error) {
+	var c ragd.Chunk
+	var heading string
+	err := r.Scan(&c.ID, &c.ProjectID, &c.Scope, &c.SourcePath, &c.SourceCommit, &c.SessionID, &c.EventID,
+		&heading, &c.Title, &c.Position, &c.Start, &c.End, &c.Content, &c.ContentHash, &c.EmbeddingSpace, indexed)
+	if err != nil {
+		return c, err
+	}
+	c.HeadingPath, err = ParseHeading(c.ID, heading)
+	return c, err
+}
+
+// ReadChunkStates reads rows of (id, has a vector, unembeddable,
+// source_commit, heading_path, title, start_offset, end_offset): ChunkStates'
+// answer, by chunk id.
+func ReadChunkStates(rows Rows) (map[string]ragd.ChunkState, error) {
+	out := map[string]ragd.ChunkState{}
+	for rows.Next() {
+		var id, heading string
+		var st ragd.ChunkState
+		if err := rows.Scan(&id, &st.Vector, &st.Unembeddable, &st.SourceCommit, &heading, &st.Title, &st.Start, &st.End); err != nil {
+			return nil, err
+		}
+		var err error
+		if st.HeadingPath, err = ParseHeading(id, heading); err != nil {
+			return nil, err
+		}
+		out[id] = st
+	}
+	return out, rows.Err()
+}
+
+// Collect reads every row of rows with scan.
+func Collect[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

@@ -127,3 +127,89 @@ func TestTimeRoundTrip(t *testing.T) {
 		t.Errorf("RFC 3339: %v", got)
 	}
 }
+
+// fakeRows are rows of values, as database/sql and pgx give them.
+type fakeRows struct {
+	rows [][]any
+	i    int
+}
+
+func (r *fakeRows) Next() bool { r.i++; return r.i <= len(r.rows) }
+func (r *fakeRows) Err() error { return nil }
+func (r *fakeRows) Scan(dest ...any) error {
+	row := r.rows[r.i-1]
+	if len(dest) != len(row) {
+		return errors.New("column count")
+	}
+	for i, d := range dest {
+		switch d := d.(type) {
+		case *string:
+			*d = row[i].(string)
+		case *int64:
+			*d = row[i].(int64)
+		default:
+			return errors.New("unsupported destination")
+		}
+	}
+	return nil
+}
+
+func TestReadTextsSampleCollect(t *testing.T) {
+	texts, err := ReadTexts(&fakeRows{rows: [][]any{{int64(1), "T", `["A","B"]`, "body"}}})
+	if err != nil || len(texts) != 1 || texts[0] != (StoredText{Seq: 1, Title: "T", Heading: `["A","B"]`, Content: "body"}) {
+		t.Errorf("texts: %+v, %v", texts, err)
+	}
+	if HeadingText(texts[0].Heading) != "A B" {
+		t.Errorf("heading text %q", HeadingText(texts[0].Heading))
+	}
+	sample, err := ReadSample(&fakeRows{rows: [][]any{{"one"}, {"two"}}})
+	if err != nil || sample != "one\ntwo\n" {
+		t.Errorf("sample %q, %v", sample, err)
+	}
+	got, err := Collect(&fakeRows{rows: [][]any{{"a"}, {"b"}}}, func(r Scanner) (string, error) {
+		var s string
+		err := r.Scan(&s)
+		return s, err
+	})
+	if err != nil || len(got) != 2 {
+		t.Errorf("collect: %v, %v", got, err)
+	}
+	if _, err := Collect(&fakeRows{rows: [][]any{{"a", "b"}}}, func(r Scanner) (string, error) {
+		var s string
+		return s, r.Scan(&s)
+	}); err == nil {
+		t.Error("a scan error was not returned")
+	}
+}
+
+func TestCheckFinish(t *testing.T) {
+	if r, err := CheckFinish(1, ragd.RunOK, nil); err != nil || string(r) != "{}" {
+		t.Errorf("nil report: %q, %v", r, err)
+	}
+	if _, err := CheckFinish(1, ragd.RunRunning, nil); err == nil {
+		t.Error("finishing as running accepted")
+	}
+	if _, err := CheckFinish(1, ragd.RunFailed, []byte("{")); err == nil {
+		t.Error("a report that is not JSON accepted")
+	}
+}
+
+func TestDecodeSearch(t *testing.T) {
+	var rec ragd.SearchRecord
+	if err := DecodeSearch(&rec, `["docs"]`, `[{"chunkId":"c","rank":1}]`); err != nil || len(rec.Scopes) != 1 || len(rec.Hits) != 1 {
+		t.Errorf("decode: %+v, %v", rec, err)
+	}
+	if err := DecodeSearch(&rec, `[`, `[]`); err == nil {
+		t.Error("bad scopes accepted")
+	}
+}
+
+func TestFirstLanguage(t *testing.T) {
+	if got := FirstLanguage("german", nil); got != "german" {
+		t.Errorf("setting: %q", got)
+	}
+	text := strings.Repeat("Это текст на русском языке о базе данных и поиске. ", 20)
+	if got := FirstLanguage("", []ragd.ChunkInput{{Title: "Заголовок", Content: text}}); got != "russian" {
+		t.Errorf("detected %q, want russian", got)
+	}
+}
