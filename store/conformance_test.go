@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/ragd/ragd/engine"
@@ -19,39 +18,19 @@ var _ engine.Store = (*store.Store)(nil)
 // each subtest gets a database in a temp dir of its own, and opening again
 // with the same test reopens that database.
 func TestConformance(t *testing.T) {
-	var mu sync.Mutex
-	paths := map[*testing.T]string{}
-	path := func(t *testing.T) string {
-		mu.Lock()
-		defer mu.Unlock()
-		p, ok := paths[t]
-		if !ok {
-			p = filepath.Join(t.TempDir(), "ragd.db")
-			paths[t] = p
-		}
-		return p
-	}
-	openSpace := func(t *testing.T, space string, dims int) (engine.Store, error) {
-		s, err := store.Open(context.Background(), path(t), store.Options{Space: space, Dims: dims})
-		if err != nil {
-			return nil, err
-		}
-		t.Cleanup(func() { s.Close() })
-		return s, nil
-	}
-	storetest.Suite{
-		Open: func(t *testing.T) engine.Store {
-			s, err := openSpace(t, "conformance/8", 8)
+	storetest.Suite{}.OnDatabases(
+		func(t *testing.T) string { return filepath.Join(t.TempDir(), "ragd.db") },
+		func(path, space string, dims int) (engine.Store, error) {
+			s, err := store.Open(context.Background(), path, store.Options{Space: space, Dims: dims})
 			if err != nil {
-				t.Fatalf("open %s: %v", path(t), err)
+				return nil, err // never a typed nil in the interface
 			}
-			return s
+			return s, nil
 		},
-		OpenSpace: openSpace,
-		SchemaAhead: func(t *testing.T) {
+		func(t *testing.T, path string) {
 			// go-sqlite3 registers "sqlite3"; the store's own driver adds
 			// only a memory map.
-			db, err := sql.Open("sqlite3", path(t))
+			db, err := sql.Open("sqlite3", path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,5 +39,5 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-	}.Run(t)
+	).Run(t)
 }

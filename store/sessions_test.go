@@ -12,11 +12,11 @@ import (
 	"github.com/ragd/ragd/internal/testdb"
 )
 
-var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-
-func ev(id, session, typ, text string, at time.Duration) ragd.Event {
-	return testdb.Event(id, session, typ, text, t0, at)
-}
+// t0 and ev are the shared test events' (internal/testdb).
+var (
+	t0 = testdb.T0
+	ev = testdb.Event
+)
 
 func TestAppendEvents_Idempotent(t *testing.T) {
 	ctx := context.Background()

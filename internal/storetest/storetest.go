@@ -44,28 +44,17 @@
 //   - errors: the domain's sentinel errors, as each engine wraps them
 //     (ragd.ErrBadVector, ErrSpaceMismatch, ErrSchemaTooNew).
 //
-// An engine's test gives Open a fresh database per subtest and the same one
-// again on a second call with the same t. On PGlite, with a database per
+// An engine's test gives the suite a fresh database per subtest, the same
+// one again on a second open with the same t, and a way to make a
+// database look migrated by a newer ragd. On PGlite, with a database per
 // subtest on the package's shared server:
 //
 //	func TestConformance(t *testing.T) {
-//		var mu sync.Mutex
-//		urls := map[*testing.T]string{}
-//		storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) engine.Store {
-//			mu.Lock()
-//			defer mu.Unlock()
-//			url, ok := urls[t]
-//			if !ok {
-//				url = pgtest.Fresh(t)
-//				urls[t] = url
-//			}
-//			s, err := postgres.Open(context.Background(), url, postgres.Options{Space: "conformance/8", Dims: 8, MaxConns: 4})
-//			if err != nil {
-//				t.Fatal(err)
-//			}
-//			t.Cleanup(func() { s.Close() })
-//			return s
-//		}}.Run(t)
+//		storetest.Suite{WritesWaitForSnapshots: true}.OnDatabases(
+//			pgtest.Fresh,
+//			func(url, space string, dims int) (engine.Store, error) { … postgres.Open … },
+//			func(t *testing.T, url string) { … a schema_version row past the last … },
+//		).Run(t)
 //	}
 package storetest
 
@@ -73,6 +62,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -345,4 +335,42 @@ func ids(states map[string]ragd.ChunkState) map[string]bool {
 		out[id] = true
 	}
 	return out
+}
+
+// OnDatabases returns su with Open, OpenSpace and SchemaAhead made from an
+// engine's opener: each subtest gets a database from fresh (its path or
+// URL), which a second open in the same subtest opens again; Open opens it
+// in the space "conformance/8", and schemaAhead gets the database's value.
+func (su Suite) OnDatabases(fresh func(t *testing.T) string,
+	open func(database, space string, dims int) (engine.Store, error),
+	schemaAhead func(t *testing.T, database string)) Suite {
+	var mu sync.Mutex
+	dbs := map[*testing.T]string{}
+	database := func(t *testing.T) string {
+		mu.Lock()
+		defer mu.Unlock()
+		db, ok := dbs[t]
+		if !ok {
+			db = fresh(t)
+			dbs[t] = db
+		}
+		return db
+	}
+	su.OpenSpace = func(t *testing.T, space string, dims int) (engine.Store, error) {
+		s, err := open(database(t), space, dims)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { s.Close() })
+		return s, nil
+	}
+	su.Open = func(t *testing.T) engine.Store {
+		s, err := su.OpenSpace(t, "conformance/8", 8)
+		if err != nil {
+			t.Fatalf("open %s: %v", ragd.RedactDatabase(database(t)), err)
+		}
+		return s
+	}
+	su.SchemaAhead = func(t *testing.T) { schemaAhead(t, database(t)) }
+	return su
 }

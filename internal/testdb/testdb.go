@@ -44,10 +44,13 @@ func Replace(tb testing.TB, s Replacer, projectID int64, scope string, chunks []
 	return r
 }
 
-// Event is a person's event of session, of type typ with text, at t0
-// plus at.
-func Event(id, session, typ, text string, t0 time.Time, at time.Duration) ragd.Event {
-	return ragd.Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: t0.Add(at)}
+// T0 is when the engines' tests' events start.
+var T0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// Event is a person's event of session, of type typ with text, at T0 plus
+// at.
+func Event(id, session, typ, text string, at time.Duration) ragd.Event {
+	return ragd.Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: T0.Add(at)}
 }
 
 // WordChunks cuts e's text into one chunk per word, as a caller's chunker

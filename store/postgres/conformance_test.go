@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -25,38 +24,17 @@ var (
 // snapshot is open (one backend session for every connection), which the
 // suite is told.
 func TestConformance(t *testing.T) {
-	var mu sync.Mutex
-	urls := map[*testing.T]string{}
-	urlOf := func(t *testing.T) string {
-		mu.Lock()
-		defer mu.Unlock()
-		url, ok := urls[t]
-		if !ok {
-			url = testURL(t)
-			urls[t] = url
-		}
-		return url
-	}
-	openSpace := func(t *testing.T, space string, dims int) (engine.Store, error) {
-		s, err := Open(context.Background(), urlOf(t), Options{Space: space, Dims: dims, MaxConns: testConns, Owner: "alice"})
-		if err != nil {
-			return nil, err
-		}
-		t.Cleanup(func() { s.Close() })
-		return s, nil
-	}
-	storetest.Suite{
-		WritesWaitForSnapshots: true,
-		Open: func(t *testing.T) engine.Store {
-			s, err := openSpace(t, "conformance/8", 8)
+	storetest.Suite{WritesWaitForSnapshots: true}.OnDatabases(
+		func(t *testing.T) string { return testURL(t) },
+		func(url, space string, dims int) (engine.Store, error) {
+			s, err := Open(context.Background(), url, Options{Space: space, Dims: dims, MaxConns: testConns, Owner: "alice"})
 			if err != nil {
-				t.Fatalf("open %s: %v", urlOf(t), err)
+				return nil, err // never a typed nil in the interface
 			}
-			return s
+			return s, nil
 		},
-		OpenSpace: openSpace,
-		SchemaAhead: func(t *testing.T) {
-			c, err := pgx.Connect(context.Background(), urlOf(t))
+		func(t *testing.T, url string) {
+			c, err := pgx.Connect(context.Background(), url)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,5 +43,5 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-	}.Run(t)
+	).Run(t)
 }

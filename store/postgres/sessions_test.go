@@ -16,11 +16,11 @@ import (
 	"github.com/ragd/ragd/store/rules"
 )
 
-var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-
-func ev(id, session, typ, text string, at time.Duration) ragd.Event {
-	return testdb.Event(id, session, typ, text, t0, at)
-}
+// t0 and ev are the shared test events' (internal/testdb).
+var (
+	t0 = testdb.T0
+	ev = testdb.Event
+)
 
 // sessProject adds a project in English (so that the tests know the
 // analysed words) and returns its id.
