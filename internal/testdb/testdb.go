@@ -7,11 +7,15 @@ package testdb
 
 import (
 	"context"
+	"fmt"
+	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/vectest"
 )
 
 // Projects is the part of a store AddProject uses.
@@ -77,4 +81,35 @@ func ChunksOf(events ...ragd.Event) [][]ragd.ChunkInput {
 		}
 	}
 	return out
+}
+
+// BenchContent is a benchmark chunk's text: about 1,200 bytes of words
+// drawn from a Zipf distribution over 50,000, as real text's frequencies
+// fall.
+func BenchContent(r *rand.Rand) string {
+	z := rand.NewZipf(r, 1.07, 2, 50_000)
+	b := make([]byte, 0, 1300)
+	for len(b) < 1200 {
+		b = append(b, 'w')
+		b = strconv.AppendUint(b, z.Uint64()+1, 10)
+		b = append(b, ' ')
+	}
+	return string(b)
+}
+
+// BenchFiles is a benchmark corpus of n chunks of dims-dimensional random
+// unit vectors (seed 42), a thousand per file: each file's chunks made by
+// chunk(path, position, text, vector).
+func BenchFiles(n, dims int, chunk func(path string, pos int, text string, vec []float32) ragd.ChunkInput) [][]ragd.ChunkInput {
+	const perFile = 1000
+	r := rand.New(rand.NewSource(42))
+	var files [][]ragd.ChunkInput
+	for start := 0; start < n; start += perFile {
+		var in []ragd.ChunkInput
+		for i := start; i < min(start+perFile, n); i++ {
+			in = append(in, chunk(fmt.Sprintf("docs/f%05d.md", i/perFile), i, BenchContent(r), vectest.RandomUnit(r, dims)))
+		}
+		files = append(files, in)
+	}
+	return files
 }
