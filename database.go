@@ -1,6 +1,8 @@
 package ragd
 
-import "strings"
+import (
+	"strings"
+)
 
 // DatabaseScheme returns the URL scheme of a database value ([daemon]
 // database, RAGD_DB, eval's --database), lowercased ("postgres"), or "" for
@@ -20,4 +22,20 @@ func DatabaseScheme(database string) string {
 		}
 	}
 	return strings.ToLower(scheme)
+}
+
+// IsDatabaseURL reports whether a database value names a server's
+// database (it has a URL scheme, DatabaseScheme) rather than a SQLite
+// file's path: the one rule every caller uses.
+func IsDatabaseURL(database string) bool { return DatabaseScheme(database) != "" }
+
+// RedactDatabase is a database value as logs, errors and the printed
+// configuration show it: a path as it is, a URL as DisplayURL shows it
+// (without its password, in its user part or as a password parameter,
+// which libpq's URLs accept; of a URL that does not parse only its scheme).
+func RedactDatabase(database string) string {
+	if !IsDatabaseURL(database) {
+		return database
+	}
+	return DisplayURL(database)
 }

@@ -37,4 +37,16 @@ var (
 	ErrEventConflict = errors.New("event id already stored with other content")
 	// ErrAlreadyRunning means a reindex of the project is in progress.
 	ErrAlreadyRunning = errors.New("reindex already running")
+
+	// The store engines' errors (package store, store/postgres), declared
+	// once so that errors.Is answers the same on every engine.
+
+	// ErrSchemaTooNew means the database was migrated by a newer ragd.
+	ErrSchemaTooNew = errors.New("database schema is newer than this ragd")
+	// ErrSpaceMismatch means the database's vectors belong to another
+	// embedding space than the configured one.
+	ErrSpaceMismatch = errors.New("database vectors belong to another embedding space")
+	// ErrBadVector reports a vector an engine refuses: wrong length, NaN,
+	// Inf or zero norm.
+	ErrBadVector = errors.New("bad vector")
 )

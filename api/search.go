@@ -1,6 +1,10 @@
 package api
 
-import "github.com/ragd/ragd"
+import (
+	"strings"
+
+	"github.com/ragd/ragd"
+)
 
 // The search route's vocabulary and bounds, said once for every client and
 // layer: package search defines its Fusion values and limits from these.
@@ -18,6 +22,23 @@ const (
 
 // Fusions lists the fusions the search route takes, the default first.
 func Fusions() []string { return []string{FusionWeighted, FusionRRF} }
+
+// fusionSummaries says in a few words what each fusion does.
+var fusionSummaries = map[string]string{
+	FusionWeighted: "score blend",
+	FusionRRF:      "reciprocal rank fusion",
+}
+
+// FusionChoices names the fusions for help texts and the MCP tool's
+// schema, each with what it does: "weighted (score blend) or rrf
+// (reciprocal rank fusion)".
+func FusionChoices() string {
+	var parts []string
+	for _, f := range Fusions() {
+		parts = append(parts, f+" ("+fusionSummaries[f]+")")
+	}
+	return strings.Join(parts, " or ")
+}
 
 // SearchRequest is the body of POST /v1/projects/{project}/search.
 type SearchRequest struct {

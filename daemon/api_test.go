@@ -37,6 +37,7 @@ func startDocs(t *testing.T, host string) (*daemontest.Daemon, *gittest.Repo) {
 }
 
 func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	srv := newServer(t)
 	d := daemontest.Start(t, daemontest.NewWorld(t), daemontest.Config(srv.URL))
@@ -174,6 +175,7 @@ func TestAPI_IndexSearchVoteCoverageMeasure(t *testing.T) {
 }
 
 func TestAPI_DegradedWhenProviderDown(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, _ := startDocs(t, ollamatest.ClosedURL(t))
 	c := d.Client
@@ -226,6 +228,7 @@ func TestAPI_DegradedWhenProviderDown(t *testing.T) {
 }
 
 func TestAPI_Sessions(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, _ := startDocs(t, newServer(t).URL)
 	// Appended chunks stay lexical until the reindex below: the background

@@ -15,6 +15,7 @@ import (
 // title that arrives later is carried to their hits, and a refused batch
 // leaves nothing searchable.
 func TestAppend_SearchableAtOnce(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, _ := startDocs(t, newServer(t).URL)
 	// Lexically, as appended: vectors filled meanwhile would move the

@@ -17,6 +17,7 @@ import (
 // health and coverage show the queue; the background fill fills it once the
 // provider answers, and the answers then search every chunk's vector.
 func TestBackfill_LargeReindexSearchableAtOnceFilledInBackground(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
 	srv.SetFault(ollamatest.Respond(http.StatusInternalServerError, `{"error":"model runner crashed"}`))

@@ -12,6 +12,7 @@ import (
 // either engine: PostgreSQL once answered 500 (invalid byte sequence for
 // encoding "UTF8": 0x00) where SQLite answered 200 or 404 (issue 35 item 9).
 func TestAPI_BadBytesInIDsAreRefused(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	d, _ := startDocs(t, newServer(t).URL)
 	for _, tc := range []struct {
 		name, method, path, body string

@@ -26,6 +26,7 @@ func longSection() string {
 }
 
 func TestAPI_Passage(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d := daemontest.Start(t, daemontest.NewWorld(t), daemontest.Config(newServer(t).URL))
 	c := d.Client

@@ -81,7 +81,7 @@ func checkDatabaseSecret(path, database string) error {
 	if mode := fi.Mode().Perm(); mode&0o044 != 0 {
 		return fmt.Errorf("config %s: daemon.database %s holds a password, and the file is readable by others (mode %04o): "+
 			"run `chmod 600 %s`, or better take the password out of the URL and give it in PGPASSWORD or a ~/.pgpass file (chmod 600)",
-			path, DisplayDatabase(database), mode, path)
+			path, ragd.RedactDatabase(database), mode, path)
 	}
 	return nil
 }

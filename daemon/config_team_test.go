@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding"
 )
@@ -142,7 +143,7 @@ func TestConfigTemplate_NoCredentials(t *testing.T) {
 }
 
 func TestDisplayDatabase_PasswordParameter(t *testing.T) {
-	got := daemon.DisplayDatabase("postgres://db.example/ragd?user=ragd&password=hunter2")
+	got := ragd.RedactDatabase("postgres://db.example/ragd?user=ragd&password=hunter2")
 	if strings.Contains(got, "hunter2") || !strings.Contains(got, "db.example/ragd") {
 		t.Errorf("DisplayDatabase = %q: want the URL without its password", got)
 	}

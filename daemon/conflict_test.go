@@ -20,6 +20,7 @@ import (
 // typed client returns both the counts and an error matching
 // ragd.ErrEventConflict.
 func TestAPI_EventConflictIsAnError(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, _ := startDocs(t, newServer(t).URL)
 	ev := ragd.Event{ID: "e1", SessionID: "s1", Type: "note", Actor: "person", Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}

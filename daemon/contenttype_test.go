@@ -12,6 +12,7 @@ import (
 // TestAPI_JSONWhateverTheContentType: curl -d sends its default form
 // content type with a JSON body; a body that parses as JSON is JSON.
 func TestAPI_JSONWhateverTheContentType(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	d, _ := startDocs(t, newServer(t).URL)
 	daemontest.Reindex(t, d.Client, "demo")
 	for _, ct := range []string{"application/x-www-form-urlencoded", "text/plain", "", "application/json; charset=utf-8"} {

@@ -16,7 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/search"
@@ -37,9 +39,9 @@ type Options struct {
 	// Open opens the engine that keeps the database ([daemon] database,
 	// else Paths.Database), once the daemon holds its lock. Required: the
 	// caller chooses the engine (cmd/ragd by the database's form).
-	Open Opener
+	Open engine.Opener
 	// ResetVectors drops stored vectors of another embedding space instead of
-	// refusing to start (see EngineOptions.ResetSpace).
+	// refusing to start (see engine.Options.ResetSpace).
 	ResetVectors bool
 	Logger       *slog.Logger
 }
@@ -53,7 +55,7 @@ type Daemon struct {
 	configModTime *time.Time
 	logger        *slog.Logger
 
-	store    Store
+	store    engine.Store
 	embedder *embedding.Service
 	indexer  *index.Indexer
 	importer *index.Importer
@@ -125,7 +127,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	}()
 
 	// The lock first: a second daemon must not even open the database.
-	if d.lock, err = lockDatabase(paths.Lock, DisplayDatabase(paths.Database), paths.Socket); err != nil {
+	if d.lock, err = lockDatabase(paths.Lock, ragd.RedactDatabase(paths.Database), paths.Socket); err != nil {
 		return nil, err
 	}
 	if d.ln, err = listen(paths.Socket); err != nil {
@@ -138,7 +140,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	d.limiter = newLimitListener(d.ln, d.limits.MaxConns, idleWhenFull)
 
 	space := embedding.SpaceFor(cfg.Embedding.Service(nil))
-	st, err := opt.Open(ctx, paths.Database, EngineOptions{
+	st, err := opt.Open(ctx, paths.Database, engine.Options{
 		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger, Vectors: cfg.Search.Vectors,
 		Owner: cfg.Daemon.OwnerName(), ShareSessions: cfg.Sessions.Share,
 	})
@@ -213,7 +215,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		defer close(d.backfillDone)
 		d.backfill.Run(bctx) // resumes the queue a previous run left
 	}()
-	d.logger.Info("listening", "socket", paths.Socket, "database", DisplayDatabase(paths.Database), "space", space.String(), "version", Version)
+	d.logger.Info("listening", "socket", paths.Socket, "database", ragd.RedactDatabase(paths.Database), "space", space.String(), "version", Version)
 	return d, nil
 }
 
@@ -225,7 +227,7 @@ func (d *Daemon) Done() <-chan error { return d.served }
 func (d *Daemon) Socket() string { return d.paths.Socket }
 
 // Store returns the daemon's engine, for tests and tools in this process.
-func (d *Daemon) Store() Store { return d.store }
+func (d *Daemon) Store() engine.Store { return d.store }
 
 // Close stops the daemon: no new connections, in-flight requests get
 // shutdownTimeout to finish, a running reindex is cancelled (its

@@ -58,6 +58,7 @@ func hasEvent(c *client.Client, project, id string) bool {
 // once it is whole, and a restarted daemon catches up from its checkpoint
 // without storing anything twice.
 func TestTranscripts_Follow(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	home := t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", home)
@@ -163,6 +164,7 @@ func continueDoc(cwd string, prompts ...string) []byte {
 // replaced by a rename, and what was stored already counts as duplicates:
 // nothing is stored twice, nothing conflicts.
 func TestTranscripts_FollowRewrites(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	home := t.TempDir()
 	t.Setenv("CONTINUE_GLOBAL_DIR", home)
@@ -227,6 +229,7 @@ func TestTranscripts_FollowRewrites(t *testing.T) {
 // registered repository) is followed through its -wal, where a database in
 // WAL mode writes: each write is read from a copy, stored once.
 func TestTranscripts_FollowDatabase(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	w := daemontest.NewWorld(t)
 	cfg := daemontest.Config(newServer(t).URL)
 	cfg.Sessions.Follow = []string{"crush"}

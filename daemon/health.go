@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/engine"
 )
 
 func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
@@ -15,12 +16,12 @@ func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	if h.Database.SchemaVersion, err = d.store.SchemaVersion(ctx); err != nil {
 		return err
 	}
-	if vv, ok := d.store.(VecVersioner); ok {
+	if vv, ok := d.store.(engine.VecVersioner); ok {
 		if h.Database.SqliteVec, err = vv.VecVersion(ctx); err != nil {
 			return err
 		}
 	}
-	if c, ok := d.store.(Checker); ok {
+	if c, ok := d.store.(engine.Checker); ok {
 		h.Database.Checks = c.Checks(ctx)
 	}
 	if h.Index, err = d.store.Stats(ctx); err != nil {

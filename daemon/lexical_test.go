@@ -33,6 +33,7 @@ func answers(t *testing.T, c *client.Client, project string, queries []string, f
 // scores included, are the same before another project with the same
 // vocabulary is indexed, after, and after it is removed.
 func TestAPI_ProjectAnswersIgnoreOtherProjects(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	srv := newServer(t)
 	d, _ := startDocs(t, srv.URL)

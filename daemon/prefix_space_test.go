@@ -5,11 +5,11 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
-	"github.com/ragd/ragd/store"
 )
 
 // The document prefix is frozen with the embedding space: vectors indexed
@@ -32,7 +32,7 @@ func TestDaemon_DocumentPrefixIsPartOfTheSpace(t *testing.T) {
 	none := ""
 	cfg.Embedding.DocumentPrefix = &none
 	_, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: daemontest.OpenSQLite, Logger: daemontest.Logger()})
-	if !errors.Is(err, store.ErrSpaceMismatch) {
+	if !errors.Is(err, ragd.ErrSpaceMismatch) {
 		t.Fatalf("open with another document prefix: %v, want ErrSpaceMismatch", err)
 	}
 	// The query prefix is not part of it.

@@ -69,6 +69,7 @@ func readmeCommands(lines []string) []string {
 // registered repository (the README registers $PWD), beside the README's
 // own example event file.
 func TestREADME_SocketExamples(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("the README's examples need %s (scripts/setup.sh installs it): %v", tool, err)

@@ -51,6 +51,7 @@ var plantSlots = []string{
 // each secret. Targets: at least 99% of the secrets nowhere, at least 99%
 // of the benign values stored verbatim. Recall is logged by kind.
 func TestSecrets_NeverStored(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	secrets, benign := secretcorpus.Generate(2026, secretsPerKind)
 	nk, _ := secretcorpus.Kinds()

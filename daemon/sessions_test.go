@@ -17,6 +17,7 @@ import (
 // TestSessions_ListAndRead lists a project's sessions through the socket,
 // filtered by format and time, and reads one whole.
 func TestSessions_ListAndRead(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, _ := startDocs(t, newServer(t).URL)
 	c := d.Client

@@ -15,6 +15,7 @@ import (
 // wait for the test, and health and the project list answer meanwhile;
 // once they come, the project's stale scopes are known.
 func TestStart_AnswersBeforeStatistics(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	srv := newServer(t)
 	w := daemontest.NewWorld(t)
 	first := daemontest.Start(t, w, daemontest.Config(srv.URL))

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/daemon"
 )
 
 func TestDatabaseScheme(t *testing.T) {
@@ -29,15 +28,17 @@ func TestDatabaseScheme(t *testing.T) {
 	}
 }
 
-func TestDisplayDatabase(t *testing.T) {
+func TestRedactDatabase(t *testing.T) {
 	for _, tc := range []struct{ database, want string }{
 		{"/a/ragd.db", "/a/ragd.db"},
 		{"postgres://ragd:secret@db.example:5432/ragd?sslmode=require", "postgres://ragd:xxxxx@db.example:5432/ragd?sslmode=require"},
 		{"postgres://db.example/ragd", "postgres://db.example/ragd"},
 		{"postgres://ragd:sec%zzret@h/db", "postgres://…"},
+		{"postgres://h/db?password=pw&x=1", "postgres://h/db?password=xxxxx&x=1"},
+		{"postgresql://u:p%40w@h/db?sslmode", "postgresql://u:xxxxx@h/db?sslmode"},
 	} {
-		if got := daemon.DisplayDatabase(tc.database); got != tc.want {
-			t.Errorf("DisplayDatabase(%q) = %q, want %q", tc.database, got, tc.want)
+		if got := ragd.RedactDatabase(tc.database); got != tc.want {
+			t.Errorf("ragd.RedactDatabase(%q) = %q, want %q", tc.database, got, tc.want)
 		}
 	}
 }

@@ -107,7 +107,7 @@ func Template(cfg Config, sources Sources) string {
 `)
 	// A password in the database URL is never printed (`ragd config`
 	// shows the loaded file and environment).
-	cfg.Daemon.Database = DisplayDatabase(cfg.Daemon.Database)
+	cfg.Daemon.Database = ragd.RedactDatabase(cfg.Daemon.Database)
 	// Nor credentials written into the embedding server's URL (refused
 	// there anyway: a key goes in api_key_env or api_key_file).
 	if cfg.Embedding.BaseURL != "" {

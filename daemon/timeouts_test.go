@@ -66,6 +66,7 @@ func TestServe_StalledBodiesTimedOut(t *testing.T) {
 // TestServe_LongReindexOutlivesTimeouts: a reindex that takes longer than
 // the read and write timeouts is not cut, streamed or not.
 func TestServe_LongReindexOutlivesTimeouts(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	const timeout = 200 * time.Millisecond
 	defer daemon.SetServeLimits(daemon.ServeLimits{
 		ReadHeader: timeout, Read: timeout, Write: timeout, Idle: time.Minute, MaxConns: 4,

@@ -11,6 +11,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/daemontest"
 )
 
 // TestTranscripts_Database: a tool's database in a registered repository
@@ -18,6 +19,7 @@ import (
 // writing beside it, read again only when it changed (its -wal included),
 // and what was read before counts as duplicates.
 func TestTranscripts_Database(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, repo := startDocs(t, newServer(t).URL)
 	c := d.Client

@@ -24,6 +24,7 @@ import (
 // not streamed is flushed after the handler returns, under a fresh
 // timeout, which at 1ns no answer could meet.)
 func TestTranscripts_ImportOutlivesWriteTimeout(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	defer daemon.SetServeLimits(daemon.ServeLimits{
 		ReadHeader: time.Minute, Read: time.Minute, Write: time.Nanosecond, Idle: time.Minute, MaxConns: 8,
 	})()
@@ -42,6 +43,7 @@ func TestTranscripts_ImportOutlivesWriteTimeout(t *testing.T) {
 // FIFO would block its open for ever, under the lock every later import
 // and the follower wait on. The import after them still runs.
 func TestTranscripts_NonRegularFilesRefused(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	d := daemontest.Start(t, daemontest.NewWorld(t), daemontest.Config(newServer(t).URL))
 	fifo := filepath.Join(t.TempDir(), transcript.AiderHistoryFile)
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

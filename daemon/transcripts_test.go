@@ -124,6 +124,7 @@ func assertReadAsDirect(tb testing.TB, rep *api.TranscriptReport, st transcript.
 // project, makes it searchable, and follows a hit on one of its messages
 // through the citation route back to the message and its session.
 func TestTranscripts_Fixtures(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, _ := startDocs(t, newServer(t).URL)
 	c := d.Client
@@ -202,6 +203,7 @@ func notTranscript(name string) bool {
 // folder; the report must say what the reader says, and a second import
 // must find nothing new.
 func TestTranscripts_RealFiles(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	d, _ := startDocs(t, newServer(t).URL)
 	c := d.Client
 	for _, f := range transcript.Formats {
@@ -278,6 +280,7 @@ func appendFile(tb testing.TB, path, text string) {
 // to the registered project whose repository contains its folder; others
 // are listed, not imported, and come in once their folder is registered.
 func TestTranscripts_MatchByFolder(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, repo := startDocs(t, newServer(t).URL)
 	c := d.Client
@@ -319,6 +322,7 @@ func TestTranscripts_MatchByFolder(t *testing.T) {
 // the last import stopped, its partly written last line included once it
 // is whole; a file deleted by its tool leaves its sessions in ragd.
 func TestTranscripts_Incremental(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, _ := startDocs(t, newServer(t).URL)
 	c := d.Client
@@ -368,6 +372,7 @@ func TestTranscripts_Incremental(t *testing.T) {
 // chunks go, search no longer finds it, and an import does not bring it
 // back.
 func TestTranscripts_Forget(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, _ := startDocs(t, newServer(t).URL)
 	c := d.Client
@@ -406,6 +411,7 @@ func TestTranscripts_Forget(t *testing.T) {
 }
 
 func TestTranscripts_BadRequests(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	d, _ := startDocs(t, newServer(t).URL)
 	for _, tc := range []struct {
 		name, body string
@@ -440,6 +446,7 @@ func TestTranscripts_BadRequests(t *testing.T) {
 // the sessions they resume or fork; each copy is stored in its own session
 // and none is refused as a conflict.
 func TestTranscripts_CopiedRecords(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	ctx := context.Background()
 	d, repo := startDocs(t, newServer(t).URL)
 	c := d.Client
@@ -462,6 +469,7 @@ func TestTranscripts_CopiedRecords(t *testing.T) {
 // TestTranscripts_SaysWhatItLookedFor: a folder with no file of the
 // format's names is reported with what was looked for.
 func TestTranscripts_SaysWhatItLookedFor(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	d, _ := startDocs(t, newServer(t).URL)
 	dir := t.TempDir()
 	appendFile(t, filepath.Join(dir, "session.jsonl"), "{}\n")

@@ -41,6 +41,7 @@ func awaitRefresh(tb testing.TB, ch <-chan int64, what string, cond func() bool)
 }
 
 func TestWatch_CommitMarksScopesStale(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	d, repo := startDocs(t, newServer(t).URL)
 	c := d.Client
 	ch := refreshes(d)
@@ -98,6 +99,7 @@ func TestWatch_CommitMarksScopesStale(t *testing.T) {
 }
 
 func TestWatch_AutoReindex(t *testing.T) {
+	daemontest.EngineIndependent(t)
 	d, repo := startDocs(t, newServer(t).URL)
 	c := d.Client
 	ch := refreshes(d)

@@ -15,6 +15,8 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/engine"
+	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
@@ -41,14 +43,14 @@ type BEIRIndexOptions struct {
 	Vectors      store.VectorMode
 	QuantizeFrom int
 	// Database is where the corpus is indexed, as project BEIRProject: a
-	// SQLite file or a postgres:// URL (OpenStore). Optional: a SQLite
+	// SQLite file or a postgres:// URL (engines.Open). Optional: a SQLite
 	// file in Work, one per embedding space.
 	Database string
 }
 
 // BEIRIndex is a BEIR corpus indexed as a project of its own store.
 type BEIRIndex struct {
-	Store   IndexStore
+	Store   engine.Store
 	Project ragd.Project
 	// Embedder is the documents' embedder; it caches in Store.
 	Embedder *embedding.Service
@@ -112,8 +114,8 @@ func OpenBEIRIndex(ctx context.Context, b *BEIR, opt BEIRIndexOptions) (_ *BEIRI
 	if dbPath == "" {
 		dbPath = filepath.Join(opt.Work, "index-"+fileSafe(space.String())+".db")
 	}
-	st, err := OpenStore(ctx, dbPath, StoreOptions{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
-		Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})
+	st, err := engines.Open(ctx, dbPath, engine.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
+		Vectors: string(opt.Vectors), QuantizeFrom: opt.QuantizeFrom})
 	if err != nil {
 		return nil, fmt.Errorf("BEIR index: %w", err)
 	}

@@ -13,13 +13,15 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
+	"github.com/ragd/ragd/engine"
+	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/internal/pgtest"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store/postgres"
 )
 
 // The PostgreSQL engine is an evaluation's store.
-var _ IndexStore = (*postgres.Store)(nil)
+var _ engine.Store = (*postgres.Store)(nil)
 
 func TestDatabaseScheme(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -38,12 +40,12 @@ func TestDatabaseScheme(t *testing.T) {
 	}
 }
 
-func TestOpenStore_RefusesOtherSchemes(t *testing.T) {
+func TestOpen_RefusesOtherSchemes(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	_, err := OpenStore(context.Background(), "mysql://u:secret@h/db", StoreOptions{Space: "test/8", Dims: 8, Logger: quiet})
+	_, err := engines.Open(context.Background(), "mysql://u:secret@h/db", engine.Options{Space: "test/8", Dims: 8, Logger: quiet})
 	if err == nil || !strings.Contains(err.Error(), `unknown scheme "mysql"`) || strings.Contains(err.Error(), "secret") {
-		t.Fatalf("OpenStore(mysql://…) = %v: want an unknown scheme, without the password", err)
+		t.Fatalf("engines.Open(mysql://…) = %v: want an unknown scheme, without the password", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("a refused URL created %d entries in the working directory", len(entries))

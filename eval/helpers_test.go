@@ -7,12 +7,13 @@ import (
 	"log/slog"
 	"math"
 	"math/rand"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
@@ -23,14 +24,7 @@ var quiet = slog.New(slog.DiscardHandler)
 const testDims = 8
 
 func openStore(tb testing.TB) *store.Store {
-	tb.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "ragd.db"),
-		store.Options{Space: fmt.Sprintf("test/%d", testDims), Dims: testDims, Logger: quiet})
-	if err != nil {
-		tb.Fatalf("open store: %v", err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	return st
+	return sqlitedb.Open(tb, fmt.Sprintf("test/%d", testDims), testDims)
 }
 
 func hashOf(s string) string {
@@ -46,9 +40,7 @@ func fileChunk(path string, pos int, title string, heading []string, content str
 
 func replace(tb testing.TB, st *store.Store, project int64, scope string, in []ragd.ChunkInput) {
 	tb.Helper()
-	if _, err := st.ReplaceScope(context.Background(), project, scope, in); err != nil {
-		tb.Fatalf("replace %s: %v", scope, err)
-	}
+	testdb.Replace(tb, st, project, scope, in)
 }
 
 func randomUnit(r *rand.Rand) []float32 { return vectest.RandomUnit(r, testDims) }

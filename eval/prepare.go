@@ -15,6 +15,8 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/engine"
+	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
 )
@@ -39,7 +41,7 @@ type Options struct {
 	// Database is the ragd database, and Project the name or repository
 	// path of the project in it that the golden file and the telemetry are
 	// about. A postgres:// URL is a database on the PostgreSQL engine, any
-	// other value a SQLite file (OpenStore). With BEIR, Database is where
+	// other value a SQLite file (engines.Open). With BEIR, Database is where
 	// the corpus is indexed (optional: a file in Work).
 	Database, Project string
 	// Repo is a git repository whose docs and ADRs are indexed into
@@ -187,13 +189,13 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 			rep.Timings.IndexEmbed += time.Duration(sr.Durations.EmbedMs) * time.Millisecond
 		}
 	} else {
-		if opt.Repo == "" && !IsURL(opt.Database) {
+		if opt.Repo == "" && !ragd.IsDatabaseURL(opt.Database) {
 			if _, err := os.Stat(opt.Database); err != nil {
 				return nil, fmt.Errorf("no ragd database at %s (%v): register and index a project first (ragd add, ragd reindex)", opt.Database, err)
 			}
 		}
-		opened, err := OpenStore(ctx, opt.Database, StoreOptions{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
-			Vectors: opt.Vectors, QuantizeFrom: opt.QuantizeFrom})
+		opened, err := engines.Open(ctx, opt.Database, engine.Options{Space: space.String(), Dims: space.Dims, Logger: opt.Logger,
+			Vectors: string(opt.Vectors), QuantizeFrom: opt.QuantizeFrom})
 		if err != nil {
 			return nil, err
 		}

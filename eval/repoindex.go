@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/source"
 )
@@ -31,7 +32,7 @@ type repoIndex struct {
 // a project registered under the repository's folder name when st does
 // not know it yet. A second run on the same database finds the scopes
 // unchanged and embeds nothing.
-func indexRepo(ctx context.Context, st IndexStore, opt Options) (repoIndex, error) {
+func indexRepo(ctx context.Context, st engine.Store, opt Options) (repoIndex, error) {
 	root, err := source.Root(opt.Repo)
 	if err != nil {
 		return repoIndex{}, fmt.Errorf("index %s: not inside a git repository: %w", opt.Repo, err)

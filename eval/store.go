@@ -5,7 +5,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding"
-	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/search"
 )
 
@@ -28,14 +28,6 @@ type Store interface {
 	Close() error
 }
 
-// IndexStore is what an evaluation's own index (a BEIR corpus) is built
-// in: a Store the indexer writes, which registers its project.
-type IndexStore interface {
-	Store
-	index.Store
-	AddProject(ctx context.Context, name, path string) (ragd.Project, error)
-}
-
 // CitationStore is what resolving a golden file's citations reads of a
 // project (NewProjectResolver): its conversation messages and its chunks.
 type CitationStore interface {
@@ -50,17 +42,9 @@ type TelemetryStore interface {
 	LoadSearch(ctx context.Context, id int64) (ragd.SearchRecord, error)
 }
 
-// VectorIndexWaiter is an engine that loads its vector index in the
-// background (the SQLite store's quantized codes), searching exactly
-// until then. An evaluation waits for it, so that every query is
-// retrieved the same way; an engine without it is ready at once.
-type VectorIndexWaiter interface {
-	WaitVectorIndex(ctx context.Context) error
-}
-
 // waitVectorIndex waits for st's vector index, if it loads one.
 func waitVectorIndex(ctx context.Context, st any) error {
-	if w, ok := st.(VectorIndexWaiter); ok {
+	if w, ok := st.(engine.VectorIndexWaiter); ok {
 		return w.WaitVectorIndex(ctx)
 	}
 	return nil

@@ -16,6 +16,8 @@ import (
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/store"
 )
 
@@ -34,22 +36,12 @@ func openStore(tb testing.TB) *store.Store {
 }
 
 func openStoreAt(tb testing.TB, path string, dims int) *store.Store {
-	tb.Helper()
-	s, err := store.Open(context.Background(), path, store.Options{Space: embedding.SpaceOf(testModel, dims).String(), Dims: dims, Logger: quiet})
-	if err != nil {
-		tb.Fatalf("open store: %v", err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
+	return sqlitedb.OpenAt(tb, path, embedding.SpaceOf(testModel, dims).String(), dims)
 }
 
 func addProject(tb testing.TB, s *store.Store, name, path string) ragd.Project {
 	tb.Helper()
-	p, err := s.AddProject(context.Background(), name, path)
-	if err != nil {
-		tb.Fatalf("add project: %v", err)
-	}
-	return p
+	return testdb.AddProject(tb, s, name, path)
 }
 
 // fakeOllama starts the fake provider and a Service on it that caches in s.

@@ -181,6 +181,15 @@ func TestTools_List(t *testing.T) {
 	if f := prop("search", "fusion"); !sameSet(anyStrings(f["enum"]), fusionNames()) {
 		t.Errorf("search fusion schema %v", f)
 	}
+	if d, _ := prop("search", "fusion")["description"].(string); !strings.Contains(d, "Default") {
+		t.Errorf("search fusion description %q lacks the default", d)
+	} else {
+		for _, f := range fusionNames() {
+			if !strings.Contains(d, f+" (") {
+				t.Errorf("search fusion description %q does not say what %s does", d, f)
+			}
+		}
+	}
 	if v := prop("feedback", "verdict"); !sameSet(anyStrings(v["enum"]), []string{"useful", "irrelevant"}) {
 		t.Errorf("feedback verdict schema %v", v)
 	}

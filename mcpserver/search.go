@@ -17,7 +17,7 @@ type SearchInput struct {
 	Project string   `json:"project,omitempty"`
 	Scopes  []string `json:"scopes,omitempty" jsonschema:"Optional. Where to search: docs (documentation), adr (architecture decision records), session (past conversations). Default: all three."`
 	Limit   int      `json:"limit,omitempty" jsonschema:"Optional. How many hits, 1..20. Default: the daemon's configured limit (6 unless changed)."`
-	Fusion  string   `json:"fusion,omitempty" jsonschema:"Optional. How the semantic and keyword rankings are combined: weighted (score blend) or rrf (reciprocal rank fusion). Default: the daemon's configuration."`
+	Fusion  string   `json:"fusion,omitempty"`
 	Full    bool     `json:"fullText,omitempty" jsonschema:"Optional. true returns each hit's whole chunk text instead of a short snippet; costs more tokens. Prefer get on the hits you need."`
 	// AllProjects searches every registered project; hits are merged by rank.
 	AllProjects bool `json:"allProjects,omitempty" jsonschema:"Optional. true searches every project ragd knows, not only this one (where was this solved before?); each hit then names its project and searchId. Leave project out."`

@@ -125,6 +125,8 @@ func (s *Server) addTools() error {
 				p["scopes"].Items.Enum = scopeEnum()
 				p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(api.MaxLimit))
 				p["fusion"].Enum = fusionEnum()
+				p["fusion"].Description = "Optional. How the semantic and keyword rankings are combined: " + api.FusionChoices() +
+					". Default: the daemon's configuration."
 			},
 			handler: s.search,
 		}),

@@ -68,16 +68,12 @@ passed=$(grep -c '^ok ' "$log" || true)
 # The daemon's API tests of projects, reindex, search, feedback, sessions,
 # transcripts (imported and followed), the README's socket examples and
 # secrets' redaction, once more on the PostgreSQL engine (PGlite, one empty
-# database per top-level test: internal/daemontest's RAGD_TEST_ENGINE).
-# Left out: tests that read the SQLite store beside the daemon
-# (d.Store(), its files, a second open on SQLite: BadInput,
-# ClientGoesAwayMidReindex, ProjectLanguage, Load, RedactSessions,
-# DocumentPrefixIsPartOfTheSpace), goldens of SQLite's answers, tests that
-# start two daemons expecting two databases (SpaceProfile), and the
-# socket's, listener's and config's own tests, which no engine changes.
-pg_tier='^(TestAPI_(IndexSearchVoteCoverageMeasure|DegradedWhenProviderDown|Sessions|Passage|EventConflictIsAnError|BadBytesInIDsAreRefused|JSONWhateverTheContentType|ProjectAnswersIgnoreOtherProjects)|TestAppend_SearchableAtOnce|TestBackfill_LargeReindexSearchableAtOnceFilledInBackground|TestSessions_ListAndRead|TestStart_AnswersBeforeStatistics|TestTranscripts_(Fixtures|MatchByFolder|Incremental|Forget|BadRequests|CopiedRecords|Database|ImportOutlivesWriteTimeout|NonRegularFilesRefused|RealFiles|SaysWhatItLookedFor|Follow|FollowRewrites|FollowDatabase)|TestWatch_(CommitMarksScopesStale|AutoReindex)|TestREADME_SocketExamples|TestSecrets_NeverStored|TestServe_LongReindexOutlivesTimeouts)$'
+# database per top-level test: internal/daemontest's RAGD_TEST_ENGINE). The
+# tests choose themselves: those marked daemontest.EngineIndependent run,
+# the others skip (they read SQLite's files or goldens, or test what no
+# engine changes).
 step "the daemon's API tests on PostgreSQL (PGlite)"
-RAGD_TEST_ENGINE=postgres go test -race -count=1 -tags "$TAGS" -run "$pg_tier" ./daemon/
+RAGD_TEST_ENGINE=postgres go test -race -count=1 -tags "$TAGS" ./daemon/
 
 step "fuzzing, $FUZZTIME per target"
 grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do

@@ -8,11 +8,12 @@ import (
 	"log/slog"
 	"math"
 	"math/rand"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/store"
 )
@@ -69,30 +70,17 @@ func (s *syncBuffer) String() string {
 var quiet = slog.New(slog.DiscardHandler)
 
 func openStore(tb testing.TB, dims int) *store.Store {
-	tb.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "ragd.db"),
-		store.Options{Space: fmt.Sprintf("test/%d", dims), Dims: dims, Logger: quiet})
-	if err != nil {
-		tb.Fatalf("open store: %v", err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	return st
+	return sqlitedb.Open(tb, fmt.Sprintf("test/%d", dims), dims)
 }
 
 func addProject(tb testing.TB, st *store.Store, name string) int64 {
 	tb.Helper()
-	p, err := st.AddProject(context.Background(), name, "/repos/"+name)
-	if err != nil {
-		tb.Fatalf("add project: %v", err)
-	}
-	return p.ID
+	return testdb.AddProject(tb, st, name, "/repos/"+name).ID
 }
 
 func replace(tb testing.TB, st *store.Store, project int64, scope string, in []ragd.ChunkInput) {
 	tb.Helper()
-	if _, err := st.ReplaceScope(context.Background(), project, scope, in); err != nil {
-		tb.Fatalf("replace %s: %v", scope, err)
-	}
+	testdb.Replace(tb, st, project, scope, in)
 }
 
 func hashOf(s string) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/lexical"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Appending a session's messages writes their chunks at once, so that they
@@ -39,15 +40,9 @@ import (
 // events) and for database failures; either way nothing is stored.
 func (s *Store) AppendSession(ctx context.Context, projectID int64, events []ragd.Event, chunks [][]ragd.ChunkInput) (ragd.AppendResult, error) {
 	res := ragd.AppendResult{ByType: map[string]int{}}
-	for i := range events {
-		if err := events[i].Validate(); err != nil {
-			// The caller names the project.
-			return ragd.AppendResult{}, fmt.Errorf("event %d (id %q): %w", i, events[i].ID, err)
-		}
-	}
 	items, err := prepareAppended(projectID, events, chunks)
 	if err != nil {
-		return ragd.AppendResult{}, fmt.Errorf("append events to project %d: %w", projectID, err)
+		return ragd.AppendResult{}, err
 	}
 	if len(events) == 0 {
 		return res, nil
@@ -118,43 +113,15 @@ type appendedChunk struct {
 	lang string
 }
 
-// prepareAppended checks chunks against events and lists them with their
-// ids.
+// prepareAppended checks chunks against events (rules.PrepareAppended)
+// and lists them with their ids.
 func prepareAppended(projectID int64, events []ragd.Event, chunks [][]ragd.ChunkInput) ([]appendedChunk, error) {
-	if chunks == nil {
-		return nil, nil
+	prepared, err := rules.PrepareAppended(projectID, events, chunks, headingJSON)
+	items := make([]appendedChunk, len(prepared))
+	for i, p := range prepared {
+		items[i] = appendedChunk{in: p.In, event: p.Event, id: p.ID, heading: p.Heading}
 	}
-	if len(chunks) != len(events) {
-		return nil, fmt.Errorf("%d chunk lists for %d events", len(chunks), len(events))
-	}
-	var items []appendedChunk
-	for i := range chunks {
-		seen := map[string]bool{}
-		for j := range chunks[i] {
-			c := &chunks[i][j]
-			if err := validateChunk(c, ragd.ScopeSession); err != nil {
-				return nil, fmt.Errorf("event %d: %w", i, err)
-			}
-			if c.SessionID != events[i].SessionID || c.EventID != events[i].ID {
-				return nil, fmt.Errorf("event %d (%q of session %q): chunk %d names event %q of session %q",
-					i, events[i].ID, events[i].SessionID, j, c.EventID, c.SessionID)
-			}
-			if c.Vector != nil {
-				return nil, fmt.Errorf("event %q: chunk %d has a vector: appended chunks take theirs from the background fill", c.EventID, c.Position)
-			}
-			id := c.ID(projectID, ragd.ScopeSession)
-			if seen[id] {
-				return nil, fmt.Errorf("event %q: duplicate chunk %d", c.EventID, c.Position)
-			}
-			seen[id] = true
-			heading, err := headingJSON(c.HeadingPath)
-			if err != nil {
-				return nil, fmt.Errorf("event %q: chunk %d: %w", c.EventID, c.Position, err)
-			}
-			items = append(items, appendedChunk{in: c, event: i, id: id, heading: heading})
-		}
-	}
-	return items, nil
+	return items, err
 }
 
 // analyseAppended analyses the heading and text of items for lang.
@@ -162,13 +129,13 @@ func analyseAppended(items []appendedChunk, lang string) error {
 	if len(items) == 0 {
 		return nil
 	}
-	a, err := analyzerFor(lang)
+	a, err := rules.AnalyzerFor(lang)
 	if err != nil {
 		return err
 	}
 	for i := range items {
 		it := &items[i]
-		it.doc = &lexicalDoc{heading: a.Text(headingText(it.heading)), content: a.Text(it.in.Content)}
+		it.doc = &lexicalDoc{heading: a.Text(rules.HeadingText(it.heading)), content: a.Text(it.in.Content)}
 		it.lang = lang
 	}
 	return nil
@@ -225,7 +192,7 @@ func (s *Store) writeAppended(ctx context.Context, tx *sql.Tx, projectID int64, 
 		// stored chunk can carry an old title.
 		return false, nil
 	}
-	a, err := analyzerFor(lang)
+	a, err := rules.AnalyzerFor(lang)
 	if err != nil {
 		return false, fmt.Errorf("project %d: %w", projectID, err)
 	}
@@ -273,7 +240,7 @@ func (s *Store) writeAppended(ctx context.Context, tx *sql.Tx, projectID int64, 
 		}
 		if it.doc == nil || it.lang != lang {
 			// Analysed for another language, or not at all: redo in here.
-			it.doc = &lexicalDoc{heading: a.Text(headingText(it.heading)), content: a.Text(c.Content)}
+			it.doc = &lexicalDoc{heading: a.Text(rules.HeadingText(it.heading)), content: a.Text(c.Content)}
 		}
 		d := *it.doc
 		d.title = analysedTitle(title)
@@ -339,7 +306,7 @@ func retitleSessions(ctx context.Context, tx *sql.Tx, projectID int64, titled ma
 			if _, err := update.ExecContext(ctx, title, r.seq); err != nil {
 				return fmt.Errorf("retitle session %q: %w", session, err)
 			}
-			d := lexicalDoc{title: analysedTitle(title), heading: a.Text(headingText(r.heading)), content: a.Text(r.content)}
+			d := lexicalDoc{title: analysedTitle(title), heading: a.Text(rules.HeadingText(r.heading)), content: a.Text(r.content)}
 			if err := lw.delete(ctx, r.seq); err != nil {
 				return fmt.Errorf("retitle session %q: %w", session, err)
 			}

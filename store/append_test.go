@@ -9,32 +9,8 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 )
-
-// msgChunks cuts text into one chunk per word, as a caller's chunker
-// would, for event e.
-func msgChunks(e ragd.Event) []ragd.ChunkInput {
-	var out []ragd.ChunkInput
-	start := 0
-	for i, w := range strings.Fields(e.Text) {
-		at := strings.Index(e.Text[start:], w) + start
-		out = append(out, ragd.ChunkInput{SessionID: e.SessionID, EventID: e.ID, Position: i,
-			Start: at, End: at + len(w), Content: w, ContentHash: "h-" + w})
-		start = at + len(w)
-	}
-	return out
-}
-
-// chunksOf lists the chunks of each event, nil for events not indexed.
-func chunksOf(events ...ragd.Event) [][]ragd.ChunkInput {
-	out := make([][]ragd.ChunkInput, len(events))
-	for i, e := range events {
-		if ragd.Indexed(e.Type) {
-			out[i] = msgChunks(e)
-		}
-	}
-	return out
-}
 
 func sessionTitles(t *testing.T, s *Store, projectID int64) map[string]string {
 	t.Helper()
@@ -62,7 +38,7 @@ func TestAppendSession_ChunksSearchableAtOnce(t *testing.T) {
 	e1 := ev("e1", "s1", "chat.message", "why sqlite", 0)
 	e2 := ev("e2", "s1", "agent.response", "single file database", time.Second)
 	e3 := ev("e3", "s1", "tool.call", "", 2*time.Second)
-	res, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1, e2, e3}, chunksOf(e1, e2, e3))
+	res, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1, e2, e3}, testdb.ChunksOf(e1, e2, e3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +55,7 @@ func TestAppendSession_ChunksSearchableAtOnce(t *testing.T) {
 		t.Fatalf("chunk of the hit: %v, %v", cs, err)
 	}
 	c := cs[0]
-	want := msgChunks(e2)[2]
+	want := testdb.WordChunks(e2)[2]
 	if c.Scope != ragd.ScopeSession || c.SessionID != "s1" || c.EventID != "e2" || c.Position != 2 || c.Content != "database" ||
 		c.Start != want.Start || c.End != want.End || c.Title != "s1" || c.EmbeddingSpace != "" ||
 		c.ID != want.ID(p.ID, ragd.ScopeSession) {
@@ -100,14 +76,14 @@ func TestAppendSession_Idempotent(t *testing.T) {
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "alpha beta", 0)
-	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1}, chunksOf(e1)); err != nil {
+	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1}, testdb.ChunksOf(e1)); err != nil {
 		t.Fatal(err)
 	}
 	// The same event again, alone and beside a new one; and the same id
 	// with other text (a conflict): no chunk of theirs is written.
 	e2 := ev("e2", "s1", "agent.response", "gamma", time.Second)
 	other := ev("e1", "s1", "chat.message", "delta epsilon", 0)
-	res, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1, e2, other}, chunksOf(e1, e2, other))
+	res, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1, e2, other}, testdb.ChunksOf(e1, e2, other))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,11 +102,11 @@ func TestAppendSession_Idempotent(t *testing.T) {
 	// A chunk whose id is stored already (written by a reindex before its
 	// event came) is skipped, not an error.
 	e3 := ev("e3", "s1", "chat.message", "zeta eta", 2*time.Second)
-	pre := msgChunks(e3)[:1]
+	pre := testdb.WordChunks(e3)[:1]
 	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeSession, append(msgsAsInputs(cs), pre...)); err != nil {
 		t.Fatal(err)
 	}
-	res, err = s.AppendSession(ctx, p.ID, []ragd.Event{e3}, chunksOf(e3))
+	res, err = s.AppendSession(ctx, p.ID, []ragd.Event{e3}, testdb.ChunksOf(e3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +135,7 @@ func TestAppendSession_TitleArrivesLater(t *testing.T) {
 	p := mustProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "alpha beta", 0)
 	e2 := ev("e2", "s2", "chat.message", "gamma", 0)
-	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1, e2}, chunksOf(e1, e2)); err != nil {
+	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1, e2}, testdb.ChunksOf(e1, e2)); err != nil {
 		t.Fatal(err)
 	}
 	if got := sessionTitles(t, s, p.ID); got["e1#0"] != "s1" || got["e1#1"] != "s1" {
@@ -171,7 +147,7 @@ func TestAppendSession_TitleArrivesLater(t *testing.T) {
 	named := ev("t1", "s1", "summary", "", 5*time.Second)
 	named.Title = "Choosing storage"
 	e3 := ev("e3", "s1", "agent.response", "delta", 6*time.Second)
-	res, err := s.AppendSession(ctx, p.ID, []ragd.Event{named, e3}, chunksOf(named, e3))
+	res, err := s.AppendSession(ctx, p.ID, []ragd.Event{named, e3}, testdb.ChunksOf(named, e3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +179,7 @@ func TestAppendSession_BadInputStoresNothing(t *testing.T) {
 	p := mustProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "alpha beta", 0)
 	e2 := ev("e2", "s1", "agent.response", "gamma", time.Second)
-	good := chunksOf(e1, e2)
+	good := testdb.ChunksOf(e1, e2)
 
 	cases := map[string]struct {
 		events []ragd.Event
@@ -297,14 +273,14 @@ func TestReplaceScope_KeepsChunksAppendedMeanwhile(t *testing.T) {
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "alpha beta", 0)
-	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1}, chunksOf(e1)); err != nil {
+	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1}, testdb.ChunksOf(e1)); err != nil {
 		t.Fatal(err)
 	}
 	// What a reindex read: e1, now cut as one chunk.
 	read := []ragd.ChunkInput{{SessionID: "s1", EventID: "e1", Title: "s1", Content: "alpha beta", ContentHash: "h-ab", End: 10}}
 	// Appended after the read.
 	e2 := ev("e2", "s1", "agent.response", "gamma", time.Second)
-	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e2}, chunksOf(e2)); err != nil {
+	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e2}, testdb.ChunksOf(e2)); err != nil {
 		t.Fatal(err)
 	}
 	// A chunk of no event in the log (left by an older ragd).

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 func mkdirTemp() (string, error) { return os.MkdirTemp("", "ragd-bench-") }
@@ -24,7 +25,7 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 		return err
 	}
 	defer lw.Close()
-	a, _ := analyzerFor("english")
+	a, _ := rules.AnalyzerFor("english")
 	var ops []codeOp
 	for i := range in {
 		c := &in[i]

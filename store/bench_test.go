@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // benchStores caches one populated store per size: building 100k chunks takes
@@ -21,20 +21,6 @@ type benchStore struct {
 	s       *Store
 	project int64
 	err     error
-}
-
-// benchContent makes about 1200 characters (a real chunk's size) of words
-// drawn from a Zipf distribution over a 50k vocabulary, as in natural text:
-// "w1" is as common as "the", "w5000" as rare as a technical term.
-func benchContent(r *rand.Rand) string {
-	z := rand.NewZipf(r, 1.07, 2, 50_000)
-	b := make([]byte, 0, 1300)
-	for len(b) < 1200 {
-		b = append(b, 'w')
-		b = strconv.AppendUint(b, z.Uint64()+1, 10)
-		b = append(b, ' ')
-	}
-	return string(b)
 }
 
 func populated(b *testing.B, n, dims int) (*Store, int64) {
@@ -57,15 +43,9 @@ func populated(b *testing.B, n, dims int) (*Store, int64) {
 			bs.err = err
 			return
 		}
-		r := rand.New(rand.NewSource(42))
-		const perFile = 1000
-		for start := 0; start < n; start += perFile {
-			var in []ragd.ChunkInput
-			for i := start; i < min(start+perFile, n); i++ {
-				in = append(in, docChunk(fmt.Sprintf("docs/f%05d.md", i/perFile), i, benchContent(r), randomUnit(r, dims)))
-			}
-			// One scope per 1000 chunks would replace the previous file:
-			// write the rows directly instead, through the same statements.
+		for _, in := range testdb.BenchFiles(n, dims, docChunk) {
+			// One scope per file would replace the previous file: write
+			// the rows directly instead, through the same statements.
 			if err := s.appendChunks(context.Background(), p.ID, ragd.ScopeDocs, in); err != nil {
 				bs.err = err
 				return
@@ -130,7 +110,7 @@ func BenchmarkReplaceScope(b *testing.B) {
 	r := rand.New(rand.NewSource(3))
 	var in []ragd.ChunkInput
 	for i := 0; i < n; i++ {
-		in = append(in, docChunk("docs/a.md", i, benchContent(r), randomUnit(r, 768)))
+		in = append(in, docChunk("docs/a.md", i, testdb.BenchContent(r), randomUnit(r, 768)))
 	}
 	s := mustOpen(b, 768)
 	p := mustProject(b, s, "p")

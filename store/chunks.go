@@ -11,24 +11,8 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/lexical"
+	"github.com/ragd/ragd/store/rules"
 )
-
-func validateChunk(c *ragd.ChunkInput, scope string) error {
-	if scope == ragd.ScopeSession {
-		if c.SessionID == "" || c.EventID == "" {
-			return fmt.Errorf("session chunk %d: session and event id required", c.Position)
-		}
-	} else if c.SourcePath == "" {
-		return fmt.Errorf("%s chunk %d: source path required", scope, c.Position)
-	}
-	if c.Position < 0 {
-		return fmt.Errorf("chunk %s#%d: negative position", c.Source(scope), c.Position)
-	}
-	if c.ContentHash == "" {
-		return fmt.Errorf("chunk %s#%d: content hash required", c.Source(scope), c.Position)
-	}
-	return nil
-}
 
 // ReplaceScope makes the chunks of one project's scope exactly chunks, in one
 // transaction: a reader sees the old scope or the new one, never a mix, and a
@@ -115,7 +99,7 @@ func (s *Store) prepareReplace(ctx context.Context, projectID int64, scope strin
 		items: make([]preparedChunk, len(chunks)), seen: make(map[string]bool, len(chunks))}
 	for i := range chunks {
 		c := &chunks[i]
-		if err := validateChunk(c, scope); err != nil {
+		if err := rules.ValidateChunk(c, scope); err != nil {
 			return nil, err
 		}
 		id := ragd.ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
@@ -145,7 +129,7 @@ func (s *Store) prepareReplace(ctx context.Context, projectID int64, scope strin
 		return nil, err
 	}
 	rp.guess, rp.docs = guess, make([]*lexicalDoc, len(rp.items))
-	if a, err := analyzerFor(guess); err == nil {
+	if a, err := rules.AnalyzerFor(guess); err == nil {
 		for i, it := range rp.items {
 			if old, ok := stored[it.id]; !ok || old.title != it.in.Title || old.heading != it.heading {
 				d := analyseChunk(a, it.in.Title, it.heading, it.in.Content)
@@ -231,7 +215,7 @@ func (s *Store) applyReplace(ctx context.Context, tx *sql.Tx, rp *replacement, o
 	}
 	var analyser *lexical.Analyzer
 	if lang != "" {
-		if analyser, err = analyzerFor(lang); err != nil {
+		if analyser, err = rules.AnalyzerFor(lang); err != nil {
 			return res, fmt.Errorf("project %d: %w", projectID, err)
 		}
 		if lang != rp.guess {
@@ -454,18 +438,10 @@ const chunkColumns = `id, project_id, scope, coalesce(source_path, ''), coalesce
 	content, content_hash, coalesce(embedding_space, ''), indexed_at`
 
 func scanChunk(r scanner) (ragd.Chunk, error) {
-	var c ragd.Chunk
-	var heading, indexed string
-	err := r.Scan(&c.ID, &c.ProjectID, &c.Scope, &c.SourcePath, &c.SourceCommit, &c.SessionID, &c.EventID,
-		&heading, &c.Title, &c.Position, &c.Start, &c.End, &c.Content, &c.ContentHash, &c.EmbeddingSpace, &indexed)
-	if err != nil {
-		return c, err
-	}
-	if err := json.Unmarshal([]byte(heading), &c.HeadingPath); err != nil {
-		return c, fmt.Errorf("chunk %s: heading path %q: %w", c.ID, heading, err)
-	}
+	var indexed string
+	c, err := rules.ScanChunk(r, &indexed)
 	c.IndexedAt = parseTime(indexed)
-	return c, nil
+	return c, err
 }
 
 // chunksByID loads the chunks with the given ids, in the order of ids; ids

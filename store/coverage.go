@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // ragd.ScopeStats counts the chunks of a project's scope by source.
@@ -65,19 +65,11 @@ func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) 
 		return nil, fmt.Errorf("chunk states of %s, project %d: %w", scope, projectID, err)
 	}
 	defer rows.Close()
-	out := map[string]ragd.ChunkState{}
-	for rows.Next() {
-		var id, heading string
-		var st ragd.ChunkState
-		if err := rows.Scan(&id, &st.Vector, &st.Unembeddable, &st.SourceCommit, &heading, &st.Title, &st.Start, &st.End); err != nil {
-			return nil, fmt.Errorf("chunk states of %s, project %d: %w", scope, projectID, err)
-		}
-		if err := json.Unmarshal([]byte(heading), &st.HeadingPath); err != nil {
-			return nil, fmt.Errorf("chunk %s: heading path %q: %w", id, heading, err)
-		}
-		out[id] = st
+	out, err := rules.ReadChunkStates(rows)
+	if err != nil {
+		return nil, fmt.Errorf("chunk states of %s, project %d: %w", scope, projectID, err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // SessionStats counts a project's sessions and messages (events whose type

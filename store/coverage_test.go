@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand"
 	"testing"
-	"time"
 
 	"github.com/ragd/ragd"
 )
@@ -60,50 +59,6 @@ func TestScopeStatsAndChunkStates(t *testing.T) {
 	}
 	if _, err := s.ScopeStats(ctx, p.ID, "code"); err == nil {
 		t.Error("unknown scope: no error")
-	}
-}
-
-func TestSessionStats(t *testing.T) {
-	ctx := context.Background()
-	s := mustOpen(t, 4)
-	p := mustProject(t, s, "p")
-	types := []string{"chat.message", "agent.response"}
-	if st, err := s.SessionStats(ctx, p.ID, types, time.Time{}); err != nil || st != (ragd.SessionStats{}) {
-		t.Fatalf("empty log: %+v, %v", st, err)
-	}
-	events := []ragd.Event{
-		ev("a1", "s1", "chat.message", "one", 0),
-		ev("a2", "s1", "agent.response", "two", time.Second),
-		ev("b1", "s2", "chat.message", "three", 0),
-		ev("c1", "s3", "tool.call", "", 0), // no message: not counted
-	}
-	if _, err := s.AppendEvents(ctx, p.ID, events); err != nil {
-		t.Fatal(err)
-	}
-	chunk := ragd.ChunkInput{SessionID: "s1", EventID: "a1", Content: "one", ContentHash: "h1"}
-	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeSession, []ragd.ChunkInput{chunk}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := s.SessionStats(ctx, p.ID, types, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Sessions != 2 || st.SessionsIndexed != 1 || st.Messages != 3 || st.MessagesIndexed != 1 || st.UnindexedSince != 2 || st.LastAppended.IsZero() {
-		t.Errorf("stats: %+v", st)
-	}
-	// a1 has a chunk: of the three messages, two are unindexed.
-	later, err := s.SessionStats(ctx, p.ID, types, st.LastAppended)
-	if err != nil || later.UnindexedSince != 0 {
-		t.Errorf("appended since the last one: %+v, %v", later, err)
-	}
-	// A message appended with its chunk is indexed at once.
-	c2 := ragd.ChunkInput{SessionID: "s2", EventID: "b2", Content: "four", ContentHash: "h4"}
-	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{ev("b2", "s2", "chat.message", "four", 2*time.Second)},
-		[][]ragd.ChunkInput{{c2}}); err != nil {
-		t.Fatal(err)
-	}
-	if st, err := s.SessionStats(ctx, p.ID, types, time.Time{}); err != nil || st.Messages != 4 || st.MessagesIndexed != 2 || st.UnindexedSince != 2 {
-		t.Errorf("after an indexed append: %+v, %v", st, err)
 	}
 }
 

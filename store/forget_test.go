@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // TestForgetSession_Erases: the text of a forgotten session (its events,
@@ -29,7 +30,7 @@ func TestForgetSession_Erases(t *testing.T) {
 	}
 	kept := ev("k1", "stays", ragd.TypeChatMessage, "keep Ptarmiganlantern around", 0)
 	evs = append(evs, kept)
-	if _, err := s.AppendSession(ctx, p.ID, evs, chunksOf(evs...)); err != nil {
+	if _, err := s.AppendSession(ctx, p.ID, evs, testdb.ChunksOf(evs...)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ForgetSession(ctx, p.ID, "gone"); err != nil {
@@ -77,7 +78,7 @@ func BenchmarkForgetSession(b *testing.B) {
 			evs = append(evs, ev(fmt.Sprintf("e%d-%d", si, m), fmt.Sprintf("s%d", si), ragd.TypeChatMessage,
 				fmt.Sprintf("message %d of session %d about the importer, the lexical index and word%d", m, si, si*perSession+m), 0))
 		}
-		if _, err := s.AppendSession(ctx, p.ID, evs, chunksOf(evs...)); err != nil {
+		if _, err := s.AppendSession(ctx, p.ID, evs, testdb.ChunksOf(evs...)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -13,7 +13,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -24,11 +23,8 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/lexical"
+	"github.com/ragd/ragd/store/rules"
 )
-
-// detectSampleBytes is how much of a project's text language detection
-// reads: a few pages decide as well as a whole project.
-const detectSampleBytes = 256 << 10
 
 // ErrUnknownLanguage is what SetLanguage's error matches, with
 // ragd.ErrInvalid, when the language is not one the lexical package
@@ -88,33 +84,13 @@ func dropLexicalTable(ctx context.Context, tx execer, projectID int64) error {
 	return nil
 }
 
-// analyzerFor returns the analyser of a language name as stored ("" is
-// the default language), or an error wrapping ErrUnknownLanguage.
-func analyzerFor(lang string) (*lexical.Analyzer, error) {
-	l, err := lexical.ParseLanguage(lang)
-	if err != nil {
-		return nil, err
-	}
-	return lexical.New(l)
-}
-
 // lexicalDoc is the analysed text of one chunk, as its lexical row holds it.
 type lexicalDoc struct {
 	title, heading, content string
 }
 
 func analyseChunk(a *lexical.Analyzer, title, headingJSON, content string) lexicalDoc {
-	return lexicalDoc{title: a.Text(title), heading: a.Text(headingText(headingJSON)), content: a.Text(content)}
-}
-
-// headingText joins a stored heading path (a JSON array) with spaces, so
-// that JSON escapes never become tokens.
-func headingText(headingJSON string) string {
-	var hp []string
-	if err := json.Unmarshal([]byte(headingJSON), &hp); err != nil {
-		return headingJSON
-	}
-	return strings.Join(hp, " ")
+	return lexicalDoc{title: a.Text(title), heading: a.Text(rules.HeadingText(headingJSON)), content: a.Text(content)}
 }
 
 // lexicalWriter writes the rows of one project's lexical table in a
@@ -170,18 +146,6 @@ func projectLanguages(ctx context.Context, q queryer, projectID int64) (setting,
 	return setting, built, nil
 }
 
-// inForce is the language a project's lexical table is (or, before its
-// first chunk, will start) analysed with, when no text decides it.
-func inForce(setting, built string) string {
-	switch {
-	case built != "":
-		return built
-	case setting != "":
-		return setting
-	}
-	return string(lexical.DefaultLanguage)
-}
-
 // detectLanguage chooses a language from a sample of a project's text.
 func detectLanguage(sample string) string {
 	return string(lexical.Detect(sample).Language)
@@ -196,26 +160,18 @@ func projectSample(ctx context.Context, q queryer, projectID int64) (string, err
 		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
 	}
 	defer rows.Close()
-	var b strings.Builder
-	for b.Len() < detectSampleBytes && rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
-		}
-		b.WriteString(t)
-		b.WriteByte('\n')
-	}
-	if err := rows.Err(); err != nil {
+	sample, err := rules.ReadSample(rows)
+	if err != nil {
 		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
 	}
-	return b.String(), nil
+	return sample, nil
 }
 
 // rebuildLexical drops a project's lexical table and fills a new one from
 // its chunks, analysed for lang, and records lang. It returns the number of
 // chunks indexed.
 func rebuildLexical(ctx context.Context, tx *sql.Tx, projectID int64, lang string) (int, error) {
-	a, err := analyzerFor(lang)
+	a, err := rules.AnalyzerFor(lang)
 	if err != nil {
 		return 0, err
 	}
@@ -229,24 +185,18 @@ func rebuildLexical(ctx context.Context, tx *sql.Tx, projectID int64, lang strin
 	if err != nil {
 		return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
 	}
+	texts, err := rules.ReadTexts(rows)
+	rows.Close()
+	if err != nil {
+		return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
+	}
 	type row struct {
 		seq int64
 		doc lexicalDoc
 	}
-	var all []row
-	for rows.Next() {
-		var r row
-		var title, heading, content string
-		if err := rows.Scan(&r.seq, &title, &heading, &content); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
-		}
-		r.doc = analyseChunk(a, title, heading, content)
-		all = append(all, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
+	all := make([]row, len(texts))
+	for i, t := range texts {
+		all[i] = row{t.Seq, analyseChunk(a, t.Title, t.Heading, t.Content)}
 	}
 	w, err := newLexicalWriter(ctx, tx, projectID)
 	if err != nil {
@@ -326,7 +276,7 @@ func (sn *Snapshot) LexicalLanguage(ctx context.Context, projectID int64) (strin
 	if err != nil {
 		return "", err
 	}
-	return inForce(setting, built), nil
+	return rules.InForce(setting, built), nil
 }
 
 // lexicalState is what a chunk's lexical row is analysed from, beside its
@@ -384,23 +334,10 @@ func recordLanguage(ctx context.Context, tx execer, projectID int64, lang string
 	return nil
 }
 
-// firstLanguage is the language a project's first indexed chunks decide:
-// the setting, or else the one their text is detected as.
+// firstLanguage is the language a project's first indexed chunks decide
+// (rules.FirstLanguage).
 func (s *Store) firstLanguage(setting string, chunks []ragd.ChunkInput) string {
-	if setting != "" {
-		return setting
-	}
-	var b strings.Builder
-	for i := range chunks {
-		if b.Len() >= detectSampleBytes {
-			break
-		}
-		b.WriteString(chunks[i].Title)
-		b.WriteByte(' ')
-		b.WriteString(chunks[i].Content)
-		b.WriteByte('\n')
-	}
-	return detectLanguage(b.String())
+	return rules.FirstLanguage(setting, chunks)
 }
 
 // lexicalAveragesID is the id of the "averages" record in an FTS5 table's
@@ -529,7 +466,7 @@ func (s *Store) RepairLexical(ctx context.Context, projectID int64) (bool, error
 	if err != nil {
 		return false, fmt.Errorf("repair the lexical index: %w", err)
 	}
-	n, err := rebuildLexical(ctx, tx, projectID, inForce(setting, built))
+	n, err := rebuildLexical(ctx, tx, projectID, rules.InForce(setting, built))
 	if err != nil {
 		return false, fmt.Errorf("repair the lexical index of project %d: %w", projectID, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // lexicalVocab lists every token instance of an FTS5 table: term, row,
@@ -69,8 +71,8 @@ func assertLexicalInStep(t *testing.T, s *Store, projectID int64) {
 	if err := createLexicalTable(ctx, tx, scratch); err != nil {
 		t.Fatal(err)
 	}
-	lang := inForce("", built)
-	a, err := analyzerFor(lang)
+	lang := rules.InForce("", built)
+	a, err := rules.AnalyzerFor(lang)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +128,7 @@ func lexicalRanking(t *testing.T, s *Store, projectID int64, match string) []rag
 // analysed is a plain word as a match: its tokens for lang, as a phrase.
 func analysed(t *testing.T, lang, word string) string {
 	t.Helper()
-	a, err := analyzerFor(lang)
+	a, err := rules.AnalyzerFor(lang)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +191,7 @@ func TestLexical_ProjectsDoNotMoveEachOthersScores(t *testing.T) {
 
 func mustReplace(t *testing.T, s *Store, projectID int64, scope string, chunks []ragd.ChunkInput) ragd.ReplaceResult {
 	t.Helper()
-	res, err := s.ReplaceScope(context.Background(), projectID, scope, chunks)
-	if err != nil {
-		t.Fatalf("replace %s: %v", scope, err)
-	}
-	return res
+	return testdb.Replace(t, s, projectID, scope, chunks)
 }
 
 func projectByID(t *testing.T, s *Store, id int64) ragd.Project {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // words is a query of each w, its tokens split at spaces (a phrase when
@@ -35,7 +36,7 @@ func everyWord(ws ...string) ragd.LexicalQuery {
 // removal (the search package's).
 func english(t testing.TB, text string) ragd.LexicalQuery {
 	t.Helper()
-	a, err := analyzerFor("english")
+	a, err := rules.AnalyzerFor("english")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestMatchExpression(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
-	a, err := analyzerFor("english")
+	a, err := rules.AnalyzerFor("english")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // fullLexical is the lexical query without the window: every match joined
@@ -95,7 +96,7 @@ func TestLexicalCandidates_WindowEqualsFullJoin(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Errorf("%s in %v, k %d:\n got %v\nwant %v", match, scopes, k, got, want)
 				}
-				fs, _ := filterScopes(ragd.Filter{Scopes: scopes})
+				fs, _ := rules.FilterScopes(ragd.Filter{Scopes: scopes})
 				w, exact, err := sn.(*Snapshot).lexicalWindow(ctx, lexicalTable(p.ID), fs, match, k)
 				switch {
 				case err != nil:

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 
 	"github.com/ragd/ragd/migrations"
+
+	"github.com/ragd/ragd"
 )
 
 // migration is one numbered SQL file of the migrations package, and the Go
@@ -167,7 +169,7 @@ func (s *Store) applyMigrations(ctx context.Context, db *sql.DB, path string, ms
 		return fmt.Errorf("read schema version of %s: %w", path, err)
 	}
 	if current > len(ms) {
-		return fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database path", path, ErrSchemaTooNew, current, len(ms))
+		return fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database path", path, ragd.ErrSchemaTooNew, current, len(ms))
 	}
 	for _, m := range ms[current:] {
 		if err := applyMigration(ctx, db, path, m); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // AddProject registers a repository under a short name, with an empty
@@ -88,15 +89,11 @@ func (s *Store) Projects(ctx context.Context) ([]ragd.Project, error) {
 		return nil, fmt.Errorf("list projects: %w", err)
 	}
 	defer rows.Close()
-	var out []ragd.Project
-	for rows.Next() {
-		p, err := scanProject(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list projects: %w", err)
-		}
-		out = append(out, p)
+	out, err := rules.Collect(rows, func(r rules.Scanner) (ragd.Project, error) { return scanProject(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ragd.Project finds a project by name or by path. It returns ragd.ErrNotFound when

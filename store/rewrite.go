@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // RewriteSessions rewrites, in place, the session text stored for project
@@ -168,7 +169,7 @@ func (s *Store) rewriteChunks(ctx context.Context, tx *sql.Tx, projectID int64, 
 	if err != nil {
 		return 0, err
 	}
-	a, err := analyzerFor(built)
+	a, err := rules.AnalyzerFor(built)
 	if err != nil {
 		return 0, err
 	}

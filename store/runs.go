@@ -8,24 +8,25 @@ import (
 	"fmt"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // StartRun records the start of a reindex of scope, with status ragd.RunRunning.
 func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (ragd.Run, error) {
-	if !ragd.ValidScope(scope) {
-		return ragd.Run{}, fmt.Errorf("start index run: unknown scope %q", scope)
-	}
 	stamp := now()
+	run, err := rules.NewRun(projectID, scope, parseTime(stamp))
+	if err != nil {
+		return ragd.Run{}, err
+	}
 	r, err := s.db.ExecContext(ctx, "INSERT INTO index_runs (project_id, scope, status, started_at) VALUES (?, ?, ?, ?)",
 		projectID, scope, ragd.RunRunning, stamp)
 	if err != nil {
 		return ragd.Run{}, fmt.Errorf("start %s index run of project %d: %w", scope, projectID, err)
 	}
-	id, err := r.LastInsertId()
-	if err != nil {
+	if run.ID, err = r.LastInsertId(); err != nil {
 		return ragd.Run{}, fmt.Errorf("start %s index run of project %d: %w", scope, projectID, err)
 	}
-	return ragd.Run{ID: id, ProjectID: projectID, Scope: scope, Status: ragd.RunRunning, StartedAt: parseTime(stamp), Report: json.RawMessage("{}")}, nil
+	return run, nil
 }
 
 // FinishRun records the end of a running run: status ragd.RunOK or ragd.RunFailed, the
@@ -33,14 +34,9 @@ func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (ra
 // an error wrapping ragd.ErrNotFound when no running run has that id: a run is
 // finished once.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status, commit string, report []byte) error {
-	if status != ragd.RunOK && status != ragd.RunFailed {
-		return fmt.Errorf("finish index run %d: status %q, want %q or %q", runID, status, ragd.RunOK, ragd.RunFailed)
-	}
-	if report == nil {
-		report = []byte("{}")
-	}
-	if !json.Valid(report) {
-		return fmt.Errorf("finish index run %d: report is not valid JSON", runID)
+	report, err := rules.CheckFinish(runID, status, report)
+	if err != nil {
+		return err
 	}
 	r, err := s.db.ExecContext(ctx, `UPDATE index_runs SET status = ?, source_commit = ?, finished_at = ?, report = ?
 		WHERE id = ? AND status = ?`, status, nullable(commit), now(), string(report), runID, ragd.RunRunning)

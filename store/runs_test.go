@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/ragd/ragd"
@@ -70,35 +69,5 @@ func TestRuns_BadInput(t *testing.T) {
 	}
 	if err := s.FinishRun(ctx, run.ID, ragd.RunOK, "", []byte("{")); err == nil {
 		t.Error("bad report JSON: no error")
-	}
-}
-
-func TestAbandonRuns(t *testing.T) {
-	ctx := context.Background()
-	s := mustOpen(t, 4)
-	p := mustProject(t, s, "p")
-	done, err := s.StartRun(ctx, p.ID, ragd.ScopeDocs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.FinishRun(ctx, done.ID, ragd.RunOK, "c1", []byte(`{}`)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.StartRun(ctx, p.ID, ragd.ScopeADR); err != nil {
-		t.Fatal(err)
-	}
-	n, err := s.AbandonRuns(ctx)
-	if err != nil || n != 1 {
-		t.Fatalf("abandoned %d, err %v; want 1", n, err)
-	}
-	if _, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, ragd.RunRunning); !errors.Is(err, ragd.ErrNotFound) {
-		t.Fatalf("a run is still running: %v", err)
-	}
-	last, err := s.LastRun(ctx, p.ID, ragd.ScopeADR, ragd.RunFailed)
-	if err != nil || !strings.Contains(string(last.Report), "interrupted") {
-		t.Fatalf("failed run: %+v %v", last, err)
-	}
-	if ok, err := s.LastRun(ctx, p.ID, ragd.ScopeDocs, ragd.RunOK); err != nil || ok.ID != done.ID {
-		t.Fatalf("the finished run changed: %+v %v", ok, err)
 	}
 }

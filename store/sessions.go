@@ -1,14 +1,13 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // AppendEvents stores events in the log of a project, in one transaction,
@@ -82,7 +81,7 @@ func (w *eventWriter) write(ctx context.Context, e *ragd.Event, res *ragd.Append
 		if oldPayload.Valid {
 			old.Payload = []byte(oldPayload.String)
 		}
-		if diff := eventDiff(old, *e); len(diff) > 0 {
+		if diff := rules.EventDiff(old, *e); len(diff) > 0 {
 			res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: diff})
 		} else {
 			res.Duplicates++
@@ -117,43 +116,6 @@ func (w *eventWriter) write(ctx context.Context, e *ragd.Event, res *ragd.Append
 	res.Appended++
 	res.ByType[e.Type]++
 	return true, titled, nil
-}
-
-// eventDiff names the fields in which a and b differ, by the rules of
-// AppendEvents.
-func eventDiff(a, b ragd.Event) []string {
-	var diff []string
-	for _, f := range []struct {
-		name string
-		x, y string
-	}{
-		{"sessionId", a.SessionID, b.SessionID},
-		{"type", a.Type, b.Type},
-		{"actor", a.Actor, b.Actor},
-		{"text", a.Text, b.Text},
-		{"time", formatTime(a.Time), formatTime(b.Time)},
-	} {
-		if f.x != f.y {
-			diff = append(diff, f.name)
-		}
-	}
-	if !bytes.Equal(compactJSON(a.Payload), compactJSON(b.Payload)) {
-		diff = append(diff, "payload")
-	}
-	return diff
-}
-
-// compactJSON returns b without insignificant white space, or b itself if it
-// is not JSON.
-func compactJSON(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, b); err != nil {
-		return b
-	}
-	return out.Bytes()
 }
 
 // ragd.Event returns the event id of a project's log, with its session's current

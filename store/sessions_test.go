@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
-var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-
-func ev(id, session, typ, text string, at time.Duration) ragd.Event {
-	return ragd.Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: t0.Add(at)}
-}
+// t0 and ev are the shared test events' (internal/testdb).
+var (
+	t0 = testdb.T0
+	ev = testdb.Event
+)
 
 func TestAppendEvents_Idempotent(t *testing.T) {
 	ctx := context.Background()

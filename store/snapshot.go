@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Snapshot is one read transaction: every query on it sees the database as it
@@ -56,25 +57,6 @@ func (sn *Snapshot) Close() error {
 	return nil
 }
 
-func filterScopes(f ragd.Filter) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, sc := range f.Scopes {
-		if !ragd.ValidScope(sc) {
-			return nil, fmt.Errorf("unknown scope %q", sc)
-		}
-		if !seen[sc] {
-			seen[sc] = true
-			out = append(out, sc)
-		}
-	}
-	if len(out) == len(ragd.Scopes) {
-		return nil, nil // every scope: no filter
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 // VectorCandidates returns the k chunks nearest to vec (cosine), nearest
 // first, among the filter's project and scopes. The scope filter is applied
 // during the scan, so k candidates come back whenever k such chunks exist.
@@ -87,7 +69,7 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 	if err != nil {
 		return nil, fmt.Errorf("vector candidates: query %w", err)
 	}
-	scopes, err := filterScopes(f)
+	scopes, err := rules.FilterScopes(f)
 	if err != nil {
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
@@ -254,7 +236,7 @@ func (sn *Snapshot) matchCandidates(ctx context.Context, f ragd.Filter, match st
 	if k <= 0 || match == "" {
 		return nil, nil
 	}
-	scopes, err := filterScopes(f)
+	scopes, err := rules.FilterScopes(f)
 	if err != nil {
 		return nil, fmt.Errorf("lexical candidates: %w", err)
 	}
@@ -401,7 +383,7 @@ func (sn *Snapshot) Chunks(ctx context.Context, ids []string) ([]ragd.Chunk, err
 // vector, from the counts the triggers of migration 4 keep: one row per
 // scope, however large the index.
 func (sn *Snapshot) VectorCoverage(ctx context.Context, f ragd.Filter) (chunks, vectors int, err error) {
-	scopes, err := filterScopes(f)
+	scopes, err := rules.FilterScopes(f)
 	if err != nil {
 		return 0, 0, fmt.Errorf("vector coverage: %w", err)
 	}

@@ -28,6 +28,7 @@ import (
 
 	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	sqlite3 "github.com/mattn/go-sqlite3"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // driverName is go-sqlite3 registered with ragd's per-connection set-up.
@@ -58,13 +59,10 @@ const (
 	DefaultBusyTimeout = 10 * time.Second
 )
 
-// Errors callers branch on. Each is wrapped with the path and what to do.
+// Errors callers branch on, beside the domain's (ragd.ErrSchemaTooNew,
+// ragd.ErrSpaceMismatch, ragd.ErrBadVector). Each is wrapped with the path
+// and what to do.
 var (
-	// ErrSchemaTooNew means the database was migrated by a newer ragd.
-	ErrSchemaTooNew = errors.New("database schema is newer than this ragd")
-	// ErrSpaceMismatch means the database's vectors belong to another
-	// embedding space than the configured one.
-	ErrSpaceMismatch = errors.New("database vectors belong to another embedding space")
 	// ErrNotDatabase means the file exists but is not a SQLite database.
 	ErrNotDatabase = errors.New("not a SQLite database")
 )
@@ -347,14 +345,6 @@ func (s *Store) VecVersion(ctx context.Context) (string, error) {
 // fixed-width nanoseconds, so text order is time order.
 func now() string { return formatTime(time.Now()) }
 
-const timeLayout = "2006-01-02T15:04:05.000000000Z"
+func formatTime(t time.Time) string { return rules.FormatTime(t) }
 
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-func parseTime(s string) time.Time {
-	t, err := time.Parse(timeLayout, s)
-	if err != nil {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return t
-}
+func parseTime(s string) time.Time { return rules.ParseTime(s) }

@@ -14,7 +14,9 @@ import (
 	"testing/fstest"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/internal/vectest"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // mustOpen opens a fresh store of dims in a temp dir.
@@ -35,11 +37,7 @@ func mustOpenAt(tb testing.TB, path string, dims int) *Store {
 
 func mustProject(tb testing.TB, s *Store, name string) ragd.Project {
 	tb.Helper()
-	p, err := s.AddProject(context.Background(), name, "/repos/"+name)
-	if err != nil {
-		tb.Fatalf("add project: %v", err)
-	}
-	return p
+	return testdb.AddProject(tb, s, name, "/repos/"+name)
 }
 
 func randomUnit(r *rand.Rand, dims int) []float32 { return vectest.RandomUnit(r, dims) }
@@ -117,7 +115,7 @@ func TestOpen_NewerSchemaRefused(t *testing.T) {
 	}
 	s.Close()
 	_, err := Open(context.Background(), path, Options{Space: "test/4", Dims: 4})
-	if !errors.Is(err, ErrSchemaTooNew) {
+	if !errors.Is(err, ragd.ErrSchemaTooNew) {
 		t.Fatalf("err = %v, want ErrSchemaTooNew", err)
 	}
 	if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "999") {
@@ -194,7 +192,7 @@ func TestOpen_SpaceMismatch(t *testing.T) {
 	s.Close()
 
 	_, err := Open(ctx, path, Options{Space: "other/8", Dims: 8})
-	if !errors.Is(err, ErrSpaceMismatch) {
+	if !errors.Is(err, ragd.ErrSpaceMismatch) {
 		t.Fatalf("err = %v, want ErrSpaceMismatch", err)
 	}
 	for _, want := range []string{path, "reindex", "test/4", "other/8"} {
@@ -360,7 +358,7 @@ func TestReplaceScope_RejectsBadVectors(t *testing.T) {
 		"zero":  {0, 0, 0, 0},
 	} {
 		_, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{docChunk("docs/a.md", 0, "x", v)})
-		if !errors.Is(err, ErrBadVector) {
+		if !errors.Is(err, ragd.ErrBadVector) {
 			t.Errorf("%s: err = %v, want ErrBadVector", name, err)
 		}
 	}
@@ -586,7 +584,7 @@ func TestLexical_BM25OrderingIsSane(t *testing.T) {
 	}
 	// Snowball English stemming and diacritics folding: the match holds
 	// analysed tokens, as the search package's parser builds them.
-	a, err := analyzerFor(p.LexicalLanguage)
+	a, err := rules.AnalyzerFor(p.LexicalLanguage)
 	if err != nil {
 		t.Fatal(err)
 	}

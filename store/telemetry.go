@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Telemetry: one rag_searches row per search and one rag_feedback row per
@@ -18,42 +19,14 @@ import (
 // RecordSearch inserts a rag_searches row and returns its id. A zero
 // CreatedAt means now.
 func (s *Store) RecordSearch(ctx context.Context, rec ragd.SearchRecord) (int64, error) {
-	if rec.Purpose == "" {
-		rec.Purpose = ragd.PurposeSearch
-	}
-	if rec.Actor == "" {
-		return 0, fmt.Errorf("record search %q: actor required", rec.Query)
-	}
-	if !json.Valid(rec.Weights) {
-		return 0, fmt.Errorf("record search %q: weights %q are not JSON", rec.Query, rec.Weights)
-	}
-	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = time.Now()
-	}
-	scopes := rec.Scopes
-	if scopes == nil {
-		scopes = []string{}
-	}
-	scopesJSON, err := json.Marshal(scopes)
+	row, err := rules.PrepareSearch(&rec, time.Now)
 	if err != nil {
-		return 0, fmt.Errorf("record search %q: scopes: %w", rec.Query, err)
-	}
-	hits := rec.Hits
-	if hits == nil {
-		hits = []ragd.TelemetryHit{}
-	}
-	hitsJSON, err := json.Marshal(hits)
-	if err != nil {
-		return 0, fmt.Errorf("record search %q: hits: %w", rec.Query, err)
-	}
-	var project any
-	if rec.ProjectID != 0 {
-		project = rec.ProjectID
+		return 0, err
 	}
 	r, err := s.tdb.ExecContext(ctx, `INSERT INTO rag_searches (project_id, query, scopes, hits, weights, degraded,
 		vector_available, latency_ms, actor, session_id, purpose, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		project, rec.Query, string(scopesJSON), string(hitsJSON), string(rec.Weights), rec.Degraded,
+		row.Project, rec.Query, row.Scopes, row.Hits, string(rec.Weights), rec.Degraded,
 		rec.VectorAvailable, rec.LatencyMs, rec.Actor, nullable(rec.SessionID), rec.Purpose, formatTime(rec.CreatedAt))
 	if err != nil {
 		return 0, fmt.Errorf("record search %q: %w", rec.Query, err)
@@ -94,13 +67,7 @@ func loadSearch(ctx context.Context, q queryer, id int64) (ragd.SearchRecord, er
 	rec.SessionID = session.String
 	rec.Weights = json.RawMessage(weights)
 	rec.CreatedAt = parseTime(created)
-	if err := json.Unmarshal([]byte(scopes), &rec.Scopes); err != nil {
-		return rec, fmt.Errorf("scopes %q: %w", scopes, err)
-	}
-	if err := json.Unmarshal([]byte(hits), &rec.Hits); err != nil {
-		return rec, fmt.Errorf("hits: %w", err)
-	}
-	return rec, nil
+	return rec, rules.DecodeSearch(&rec, scopes, hits)
 }
 
 // SearchProject returns the project a search ran in. It returns ragd.ErrNotFound

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // termDocsOf reads TermDocs on a fresh snapshot.
@@ -32,7 +33,7 @@ func termDocsOf(t *testing.T, s *Store, projectID int64, tokens []string) TermDo
 // finds for its document frequency (the nHit bm25 computes its idf from).
 func assertTermDocs(t *testing.T, s *Store, projectID int64, lang string, words []string) {
 	t.Helper()
-	a, err := analyzerFor(lang)
+	a, err := rules.AnalyzerFor(lang)
 	if err != nil {
 		t.Fatal(err)
 	}

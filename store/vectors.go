@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // The vec0 table stores unit-normalised vectors and ranks them by L2 distance.
@@ -51,7 +53,7 @@ func (s *Store) ensureVectorTable(ctx context.Context, reset bool) error {
 	default:
 		return fmt.Errorf("open store %s: %w: it holds %s (%d dims), the configuration says %s (%d dims): "+
 			"start ragd once with --reset-vectors to drop the old vectors, then reindex every project "+
-			"(or configure the old model again)", s.path, ErrSpaceMismatch, space, dims, s.space, s.dims)
+			"(or configure the old model again)", s.path, ragd.ErrSpaceMismatch, space, dims, s.space, s.dims)
 	}
 }
 
@@ -99,10 +101,6 @@ func (s *Store) createVectorTable(ctx context.Context, replace bool) error {
 	return tx.Commit()
 }
 
-// ErrBadVector reports a vector the store refuses: wrong length, NaN, Inf or
-// zero norm.
-var ErrBadVector = errors.New("bad vector")
-
 // insertFloatsSQL stores a vector's floats for the rescoring reads
 // (migration 5) beside the vec0 row; a chunk whose vector is replaced gets
 // the new floats.
@@ -111,24 +109,13 @@ const insertFloatsSQL = "INSERT OR REPLACE INTO chunk_floats (seq, embedding) VA
 // encodeVector checks v against the store's dims, normalises it to unit length
 // and encodes it as sqlite-vec's float32 little-endian blob.
 func (s *Store) encodeVector(v []float32) ([]byte, error) {
-	if len(v) != s.dims {
-		return nil, fmt.Errorf("%w: %d dims, the store's space %s has %d", ErrBadVector, len(v), s.space, s.dims)
+	unit, err := rules.UnitVector(v, s.dims, s.space)
+	if err != nil {
+		return nil, err
 	}
-	var sum float64
-	for i, x := range v {
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%w: value %d is %v", ErrBadVector, i, x)
-		}
-		sum += f * f
-	}
-	if sum == 0 {
-		return nil, fmt.Errorf("%w: zero norm", ErrBadVector)
-	}
-	inv := 1 / math.Sqrt(sum)
-	buf := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(float32(float64(x)*inv)))
+	buf := make([]byte, 4*len(unit))
+	for i, x := range unit {
+		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
 	}
 	return buf, nil
 }
@@ -136,7 +123,7 @@ func (s *Store) encodeVector(v []float32) ([]byte, error) {
 // decodeVector is the inverse of encodeVector's encoding.
 func decodeVector(b []byte) ([]float32, error) {
 	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("%w: blob of %d bytes", ErrBadVector, len(b))
+		return nil, fmt.Errorf("%w: blob of %d bytes", ragd.ErrBadVector, len(b))
 	}
 	v := make([]float32, len(b)/4)
 	for i := range v {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
@@ -122,7 +123,7 @@ func measureCmd(args []string) error {
 		return err
 	}
 	defer st.Close()
-	if w, ok := st.(vectorIndexWaiter); ok {
+	if w, ok := st.(engine.VectorIndexWaiter); ok {
 		if err := w.WaitVectorIndex(ctx); err != nil {
 			return err
 		}
@@ -231,7 +232,7 @@ const recallQueries = 20
 // recall compares the store's KNN on sn with an exact search: an exact
 // store's on the same file (SQLite), or a scan of the corpus's vectors,
 // rebuilt from its seed, for an engine without an exact mode (HNSW).
-func recall(ctx context.Context, st benchStore, db string, n int, filter ragd.Filter, sn ragd.Snapshot) (float64, error) {
+func recall(ctx context.Context, st engine.Store, db string, n int, filter ragd.Filter, sn ragd.Snapshot) (float64, error) {
 	vm, ok := st.(vectorModer)
 	if !ok {
 		return scanRecall(ctx, n, filter, sn)

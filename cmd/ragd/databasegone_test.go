@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/ragd/ragd/engines"
 	"net/http"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestPG_DatabaseRecreatedEmptyIsUnavailable(t *testing.T) {
 	w.Setenv(t)
 	cfg := daemontest.Config(newOllama(t).URL)
 	cfg.Daemon.Database = db
-	d := daemontest.StartWith(t, w, cfg, openPostgres)
+	d := daemontest.StartWith(t, w, cfg, engines.Open)
 	repo := daemontest.Repo(t, daemontest.Docs)
 	daemontest.AddProject(t, d.Client, repo.Dir, "demo")
 	daemontest.Reindex(t, d.Client, "demo")

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding/ollamatest"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/store/postgres"
 )
@@ -85,18 +85,10 @@ func deadPort(t *testing.T) string {
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
-func TestChooseEngine_PlainPathIsSQLite(t *testing.T) {
-	for _, path := range []string{"/var/lib/ragd/ragd.db", "ragd.db", "./odd:name.db", "data/ragd.db"} {
-		if _, err := chooseEngine(path); err != nil {
-			t.Errorf("chooseEngine(%q): %v, want the SQLite engine", path, err)
-		}
-	}
-}
-
 // checkedEngine is an engine that is not on sqlite-vec (the SQLite store's
 // VecVersion is hidden) and checks itself, as a server's engine does.
 type checkedEngine struct {
-	daemon.Store
+	engine.Store
 	checks []api.DatabaseCheck
 }
 
@@ -113,7 +105,7 @@ func TestDoctor_EngineChecks(t *testing.T) {
 		{Name: "server", OK: true, Detail: "PostgreSQL 17.4"},
 		{Name: "pgvector", Detail: "extension vector not installed", Fix: "CREATE EXTENSION vector"},
 	}
-	daemontest.StartWith(t, w, daemontest.Config(srv.URL), func(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+	daemontest.StartWith(t, w, daemontest.Config(srv.URL), func(ctx context.Context, database string, opt engine.Options) (engine.Store, error) {
 		s, err := daemontest.OpenSQLite(ctx, database, opt)
 		if err != nil {
 			return nil, err
@@ -140,7 +132,7 @@ func TestDoctor_EngineChecks(t *testing.T) {
 // doctor show no sqlite-vec version for it (pgvector's is a check).
 func TestPostgresEngine_NotOnSqliteVec(t *testing.T) {
 	var e any = (*postgres.Store)(nil)
-	if _, ok := e.(daemon.VecVersioner); ok {
-		t.Error("the PostgreSQL store is a daemon.VecVersioner: its pgvector version would show as sqlite-vec's")
+	if _, ok := e.(engine.VecVersioner); ok {
+		t.Error("the PostgreSQL store is a engine.VecVersioner: its pgvector version would show as sqlite-vec's")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/eval"
 	"github.com/ragd/ragd/search"
 )
@@ -55,7 +56,7 @@ type customFlags struct {
 
 func (c *customFlags) addFlags(fs *flag.FlagSet) {
 	fs.Var(&c.configJSON, "config-json", `an extra mode: search settings as JSON over the current ones, e.g. '{"vectorWeight":0.3,"lexicalWeight":0.7,"normalization":"minmax","fill":true,"candidates":100}' (repeatable)`)
-	fs.StringVar(&c.fusion, "fusion", "", "an extra mode with this fusion (weighted or rrf)")
+	fs.StringVar(&c.fusion, "fusion", "", "an extra mode with this fusion: "+api.FusionChoices())
 	fs.Float64Var(&c.cfg.VectorWeight, "vector-weight", 0, "an extra mode with this vector weight")
 	fs.Float64Var(&c.cfg.LexicalWeight, "lexical-weight", 0, "an extra mode with this lexical weight")
 	fs.Float64Var(&c.cfg.Threshold, "threshold", 0, "an extra mode with this threshold")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/internal/daemontest"
 )
 
@@ -40,7 +41,7 @@ func TestREADME_ForATeam(t *testing.T) {
 	run := daemontest.Config(srv.URL)
 	run.Daemon.Database = pgDatabase(t)
 	run.Daemon.Owner, run.Sessions.Share = cfg.Daemon.Owner, cfg.Sessions.Share
-	d := daemontest.StartWith(t, daemontest.NewWorld(t), run, openPostgres)
+	d := daemontest.StartWith(t, daemontest.NewWorld(t), run, engines.Open)
 	repo := daemontest.Repo(t, daemontest.Corpus(3, 2, "v1"))
 	daemontest.AddProject(t, d.Client, repo.Dir, "app")
 	daemontest.Reindex(t, d.Client, "app")

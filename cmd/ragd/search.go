@@ -59,7 +59,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	var scopes stringList
 	fs.Var(&scopes, "scope", "docs, adr or session (repeatable; default all)")
 	limit := fs.Int("limit", 0, "hits, 1..20 (default: the configured 6)")
-	fusion := fs.String("fusion", "", "weighted or rrf (default: configured)")
+	fusion := fs.String("fusion", "", api.FusionChoices()+" (default: configured)")
 	explain := fs.Bool("explain", false, "show each signal's rank and raw score")
 	session := fs.String("session", "", "the session this search belongs to")
 	actor := fs.String("actor", "person", "person or agent")

@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/engines"
 )
 
 var serveCommand = command{
@@ -37,9 +38,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	open, err := chooseEngine(paths.Database)
+	open, err := engines.Lookup(paths.Database)
 	if err != nil {
-		return err
+		return fmt.Errorf("daemon.database (RAGD_DB): %w", err)
 	}
 	// Every file the daemon creates holds indexed text or past queries:
 	// private to the user whatever the login shell's umask.

@@ -24,6 +24,8 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/engine"
+	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/store"
 	"github.com/ragd/ragd/store/postgres"
@@ -54,6 +56,7 @@ type World struct {
 // long for a Unix socket path), removed when the test ends.
 func NewWorld(tb testing.TB) *World {
 	tb.Helper()
+	skipUnlessIndependent(tb)
 	dir, err := os.MkdirTemp("/tmp", "rg")
 	if err != nil {
 		tb.Fatal(err)
@@ -137,7 +140,7 @@ type Daemon struct {
 	Config daemon.Config
 	store  *store.Store
 	pg     *postgres.Store
-	engine daemon.Store
+	engine engine.Store
 }
 
 // Store returns the daemon's SQLite store, for tests that look at what it
@@ -160,19 +163,19 @@ func Start(tb testing.TB, w *World, cfg daemon.Config) *Daemon {
 // StartWith is Start with the engine open opens (an engine wrapped to
 // offer or hide optional interfaces); Store is nil unless it is the
 // SQLite store, Postgres nil unless it is OpenPostgres's.
-func StartWith(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener) *Daemon {
+func StartWith(tb testing.TB, w *World, cfg daemon.Config, open engine.Opener) *Daemon {
 	tb.Helper()
 	return StartLogged(tb, w, cfg, open, Logger())
 }
 
 // StartLogged is StartWith logging to logger, for tests of what the
 // daemon logs.
-func StartLogged(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener, logger *slog.Logger) *Daemon {
+func StartLogged(tb testing.TB, w *World, cfg daemon.Config, open engine.Opener, logger *slog.Logger) *Daemon {
 	tb.Helper()
-	var engine daemon.Store
-	recording := func(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
+	var opened engine.Store
+	recording := func(ctx context.Context, database string, opt engine.Options) (engine.Store, error) {
 		s, err := open(ctx, database, opt)
-		engine = s
+		opened = s
 		return s, err
 	}
 	d, err := daemon.Open(context.Background(), daemon.Options{Config: cfg, Paths: w.Paths, Open: recording, Logger: logger})
@@ -180,26 +183,17 @@ func StartLogged(tb testing.TB, w *World, cfg daemon.Config, open daemon.Opener,
 		tb.Fatalf("open daemon: %v", err)
 	}
 	td := &Daemon{Daemon: d, Client: client.New(d.Socket()), World: w, Config: cfg}
-	td.engine = engine
-	td.store, _ = engine.(*store.Store)
-	td.pg, _ = engine.(*postgres.Store)
+	td.engine = opened
+	td.store, _ = opened.(*store.Store)
+	td.pg, _ = opened.(*postgres.Store)
 	tb.Cleanup(func() { td.Stop(tb) })
 	return td
 }
 
 // OpenSQLite is the engine of the tests' daemons (daemon.Options.Open):
 // the SQLite store at database, as ragd serve opens a plain path.
-func OpenSQLite(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
-	vectors, err := store.ParseVectorMode(opt.Vectors)
-	if err != nil {
-		return nil, fmt.Errorf("config [search]: %w", err)
-	}
-	s, err := store.Open(ctx, database, store.Options{
-		Space: opt.Space, Dims: opt.Dims, ResetSpace: opt.ResetSpace, Logger: opt.Logger, Vectors: vectors})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+func OpenSQLite(ctx context.Context, database string, opt engine.Options) (engine.Store, error) {
+	return engines.Open(ctx, database, opt)
 }
 
 // Stop closes the daemon; it may be called more than once.

@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/engine"
+	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/internal/pgtest"
 	"github.com/ragd/ragd/store/postgres"
 )
@@ -37,6 +38,39 @@ func Engine() string {
 // OnPostgres reports whether Start's daemons run on PostgreSQL.
 func OnPostgres() bool { return Engine() == EnginePostgres }
 
+// independent holds the top-level tests marked EngineIndependent.
+var independent sync.Map
+
+// EngineIndependent marks tb's test as one whose daemon answers the same on
+// every engine, so that the PostgreSQL tier (EngineEnv "postgres", run by
+// scripts/test.sh) runs it again on PGlite. Call it first in the test. On
+// that tier NewWorld skips every test not so marked: the tests that read
+// the SQLite store beside the daemon (its files, d.Store(), a second open),
+// SQLite's goldens, tests that expect one database per daemon, and the
+// socket's, listener's and config's own tests, which no engine changes.
+// The tier is thereby chosen by the tests themselves: a renamed test keeps
+// its mark.
+func EngineIndependent(tb testing.TB) {
+	independent.Store(topLevel(tb), true)
+}
+
+// skipUnlessIndependent skips tb on the PostgreSQL tier unless its test
+// is marked EngineIndependent.
+func skipUnlessIndependent(tb testing.TB) {
+	if !OnPostgres() {
+		return
+	}
+	if _, ok := independent.Load(topLevel(tb)); !ok {
+		tb.Skip("not marked daemontest.EngineIndependent: the SQLite tier runs it")
+	}
+}
+
+// topLevel is the name of tb's top-level test.
+func topLevel(tb testing.TB) string {
+	name, _, _ := strings.Cut(tb.Name(), "/")
+	return name
+}
+
 // PostgresConns is the connection pool of each daemon OpenPostgres opens:
 // PGlite serves its connections one query at a time anyway (internal/pgtest),
 // and two daemons' pools plus pgx's cancel connections must stay below the
@@ -45,14 +79,9 @@ const PostgresConns = 3
 
 // OpenPostgres is the engine of daemons on PostgreSQL (daemon.Options.Open),
 // as ragd serve opens a postgres:// URL, with a pool of PostgresConns.
-func OpenPostgres(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
-	s, err := postgres.Open(ctx, database, postgres.Options{
-		Space: opt.Space, Dims: opt.Dims, ResetSpace: opt.ResetSpace, Logger: opt.Logger,
-		Owner: opt.Owner, ShareSessions: opt.ShareSessions, MaxConns: PostgresConns})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+func OpenPostgres(ctx context.Context, database string, opt engine.Options) (engine.Store, error) {
+	opt.MaxConns = PostgresConns
+	return engines.Open(ctx, database, opt)
 }
 
 // Postgres returns the daemon's PostgreSQL store, nil on another engine.
@@ -97,9 +126,9 @@ func postgresDatabase(tb testing.TB) string {
 
 // Engine returns the daemon's engine, whichever it is, for tests that ask
 // it what the daemon's interface offers (Stats, Path).
-func (d *Daemon) Engine() daemon.Store { return d.engine }
+func (d *Daemon) Engine() engine.Store { return d.engine }
 
-// messageStore is what both engines offer beyond daemon.Store to read a
+// messageStore is what both engines offer beyond engine.Store to read a
 // project's session log.
 type messageStore interface {
 	Messages(ctx context.Context, projectID int64, types []string) ([]ragd.Message, error)

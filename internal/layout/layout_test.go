@@ -32,14 +32,20 @@ var rules = map[string][]string{
 	"store":      {"search", "index", "daemon", "client", "eval", "embedding", "net/http"},
 	// A second engine is the SQLite one's peer: it knows neither SQLite
 	// (database/sql) nor the layers above it.
-	"store/postgres":     {"store", "search", "index", "daemon", "client", "eval", "embedding", "net/http", "database/sql"},
+	"store/postgres": {"store", "search", "index", "daemon", "client", "eval", "embedding", "net/http", "database/sql"},
+	// The engines' shared rules: no SQL, nothing of the project but the
+	// domain and the lexical analysis.
+	"store/rules":        {"*-ragd-lexical", "database/sql", "net/http"},
 	"internal/storetest": {"store", "store/postgres", "daemon"},
-	"search":             {"store", "index", "daemon", "client", "eval", "database/sql", "net/http"},
-	"index":              {"store", "search", "daemon", "client", "eval", "net/http"},
-	"embedding":          {"store", "search", "index", "daemon", "client", "database/sql"},
-	"mcpserver":          {"*-ragd-api-client", "database/sql"},
-	"daemon":             {"client", "eval", "mcpserver"},
-	"browse":             {"*-ragd-api-client", "database/sql"},
+	// The contract names no engine: the daemon and the suite import it
+	// without linking one.
+	"engine":    {"store", "store/postgres", "daemon", "client", "eval", "database/sql", "net/http"},
+	"search":    {"store", "index", "daemon", "client", "eval", "database/sql", "net/http"},
+	"index":     {"store", "search", "daemon", "client", "eval", "net/http"},
+	"embedding": {"store", "search", "index", "daemon", "client", "database/sql"},
+	"mcpserver": {"*-ragd-api-client", "database/sql"},
+	"daemon":    {"client", "eval", "mcpserver"},
+	"browse":    {"*-ragd-api-client", "database/sql"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package storetest is the conformance suite of ragd's store engines: every
 // behaviour the daemon, the indexer and the searcher rely on, run against
-// any engine through the Store interface. The SQLite engine (package store)
+// any engine through the contract every engine implements (engine.Store,
+// all of it). The SQLite engine (package store)
 // runs it in store/conformance_test.go; the PostgreSQL engine
 // (store/postgres) runs it on PGlite (internal/pgtest). The suite describes
 // the SQLite engine's behaviour as it is: where it says "as the SQLite engine
@@ -38,82 +39,36 @@
 //     gives.
 //   - lexical: the snapshot's lexical methods (lexical.go, one file to adapt
 //     when they change).
+//   - cache, profile, abandon, sessionstats: the embedding cache,
+//     RandomPairCosine, AbandonRuns and SessionStats (contract.go).
+//   - errors: the domain's sentinel errors, as each engine wraps them
+//     (ragd.ErrBadVector, ErrSpaceMismatch, ErrSchemaTooNew).
 //
-// An engine's test gives Open a fresh database per subtest and the same one
-// again on a second call with the same t. On PGlite, with a database per
+// An engine's test gives the suite a fresh database per subtest, the same
+// one again on a second open with the same t, and a way to make a
+// database look migrated by a newer ragd. On PGlite, with a database per
 // subtest on the package's shared server:
 //
 //	func TestConformance(t *testing.T) {
-//		var mu sync.Mutex
-//		urls := map[*testing.T]string{}
-//		storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) storetest.Store {
-//			mu.Lock()
-//			defer mu.Unlock()
-//			url, ok := urls[t]
-//			if !ok {
-//				url = pgtest.Fresh(t)
-//				urls[t] = url
-//			}
-//			s, err := postgres.Open(context.Background(), url, postgres.Options{Space: "conformance/8", Dims: 8, MaxConns: 4})
-//			if err != nil {
-//				t.Fatal(err)
-//			}
-//			t.Cleanup(func() { s.Close() })
-//			return s
-//		}}.Run(t)
+//		storetest.Suite{WritesWaitForSnapshots: true}.OnDatabases(
+//			pgtest.Fresh,
+//			func(url, space string, dims int) (engine.Store, error) { … postgres.Open … },
+//			func(t *testing.T, url string) { … a schema_version row past the last … },
+//		).Run(t)
 //	}
 package storetest
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/index"
-	"github.com/ragd/ragd/search"
+	"github.com/ragd/ragd/engine"
 )
-
-// Store is what the suite exercises: the union of the interfaces the
-// searcher and the indexer declare and the methods the daemon calls.
-type Store interface {
-	search.Store
-	index.Store
-	index.BackfillStore
-
-	// Projects.
-	AddProject(ctx context.Context, name, path string) (ragd.Project, error)
-	Project(ctx context.Context, nameOrPath string) (ragd.Project, error)
-	Projects(ctx context.Context) ([]ragd.Project, error)
-	RemoveProject(ctx context.Context, projectID int64) (ragd.RemovedTelemetry, error)
-	SetAutoReindex(ctx context.Context, projectID int64, on bool) error
-	SetLayout(ctx context.Context, projectID int64, l ragd.Layout) error
-
-	// Sessions.
-	ListSessions(ctx context.Context, projectID int64, f ragd.SessionFilter) ([]ragd.SessionInfo, error)
-	SessionEvents(ctx context.Context, projectID int64, sessionID string) ([]ragd.Event, error)
-	ForgetSession(ctx context.Context, projectID int64, sessionID string) (ragd.ForgetResult, error)
-	ForgottenSessions(ctx context.Context, projectID int64) (map[string]bool, error)
-	TranscriptFiles(ctx context.Context, path string) ([]ragd.TranscriptFile, error)
-	SaveTranscriptFile(ctx context.Context, tf ragd.TranscriptFile) error
-
-	// Passages.
-	FileChunks(ctx context.Context, projectID int64, path string) ([]ragd.Chunk, error)
-	EventChunks(ctx context.Context, projectID int64, eventID string) ([]ragd.Chunk, error)
-	EventsAround(ctx context.Context, projectID int64, id string, types []string, n int) (before, after []ragd.Event, err error)
-
-	// Telemetry reads.
-	LoadSearch(ctx context.Context, id int64) (ragd.SearchRecord, error)
-	SearchVotes(ctx context.Context, searchID int64) ([]ragd.Vote, error)
-
-	Stats(ctx context.Context) (api.IndexStats, error)
-	SchemaVersion(ctx context.Context) (int, error)
-	Close() error
-}
 
 // MinDims is the least vector length the suite's vectors need: it writes
 // the first four basis vectors.
@@ -126,7 +81,7 @@ type Suite struct {
 	// time with the same t, after the suite closed the first store, it
 	// opens the same database again (the reopen subtests). The store's
 	// Dims is at least MinDims. Required.
-	Open func(t *testing.T) Store
+	Open func(t *testing.T) engine.Store
 	// WritesWaitForSnapshots says a write waits while a snapshot is open
 	// (PGlite: one backend session serves every connection, and while one
 	// connection has a transaction open, every other connection's queries
@@ -135,15 +90,21 @@ type Suite struct {
 	// snapshot to close instead of waiting for the writer before reading
 	// again.
 	WritesWaitForSnapshots bool
-}
-
-// Run runs the suite with open as Suite.Open.
-func Run(t *testing.T, open func(t *testing.T) Store) {
-	Suite{Open: open}.Run(t)
+	// OpenSpace opens t's database (the one Open opened, closed by the
+	// suite) again in the embedding space space of dims dimensions, and
+	// returns the engine's error as it is: the errors subtests check what
+	// opening refuses. Required.
+	OpenSpace func(t *testing.T, space string, dims int) (engine.Store, error)
+	// SchemaAhead makes t's closed database look migrated by a newer ragd:
+	// a schema version past every migration this binary knows. Required.
+	SchemaAhead func(t *testing.T)
 }
 
 // Run runs every subtest, each on a store of its own.
 func (su Suite) Run(t *testing.T) {
+	if su.Open == nil || su.OpenSpace == nil || su.SchemaAhead == nil {
+		t.Fatal("storetest.Suite needs Open, OpenSpace and SchemaAhead")
+	}
 	for _, g := range []struct {
 		name  string
 		tests []subtest
@@ -162,6 +123,11 @@ func (su Suite) Run(t *testing.T) {
 		{"reopen", reopenTests},
 		{"badinput", badInputTests},
 		{"lexical", lexicalTests},
+		{"cache", cacheTests},
+		{"profile", profileTests},
+		{"abandon", abandonTests},
+		{"sessionstats", sessionStatsTests},
+		{"errors", errorTests},
 	} {
 		t.Run(g.name, func(t *testing.T) {
 			for _, st := range g.tests {
@@ -184,11 +150,11 @@ type subtest struct {
 type env struct {
 	su Suite
 	t  *testing.T
-	s  Store
+	s  engine.Store
 }
 
 // store returns the subtest's store, opening it on first use.
-func (e *env) store() Store {
+func (e *env) store() engine.Store {
 	e.t.Helper()
 	if e.s == nil {
 		e.s = e.open()
@@ -196,7 +162,7 @@ func (e *env) store() Store {
 	return e.s
 }
 
-func (e *env) open() Store {
+func (e *env) open() engine.Store {
 	e.t.Helper()
 	s := e.su.Open(e.t)
 	if s == nil {
@@ -209,7 +175,7 @@ func (e *env) open() Store {
 }
 
 // reopen closes the subtest's store and opens its database again.
-func (e *env) reopen() Store {
+func (e *env) reopen() engine.Store {
 	e.t.Helper()
 	if err := e.store().Close(); err != nil {
 		e.t.Fatalf("close: %v", err)
@@ -323,7 +289,7 @@ func at(n int) time.Time { return base.Add(time.Duration(n) * time.Minute) }
 
 // unit returns basis vector i (mod dims) of the store's space: the suite's
 // vectors are these, so distances are 0, 1 or 2 exactly.
-func unit(s Store, i int) []float32 {
+func unit(s engine.Store, i int) []float32 {
 	v := make([]float32, s.Dims())
 	v[i%s.Dims()] = 1
 	return v
@@ -369,4 +335,42 @@ func ids(states map[string]ragd.ChunkState) map[string]bool {
 		out[id] = true
 	}
 	return out
+}
+
+// OnDatabases returns su with Open, OpenSpace and SchemaAhead made from an
+// engine's opener: each subtest gets a database from fresh (its path or
+// URL), which a second open in the same subtest opens again; Open opens it
+// in the space "conformance/8", and schemaAhead gets the database's value.
+func (su Suite) OnDatabases(fresh func(t *testing.T) string,
+	open func(database, space string, dims int) (engine.Store, error),
+	schemaAhead func(t *testing.T, database string)) Suite {
+	var mu sync.Mutex
+	dbs := map[*testing.T]string{}
+	database := func(t *testing.T) string {
+		mu.Lock()
+		defer mu.Unlock()
+		db, ok := dbs[t]
+		if !ok {
+			db = fresh(t)
+			dbs[t] = db
+		}
+		return db
+	}
+	su.OpenSpace = func(t *testing.T, space string, dims int) (engine.Store, error) {
+		s, err := open(database(t), space, dims)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { s.Close() })
+		return s, nil
+	}
+	su.Open = func(t *testing.T) engine.Store {
+		s, err := su.OpenSpace(t, "conformance/8", 8)
+		if err != nil {
+			t.Fatalf("open %s: %v", ragd.RedactDatabase(database(t)), err)
+		}
+		return s
+	}
+	su.SchemaAhead = func(t *testing.T) { schemaAhead(t, database(t)) }
+	return su
 }

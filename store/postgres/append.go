@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/lexical"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // AppendSession stores events in a project's log by the rules of
@@ -34,15 +35,9 @@ import (
 // (ragd.ErrNotFound) and database failures; either way nothing is stored.
 func (s *Store) AppendSession(ctx context.Context, projectID int64, events []ragd.Event, chunks [][]ragd.ChunkInput) (ragd.AppendResult, error) {
 	res := ragd.AppendResult{ByType: map[string]int{}}
-	for i := range events {
-		if err := events[i].Validate(); err != nil {
-			// The caller names the project.
-			return ragd.AppendResult{}, fmt.Errorf("event %d (id %q): %w", i, events[i].ID, err)
-		}
-	}
 	items, err := prepareAppended(projectID, events, chunks)
 	if err != nil {
-		return ragd.AppendResult{}, fmt.Errorf("append events to project %d: %w", projectID, err)
+		return ragd.AppendResult{}, err
 	}
 	events = storableEvents(events)
 	if len(events) == 0 {
@@ -124,43 +119,15 @@ type appendedChunk struct {
 	content string // as stored (pgText)
 }
 
-// prepareAppended checks chunks against events and lists them with their
-// ids.
+// prepareAppended checks chunks against events (rules.PrepareAppended)
+// and lists them with their ids.
 func prepareAppended(projectID int64, events []ragd.Event, chunks [][]ragd.ChunkInput) ([]appendedChunk, error) {
-	if chunks == nil {
-		return nil, nil
+	prepared, err := rules.PrepareAppended(projectID, events, chunks, headingJSON)
+	items := make([]appendedChunk, len(prepared))
+	for i, p := range prepared {
+		items[i] = appendedChunk{in: p.In, event: p.Event, id: p.ID, heading: p.Heading, content: pgText(p.In.Content)}
 	}
-	if len(chunks) != len(events) {
-		return nil, fmt.Errorf("%d chunk lists for %d events", len(chunks), len(events))
-	}
-	var items []appendedChunk
-	for i := range chunks {
-		seen := map[string]bool{}
-		for j := range chunks[i] {
-			c := &chunks[i][j]
-			if err := validateChunk(c, ragd.ScopeSession); err != nil {
-				return nil, fmt.Errorf("event %d: %w", i, err)
-			}
-			if c.SessionID != events[i].SessionID || c.EventID != events[i].ID {
-				return nil, fmt.Errorf("event %d (%q of session %q): chunk %d names event %q of session %q",
-					i, events[i].ID, events[i].SessionID, j, c.EventID, c.SessionID)
-			}
-			if c.Vector != nil {
-				return nil, fmt.Errorf("event %q: chunk %d has a vector: appended chunks take theirs from the background fill", c.EventID, c.Position)
-			}
-			id := c.ID(projectID, ragd.ScopeSession)
-			if seen[id] {
-				return nil, fmt.Errorf("event %q: duplicate chunk %d", c.EventID, c.Position)
-			}
-			seen[id] = true
-			heading, err := headingJSON(c.HeadingPath)
-			if err != nil {
-				return nil, fmt.Errorf("event %q: chunk %d: %w", c.EventID, c.Position, err)
-			}
-			items = append(items, appendedChunk{in: c, event: i, id: id, heading: heading, content: pgText(c.Content)})
-		}
-	}
-	return items, nil
+	return items, err
 }
 
 // reshare gives the own sessions whose sharing differs from the store's
@@ -203,7 +170,7 @@ func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, l
 		// project, and none is now: no stored chunk carries an old title.
 		return nil
 	}
-	a, err := analyzerFor(lang)
+	a, err := rules.AnalyzerFor(lang)
 	if err != nil {
 		return fmt.Errorf("project %d: %w", projectID, err)
 	}
@@ -255,7 +222,7 @@ func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, l
 		cols.heading, cols.title, cols.content = append(cols.heading, it.heading), append(cols.title, r.title), append(cols.content, it.content)
 		cols.hash, cols.shared = append(cols.hash, c.ContentHash), append(cols.shared, r.shared)
 		cols.position, cols.start, cols.end = append(cols.position, c.Position), append(cols.start, c.Start), append(cols.end, c.End)
-		cols.at, cols.ah, cols.ac = append(cols.at, analysedTitle(r.title)), append(cols.ah, a.Text(headingText(it.heading))), append(cols.ac, a.Text(it.content))
+		cols.at, cols.ah, cols.ac = append(cols.at, analysedTitle(r.title)), append(cols.ah, a.Text(rules.HeadingText(it.heading))), append(cols.ac, a.Text(it.content))
 	}
 	// A chunk whose id is already stored is skipped: its id fixes its text.
 	tag, err := tx.Exec(ctx, `INSERT INTO chunks (id, project_id, scope, session_id, event_id, owner, shared,
@@ -293,7 +260,7 @@ func retitleChunks(ctx context.Context, tx pgx.Tx, old []retitledChunk, sessions
 	titles, at, ah, ac := make([]string, len(old)), make([]string, len(old)), make([]string, len(old)), make([]string, len(old))
 	for i, r := range old {
 		seqs[i], titles[i] = r.seq, sessions[r.session].title
-		at[i], ah[i], ac[i] = analysedTitle(titles[i]), a.Text(headingText(r.heading)), a.Text(r.content)
+		at[i], ah[i], ac[i] = analysedTitle(titles[i]), a.Text(rules.HeadingText(r.heading)), a.Text(r.content)
 	}
 	if _, err := tx.Exec(ctx, `UPDATE chunks c SET title = u.title, tsv = `+tsvOf("u.at", "u.ah", "u.ac")+`
 		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(seq, title, at, ah, ac)

@@ -52,24 +52,6 @@ func TestBackfill(t *testing.T) {
 	}
 }
 
-func TestEmbeddingCache(t *testing.T) {
-	s, _ := openTest(t, Options{})
-	ctx := context.Background()
-	if err := s.StoreEmbeddings(ctx, "m/3", map[string][]float32{"k1": {1, 2, 3}, "k2": {0.5, 0, -1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.StoreEmbeddings(ctx, "m/3", map[string][]float32{"k1": {3, 2, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.LookupEmbeddings(ctx, "m/3", []string{"k1", "k2", "k3"})
-	if err != nil || len(got) != 2 || got["k1"][0] != 3 || got["k2"][2] != -1 {
-		t.Fatalf("lookup: %v, %v", got, err)
-	}
-	if other, _ := s.LookupEmbeddings(ctx, "other/3", []string{"k1"}); len(other) != 0 {
-		t.Fatalf("another space's cache: %v", other)
-	}
-}
-
 func TestChecks(t *testing.T) {
 	s, _ := openTest(t, Options{})
 	info, err := s.Info(context.Background())

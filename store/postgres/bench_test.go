@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // BenchmarkAppendSession appends one new session of 200 messages with
@@ -31,7 +32,7 @@ func BenchmarkAppendSession(b *testing.B) {
 				Actor: ragd.ActorPerson, Text: fmt.Sprintf("message %d of session %d about the importer and word%d", i, n, i),
 				Time: t0.Add(time.Duration(i) * time.Second)}
 		}
-		res, err := s.AppendSession(ctx, p.ID, evs, chunksOf(evs...))
+		res, err := s.AppendSession(ctx, p.ID, evs, testdb.ChunksOf(evs...))
 		if err != nil || res.Appended != messages {
 			b.Fatalf("%+v, %v", res, err)
 		}

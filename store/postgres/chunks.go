@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // visibleSQL keeps the chunks a store's owner may read: docs and ADRs are
@@ -50,23 +51,6 @@ func LockScope(ctx context.Context, tx pgx.Tx, projectID int64, scope, owner str
 	}
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1::int4, hashtext($2))", int32(projectID), key); err != nil {
 		return fmt.Errorf("lock %s of project %d: %w", scope, projectID, err)
-	}
-	return nil
-}
-
-func validateChunk(c *ragd.ChunkInput, scope string) error {
-	if scope == ragd.ScopeSession {
-		if c.SessionID == "" || c.EventID == "" {
-			return fmt.Errorf("session chunk %d: session and event id required", c.Position)
-		}
-	} else if c.SourcePath == "" {
-		return fmt.Errorf("%s chunk %d: source path required", scope, c.Position)
-	}
-	if c.Position < 0 {
-		return fmt.Errorf("chunk %s#%d: negative position", c.Source(scope), c.Position)
-	}
-	if c.ContentHash == "" {
-		return fmt.Errorf("chunk %s#%d: content hash required", c.Source(scope), c.Position)
 	}
 	return nil
 }
@@ -196,7 +180,7 @@ func (s *Store) prepareChunks(projectID int64, scope string, chunks []ragd.Chunk
 	seen := make(map[string]bool, len(chunks))
 	for i := range chunks {
 		c := &chunks[i]
-		if err := validateChunk(c, scope); err != nil {
+		if err := rules.ValidateChunk(c, scope); err != nil {
 			return nil, nil, err
 		}
 		id := ragd.ChunkID(projectID, scope, c.Source(scope), c.Position, c.ContentHash)
@@ -223,7 +207,7 @@ func (s *Store) prepareChunks(projectID int64, scope string, chunks []ragd.Chunk
 
 // analyseItems analyses the text of the items not analysed yet for lang.
 func analyseItems(items []preparedChunk, lang string) error {
-	a, err := analyzerFor(lang)
+	a, err := rules.AnalyzerFor(lang)
 	if err != nil {
 		return fmt.Errorf("analyse for %q: %w", lang, err)
 	}
@@ -413,19 +397,10 @@ const chunkColumns = `chunks.id, chunks.project_id, chunks.scope, coalesce(chunk
 	chunks.start_offset, chunks.end_offset, chunks.content, chunks.content_hash, coalesce(chunks.embedding_space, ''), chunks.indexed_at`
 
 func scanChunk(r pgx.Row) (ragd.Chunk, error) {
-	var c ragd.Chunk
-	var heading string
 	var indexed time.Time
-	err := r.Scan(&c.ID, &c.ProjectID, &c.Scope, &c.SourcePath, &c.SourceCommit, &c.SessionID, &c.EventID,
-		&heading, &c.Title, &c.Position, &c.Start, &c.End, &c.Content, &c.ContentHash, &c.EmbeddingSpace, &indexed)
-	if err != nil {
-		return c, err
-	}
-	if err := json.Unmarshal([]byte(heading), &c.HeadingPath); err != nil {
-		return c, fmt.Errorf("chunk %s: heading path %q: %w", c.ID, heading, err)
-	}
+	c, err := rules.ScanChunk(r, &indexed)
 	c.IndexedAt = indexed.UTC()
-	return c, nil
+	return c, err
 }
 
 // collectChunks reads every row of a chunks query.
@@ -515,19 +490,8 @@ func (s *Store) ChunkStates(ctx context.Context, projectID int64, scope string) 
 		return nil, s.describe(what, err)
 	}
 	defer rows.Close()
-	out := map[string]ragd.ChunkState{}
-	for rows.Next() {
-		var id, heading string
-		var st ragd.ChunkState
-		if err := rows.Scan(&id, &st.Vector, &st.Unembeddable, &st.SourceCommit, &heading, &st.Title, &st.Start, &st.End); err != nil {
-			return nil, s.describe(what, err)
-		}
-		if err := json.Unmarshal([]byte(heading), &st.HeadingPath); err != nil {
-			return nil, fmt.Errorf("chunk %s: heading path %q: %w", id, heading, err)
-		}
-		out[id] = st
-	}
-	if err := rows.Err(); err != nil {
+	out, err := rules.ReadChunkStates(rows)
+	if err != nil {
 		return nil, s.describe(what, err)
 	}
 	return out, nil

@@ -5,10 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"math"
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/store/rules"
 )
 
 func hashOf(s string) string {
@@ -29,20 +30,12 @@ func sessionChunk(session, event, text string, vec []float32) ragd.ChunkInput {
 
 func addProject(t testing.TB, s *Store, name string) ragd.Project {
 	t.Helper()
-	p, err := s.AddProject(context.Background(), name, "/home/"+s.Owner()+"/"+name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testdb.AddProject(t, s, name, "/home/"+s.Owner()+"/"+name)
 }
 
 func replace(t testing.TB, s *Store, projectID int64, scope string, chunks ...ragd.ChunkInput) ragd.ReplaceResult {
 	t.Helper()
-	res, err := s.ReplaceScope(context.Background(), projectID, scope, chunks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return testdb.Replace(t, s, projectID, scope, chunks)
 }
 
 func TestReplaceScopeCounts(t *testing.T) {
@@ -100,7 +93,7 @@ func TestReplaceScopeCounts(t *testing.T) {
 // lexicalCount counts a project's chunks whose tsv holds token.
 func lexicalCount(t testing.TB, s *Store, projectID int64, token string) int {
 	t.Helper()
-	a, err := analyzerFor("english")
+	a, err := rules.AnalyzerFor("english")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,18 +153,3 @@ func TestReplaceScopeIsAtomic(t *testing.T) {
 
 // idOf is c's chunk id in a project's scope.
 func idOf(c ragd.ChunkInput, projectID int64, scope string) string { return c.ID(projectID, scope) }
-
-func TestRandomPairCosine(t *testing.T) {
-	s, _ := openTest(t, Options{})
-	ctx := context.Background()
-	p := addProject(t, s, "demo")
-	replace(t, s, p.ID, ragd.ScopeDocs,
-		doc("a.md", 1, "second", []float32{1, 0, 0, 0}),
-		doc("a.md", 0, "first", []float32{1, 0, 0, 0}),
-		doc("b.md", 0, "other", []float32{1, 0, 0, 0}),
-		doc("c.md", 0, "other", []float32{1, 0, 0, 0}))
-	mean, n, err := s.RandomPairCosine(ctx, 10)
-	if err != nil || n != 2 || math.Abs(mean-1) > 1e-6 {
-		t.Fatalf("random pair cosine of equal vectors: %v over %d, %v; want 1 over 2", mean, n, err)
-	}
-}

@@ -2,18 +2,19 @@ package postgres
 
 import (
 	"context"
-	"sync"
 	"testing"
 
-	"github.com/ragd/ragd/daemon"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/internal/storetest"
 )
 
 // The PostgreSQL engine is an engine the daemon runs on: every method
-// daemon.Store names, and the doctor's checks.
+// engine.Store names, and the doctor's checks.
 var (
-	_ daemon.Store   = (*Store)(nil)
-	_ daemon.Checker = (*Store)(nil)
+	_ engine.Store   = (*Store)(nil)
+	_ engine.Checker = (*Store)(nil)
 )
 
 // TestConformance runs the store conformance suite, the one the SQLite
@@ -23,21 +24,24 @@ var (
 // snapshot is open (one backend session for every connection), which the
 // suite is told.
 func TestConformance(t *testing.T) {
-	var mu sync.Mutex
-	urls := map[*testing.T]string{}
-	storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) storetest.Store {
-		mu.Lock()
-		url, ok := urls[t]
-		if !ok {
-			url = testURL(t)
-			urls[t] = url
-		}
-		mu.Unlock()
-		s, err := Open(context.Background(), url, Options{Space: "conformance/8", Dims: 8, MaxConns: testConns, Owner: "alice"})
-		if err != nil {
-			t.Fatalf("open %s: %v", url, err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}}.Run(t)
+	storetest.Suite{WritesWaitForSnapshots: true}.OnDatabases(
+		func(t *testing.T) string { return testURL(t) },
+		func(url, space string, dims int) (engine.Store, error) {
+			s, err := Open(context.Background(), url, Options{Space: space, Dims: dims, MaxConns: testConns, Owner: "alice"})
+			if err != nil {
+				return nil, err // never a typed nil in the interface
+			}
+			return s, nil
+		},
+		func(t *testing.T, url string) {
+			c, err := pgx.Connect(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close(context.Background())
+			if _, err := c.Exec(context.Background(), "INSERT INTO schema_version (version, name) VALUES (999, '0999_future.sql')"); err != nil {
+				t.Fatal(err)
+			}
+		},
+	).Run(t)
 }

@@ -25,7 +25,7 @@ type ServerInfo struct {
 	Owner string
 }
 
-// Checks are the engine's lines of `ragd doctor` (daemon.Checker): the
+// Checks are the engine's lines of `ragd doctor` (engine.Checker): the
 // server, pgvector, the schema version and the indexes searches need.
 func (s *Store) Checks(ctx context.Context) []api.DatabaseCheck {
 	info, err := s.Info(ctx)

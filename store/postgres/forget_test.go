@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // TestForgetSession: a forgotten session's events, chunks and votes go in
@@ -20,11 +21,11 @@ func TestForgetSession(t *testing.T) {
 	g1 := ev("g1", "gone", "chat.message", "forget these words", 0)
 	g2 := ev("g2", "gone", "tool.call", "", time.Second)
 	k1 := ev("k1", "stays", "chat.message", "keep this", 0)
-	if _, err := s.AppendSession(ctx, p, []ragd.Event{g1, g2, k1}, chunksOf(g1, g2, k1)); err != nil {
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{g1, g2, k1}, testdb.ChunksOf(g1, g2, k1)); err != nil {
 		t.Fatal(err)
 	}
 	// A vote on one of its chunks.
-	gone := msgChunks(g1)[0].ID(p, ragd.ScopeSession)
+	gone := testdb.WordChunks(g1)[0].ID(p, ragd.ScopeSession)
 	var search int64
 	if err := s.pool.QueryRow(ctx, `INSERT INTO rag_searches (owner, query, weights, degraded, vector_available, latency_ms, actor)
 		VALUES ('alice', 'q', '{}', false, true, 1, 'person') RETURNING id`).Scan(&search); err != nil {
@@ -135,7 +136,7 @@ func TestRewriteSessions(t *testing.T) {
 	e2 := ev("e2", "s1", "tool.call", "", time.Second)
 	e2.Payload = []byte(`{"arg":"SECRET"}`)
 	e3 := ev("e3", "s1", "agent.response", "nothing to hide", 2*time.Second)
-	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1, e2, e3}, chunksOf(e1, e2, e3)); err != nil {
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1, e2, e3}, testdb.ChunksOf(e1, e2, e3)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SaveTranscriptFile(ctx, ragd.TranscriptFile{Path: path, ProjectID: p, Format: "codex", ModTime: t0,

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/lexical"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // The lexical signal. A chunk's tsv is its title, headings and content as
@@ -47,27 +47,7 @@ type analysedChunk struct {
 }
 
 func analyseChunk(a *lexical.Analyzer, title, headingJSON, content string) analysedChunk {
-	return analysedChunk{title: a.Text(title), heading: a.Text(headingText(headingJSON)), content: a.Text(content)}
-}
-
-// headingText joins a stored heading path (a JSON array) with spaces, so
-// that JSON escapes never become tokens.
-func headingText(headingJSON string) string {
-	var hp []string
-	if err := json.Unmarshal([]byte(headingJSON), &hp); err != nil {
-		return headingJSON
-	}
-	return strings.Join(hp, " ")
-}
-
-// analyzerFor returns the analyser of a language name as stored ("" is
-// the default language).
-func analyzerFor(lang string) (*lexical.Analyzer, error) {
-	l, err := lexical.ParseLanguage(lang)
-	if err != nil {
-		return nil, err
-	}
-	return lexical.New(l)
+	return analysedChunk{title: a.Text(title), heading: a.Text(rules.HeadingText(headingJSON)), content: a.Text(content)}
 }
 
 // renderTSQuery renders q as a tsquery for to_tsquery: the terms ORed,
@@ -142,41 +122,6 @@ func projectLanguages(ctx context.Context, q querier, projectID int64, lock stri
 	return setting, built, nil
 }
 
-// inForce is the language a project's lexical index is (or, before its
-// first chunk, will start) analysed with, when no text decides it.
-func inForce(setting, built string) string {
-	switch {
-	case built != "":
-		return built
-	case setting != "":
-		return setting
-	}
-	return string(lexical.DefaultLanguage)
-}
-
-// detectSampleBytes is how much text language detection reads: a few
-// pages decide as well as a whole project.
-const detectSampleBytes = 256 << 10
-
-// firstLanguage is the language a project's first chunks decide: the
-// setting, or else the one their text is detected as.
-func firstLanguage(setting string, chunks []ragd.ChunkInput) string {
-	if setting != "" {
-		return setting
-	}
-	var b strings.Builder
-	for i := range chunks {
-		if b.Len() >= detectSampleBytes {
-			break
-		}
-		b.WriteString(chunks[i].Title)
-		b.WriteByte(' ')
-		b.WriteString(chunks[i].Content)
-		b.WriteByte('\n')
-	}
-	return string(lexical.Detect(b.String()).Language)
-}
-
 // decideLanguage returns the language chunks written to a project are
 // analysed with: the one recorded, or else the one these chunks decide,
 // recorded now in a transaction of its own (so that two first writes of a
@@ -188,7 +133,7 @@ func (s *Store) decideLanguage(ctx context.Context, projectID int64, chunks []ra
 	if err != nil || built != "" || len(chunks) == 0 {
 		return built, err
 	}
-	lang := firstLanguage(setting, chunks)
+	lang := rules.FirstLanguage(setting, chunks)
 	var got string
 	err = s.pool.QueryRow(ctx, `UPDATE projects SET lexical_language = CASE WHEN lexical_language = '' THEN $2 ELSE lexical_language END
 		WHERE id = $1 RETURNING lexical_language`, projectID, lang).Scan(&got)
@@ -259,25 +204,17 @@ func projectSample(ctx context.Context, q querier, projectID int64) (string, err
 		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
 	}
 	defer rows.Close()
-	var b strings.Builder
-	for b.Len() < detectSampleBytes && rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
-		}
-		b.WriteString(t)
-		b.WriteByte('\n')
-	}
-	if err := rows.Err(); err != nil {
+	sample, err := rules.ReadSample(rows)
+	if err != nil {
 		return "", fmt.Errorf("sample text of project %d: %w", projectID, err)
 	}
-	return b.String(), nil
+	return sample, nil
 }
 
 // rebuildLexical rewrites the tsv of every chunk of a project analysed for
 // lang, and records lang. It returns the number of chunks rewritten.
 func rebuildLexical(ctx context.Context, tx pgx.Tx, projectID int64, lang string) (int, error) {
-	a, err := analyzerFor(lang)
+	a, err := rules.AnalyzerFor(lang)
 	if err != nil {
 		return 0, err
 	}
@@ -285,24 +222,18 @@ func rebuildLexical(ctx context.Context, tx pgx.Tx, projectID int64, lang string
 	if err != nil {
 		return 0, fmt.Errorf("rebuild lexical index of project %d: %w", projectID, err)
 	}
+	texts, err := rules.ReadTexts(rows)
+	rows.Close()
+	if err != nil {
+		return 0, fmt.Errorf("rebuild lexical index of project %d: %w", projectID, err)
+	}
 	type row struct {
 		seq int64
 		doc analysedChunk
 	}
-	var all []row
-	for rows.Next() {
-		var r row
-		var title, heading, content string
-		if err := rows.Scan(&r.seq, &title, &heading, &content); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("rebuild lexical index of project %d: %w", projectID, err)
-		}
-		r.doc = analyseChunk(a, title, heading, content)
-		all = append(all, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("rebuild lexical index of project %d: %w", projectID, err)
+	all := make([]row, len(texts))
+	for i, t := range texts {
+		all[i] = row{t.Seq, analyseChunk(a, t.Title, t.Heading, t.Content)}
 	}
 	b := &pgx.Batch{}
 	for _, r := range all {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 func term(word string, prefix bool, tokens ...string) ragd.LexicalTerm {
@@ -53,7 +54,7 @@ func TestTSQueryMatches(t *testing.T) {
 		doc("a.md", 0, "The quick brown fox", nil),
 		doc("b.md", 0, "A lazy dog sleeps", nil),
 		doc("c.md", 0, "The dog is quick", nil))
-	a, err := analyzerFor("english")
+	a, err := rules.AnalyzerFor("english")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestLanguageAndRebuild(t *testing.T) {
 	if got.LexicalLanguage != "russian" {
 		t.Fatalf("language detected: %q, want russian", got.LexicalLanguage)
 	}
-	ru, _ := analyzerFor("russian")
+	ru, _ := rules.AnalyzerFor("russian")
 	if n := countMatches(t, s, p.ID, ru.Analyze("документы")); n != 1 {
 		t.Fatalf("russian stem of документы matched %d chunks, want 1", n)
 	}
@@ -138,7 +139,7 @@ func TestLanguageAndRebuild(t *testing.T) {
 	if !ch.Rebuilt || ch.Chunks != 1 || ch.Project.LexicalLanguage != "simple" {
 		t.Fatalf("set language: %+v", ch)
 	}
-	simple, _ := analyzerFor("simple")
+	simple, _ := rules.AnalyzerFor("simple")
 	if n := countMatches(t, s, p.ID, simple.Analyze("документов")); n != 1 {
 		t.Fatalf("unstemmed word matched %d chunks after the rebuild, want 1", n)
 	}

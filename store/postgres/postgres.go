@@ -11,7 +11,7 @@
 // the migrations). Keeping the vector in the chunks row lets one scan
 // filter by project, scope and owner while it walks the index (pgvector
 // 0.8's iterative scan, set per snapshot). Opening with another space
-// fails with ErrSpaceMismatch while any vector is held; Options.ResetSpace
+// fails with ragd.ErrSpaceMismatch while any vector is held; Options.ResetSpace
 // drops the column and every vector, and adds the new space's column.
 //
 // The lexical column. chunks.tsv is to_tsvector('simple', …) of the text
@@ -90,14 +90,10 @@ const (
 	maxDims = 2000
 )
 
-// Errors callers branch on. Each is wrapped with the database and what to
-// do.
+// Errors callers branch on, beside the domain's (ragd.ErrSchemaTooNew,
+// ragd.ErrSpaceMismatch, ragd.ErrBadVector). Each is wrapped with the
+// database and what to do.
 var (
-	// ErrSchemaTooNew means the database was migrated by a newer ragd.
-	ErrSchemaTooNew = errors.New("database schema is newer than this ragd")
-	// ErrSpaceMismatch means the database's vectors belong to another
-	// embedding space than the configured one.
-	ErrSpaceMismatch = errors.New("database vectors belong to another embedding space")
 	// ErrConnection means the server could not be reached or the
 	// connection was lost: nothing was written by the call that failed.
 	// It wraps ragd.ErrUnavailable, which the daemon answers with a 503.
@@ -184,7 +180,7 @@ type Store struct {
 // configured embedding space. The password may come from the URL, from
 // PGPASSWORD or from a ~/.pgpass file (pgx reads both).
 func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error) {
-	shown := Redact(rawURL)
+	shown := ragd.RedactDatabase(rawURL)
 	if opt.Space == "" {
 		return nil, fmt.Errorf("open store %s: no embedding space given", shown)
 	}
@@ -338,7 +334,7 @@ func (s *Store) registerVector(ctx context.Context) error {
 // parseConfig checks the URL's scheme and parses it, with errors that name
 // the URL without its password.
 func parseConfig(rawURL string) (*pgxpool.Config, error) {
-	shown := Redact(rawURL)
+	shown := ragd.RedactDatabase(rawURL)
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: not a URL: %w", shown, errors.Unwrap(err))
@@ -357,23 +353,6 @@ func parseConfig(rawURL string) (*pgxpool.Config, error) {
 		return nil, fmt.Errorf("open store %s: bad connection URL", shown)
 	}
 	return cfg, nil
-}
-
-// Redact returns rawURL without its password, for messages and logs.
-func Redact(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(unparsable database URL)"
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }
 
 func osUser() string {
@@ -435,11 +414,7 @@ func (s *Store) Close() error {
 }
 
 // migration is one numbered SQL file of migrations/.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
+type migration = migrations.File
 
 // loadMigrations reads and orders the embedded migration files, named as
 // package migrations names the SQLite engine's (migrations.Load).
@@ -448,15 +423,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
 	}
-	files, err := migrations.Load(sub)
-	if err != nil {
-		return nil, err
-	}
-	ms := make([]migration, len(files))
-	for i, f := range files {
-		ms[i] = migration{version: f.Version, name: f.Name, sql: f.SQL}
-	}
-	return ms, nil
+	return migrations.Load(sub)
 }
 
 // migrateLock is the advisory lock key every ragd takes while it migrates
@@ -512,22 +479,22 @@ func (s *Store) applyNext(ctx context.Context, ms []migration) (bool, error) {
 		return false, s.describe("read schema version", err)
 	}
 	if current > len(ms) {
-		return false, fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database", s.url, ErrSchemaTooNew, current, len(ms))
+		return false, fmt.Errorf("open store %s: %w: schema version %d, this binary knows up to %d: upgrade ragd, or use another database", s.url, ragd.ErrSchemaTooNew, current, len(ms))
 	}
 	if current == len(ms) {
 		return false, nil
 	}
 	m := ms[current]
-	if _, err := tx.Exec(ctx, m.sql); err != nil {
-		return false, s.describe("migration "+m.name, err)
+	if _, err := tx.Exec(ctx, m.SQL); err != nil {
+		return false, s.describe("migration "+m.Name, err)
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO schema_version (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
-		return false, s.describe("migration "+m.name+": record", err)
+	if _, err := tx.Exec(ctx, "INSERT INTO schema_version (version, name) VALUES ($1, $2)", m.Version, m.Name); err != nil {
+		return false, s.describe("migration "+m.Name+": record", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return false, s.describe("migration "+m.name+": commit", err)
+		return false, s.describe("migration "+m.Name+": commit", err)
 	}
-	s.logger.Info("applied migration", "database", s.url, "version", m.version, "name", m.name)
+	s.logger.Info("applied migration", "database", s.url, "version", m.Version, "name", m.Name)
 	return true, nil
 }
 
@@ -575,7 +542,7 @@ func (s *Store) ensureSpace(ctx context.Context, reset bool) error {
 			"or use another database, or start ragd once with `ragd serve --reset-vectors` and then reindex: "+
 			"that drops the vectors of every project on this database, for everyone who shares it, "+
 			"and their daemons answer keyword-only until the vectors are filled again in the new model",
-			s.url, ErrSpaceMismatch, space, dims, s.space, s.dims)
+			s.url, ragd.ErrSpaceMismatch, space, dims, s.space, s.dims)
 	}
 	if space != "" {
 		if held {

@@ -6,6 +6,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/ragd/ragd"
 )
 
 func TestOpenMigratesOnceAndReopens(t *testing.T) {
@@ -40,7 +42,7 @@ func TestOpenRefusesAnotherSpace(t *testing.T) {
 	replace(t, s, p.ID, "docs", doc("a.md", 0, "text", []float32{1, 0, 0, 0}))
 	s.Close()
 	_, err := Open(context.Background(), url, Options{Space: "other/8", Dims: 8, MaxConns: 2})
-	if !errors.Is(err, ErrSpaceMismatch) {
+	if !errors.Is(err, ragd.ErrSpaceMismatch) {
 		t.Fatalf("open with another space: %v, want ErrSpaceMismatch", err)
 	}
 	// The fix names the real command and what it costs on a shared database
@@ -97,19 +99,6 @@ func TestOpenErrors(t *testing.T) {
 				t.Fatalf("error shows the password: %v", err)
 			}
 		})
-	}
-}
-
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"postgres://u:pw@h:5432/db":         "postgres://u:xxxxx@h:5432/db",
-		"postgres://u@h/db":                 "postgres://u@h/db",
-		"postgres://h/db?password=pw&x=1":   "postgres://h/db?password=xxxxx&x=1",
-		"postgresql://u:p%40w@h/db?sslmode": "postgresql://u:xxxxx@h/db?sslmode",
-	} {
-		if got := Redact(in); got != want {
-			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

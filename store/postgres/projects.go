@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Projects are keyed by name: whoever adds a name joins the one project of
@@ -99,15 +100,8 @@ func (s *Store) Projects(ctx context.Context) ([]ragd.Project, error) {
 		return nil, s.describe("list projects", err)
 	}
 	defer rows.Close()
-	var out []ragd.Project
-	for rows.Next() {
-		p, err := scanProject(rows)
-		if err != nil {
-			return nil, s.describe("list projects", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := rules.Collect(rows, func(r rules.Scanner) (ragd.Project, error) { return scanProject(r) })
+	if err != nil {
 		return nil, s.describe("list projects", err)
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 func TestIDF(t *testing.T) {
@@ -123,7 +124,7 @@ func TestLexicalScoresAgree(t *testing.T) {
 		chunks = append(chunks, doc(name, 0, texts[name], nil))
 	}
 	replace(t, s, p.ID, ragd.ScopeDocs, chunks...)
-	a, _ := analyzerFor("english")
+	a, _ := rules.AnalyzerFor("english")
 	tk := func(w string, prefix bool) ragd.LexicalTerm {
 		return ragd.LexicalTerm{Word: w, Tokens: a.Analyze(w), Prefix: prefix}
 	}

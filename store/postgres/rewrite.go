@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/lexical"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // RewriteSessions rewrites, in place, the session text the store's owner
@@ -168,7 +169,7 @@ func (s *Store) rewriteChunks(ctx context.Context, tx pgx.Tx, projectID int64, l
 			continue
 		}
 		if a == nil {
-			if a, err = analyzerFor(lang); err != nil {
+			if a, err = rules.AnalyzerFor(lang); err != nil {
 				return 0, fmt.Errorf("project %d: %w", projectID, err)
 			}
 		}

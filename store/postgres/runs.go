@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Index runs carry the owner whose daemon ran them. The last run of the
@@ -17,11 +18,11 @@ import (
 // StartRun records the start of a reindex of scope, with status
 // ragd.RunRunning.
 func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (ragd.Run, error) {
-	if !ragd.ValidScope(scope) {
-		return ragd.Run{}, fmt.Errorf("start index run: unknown scope %q", scope)
+	run, err := rules.NewRun(projectID, scope, nowUTC())
+	if err != nil {
+		return ragd.Run{}, err
 	}
-	run := ragd.Run{ProjectID: projectID, Scope: scope, Status: ragd.RunRunning, StartedAt: nowUTC(), Report: json.RawMessage("{}")}
-	err := s.pool.QueryRow(ctx, "INSERT INTO index_runs (project_id, scope, owner, status, started_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+	err = s.pool.QueryRow(ctx, "INSERT INTO index_runs (project_id, scope, owner, status, started_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
 		projectID, scope, s.owner, ragd.RunRunning, run.StartedAt).Scan(&run.ID)
 	if err != nil {
 		return ragd.Run{}, s.describe(fmt.Sprintf("start %s index run of project %d", scope, projectID), err)
@@ -34,14 +35,9 @@ func (s *Store) StartRun(ctx context.Context, projectID int64, scope string) (ra
 // (nil for "{}"). It returns an error wrapping ragd.ErrNotFound when no
 // running run has that id: a run is finished once.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status, commit string, report []byte) error {
-	if status != ragd.RunOK && status != ragd.RunFailed {
-		return fmt.Errorf("finish index run %d: status %q, want %q or %q", runID, status, ragd.RunOK, ragd.RunFailed)
-	}
-	if report == nil {
-		report = []byte("{}")
-	}
-	if !json.Valid(report) {
-		return fmt.Errorf("finish index run %d: report is not valid JSON", runID)
+	report, err := rules.CheckFinish(runID, status, report)
+	if err != nil {
+		return err
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE index_runs SET status = $1, source_commit = $2, finished_at = $3, report = $4
 		WHERE id = $5 AND status = $6`, status, nullable(commit), nowUTC(), pgText(string(report)), runID, ragd.RunRunning)

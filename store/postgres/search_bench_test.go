@@ -3,15 +3,15 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand"
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/vectest"
 )
 
 // Figures of the engine on PGlite (one single-threaded WebAssembly
@@ -24,33 +24,7 @@ import (
 
 const benchDims = 768
 
-// benchContent makes about 1200 characters of words drawn from a Zipf
-// distribution over a 50k vocabulary, as package store's benchmarks do.
-func benchContent(r *rand.Rand) string {
-	z := rand.NewZipf(r, 1.07, 2, 50_000)
-	b := make([]byte, 0, 1300)
-	for len(b) < 1200 {
-		b = append(b, 'w')
-		b = strconv.AppendUint(b, z.Uint64()+1, 10)
-		b = append(b, ' ')
-	}
-	return string(b)
-}
-
-func randomUnit(r *rand.Rand, dims int) []float32 {
-	v := make([]float32, dims)
-	var sum float64
-	for i := range v {
-		x := r.NormFloat64()
-		v[i] = float32(x)
-		sum += x * x
-	}
-	inv := float32(1 / math.Sqrt(sum))
-	for i := range v {
-		v[i] *= inv
-	}
-	return v
-}
+func randomUnit(r *rand.Rand, dims int) []float32 { return vectest.RandomUnit(r, dims) }
 
 // appendChunks writes chunks to a scope without replacing it, through
 // ReplaceScope's statements: populating a large scope file by file.
@@ -102,13 +76,7 @@ func populated(b *testing.B, n int) (*Store, int64) {
 			bs.err = err
 			return
 		}
-		r := rand.New(rand.NewSource(42))
-		const perFile = 1000
-		for start := 0; start < n; start += perFile {
-			var in []ragd.ChunkInput
-			for i := start; i < min(start+perFile, n); i++ {
-				in = append(in, doc(fmt.Sprintf("docs/f%05d.md", i/perFile), i, benchContent(r), randomUnit(r, benchDims)))
-			}
+		for _, in := range testdb.BenchFiles(n, benchDims, doc) {
 			if err := s.appendChunks(context.Background(), p.ID, ragd.ScopeDocs, in); err != nil {
 				bs.err = err
 				return
@@ -207,7 +175,7 @@ func BenchmarkReplaceScope(b *testing.B) {
 	r := rand.New(rand.NewSource(3))
 	var in []ragd.ChunkInput
 	for i := 0; i < n; i++ {
-		in = append(in, doc("docs/a.md", i, benchContent(r), randomUnit(r, benchDims)))
+		in = append(in, doc("docs/a.md", i, testdb.BenchContent(r), randomUnit(r, benchDims)))
 	}
 	s, err := Open(context.Background(), testURL(b), Options{Space: "bench/768", Dims: benchDims, MaxConns: testConns, Owner: "bench"})
 	if err != nil {

@@ -1,15 +1,14 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Sessions belong to their owner. A session, its events and its chunks
@@ -33,20 +32,12 @@ import (
 // its session belongs to another owner.
 const ownerField = "owner"
 
-// eventTimeLayout is how session_events.time holds an event's time: UTC,
-// nanoseconds, fixed width, so that text order is time order and the
-// value compares exactly (a timestamptz would round it to microseconds).
-const eventTimeLayout = "2006-01-02T15:04:05.000000000Z"
+// formatEventTime is how session_events.time holds an event's time
+// (rules.TimeLayout): text, so that the value compares exactly (a
+// timestamptz would round it to microseconds).
+func formatEventTime(t time.Time) string { return rules.FormatTime(t) }
 
-func formatEventTime(t time.Time) string { return t.UTC().Format(eventTimeLayout) }
-
-func parseEventTime(s string) time.Time {
-	t, err := time.Parse(eventTimeLayout, s)
-	if err != nil {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return t
-}
+func parseEventTime(s string) time.Time { return rules.ParseTime(s) }
 
 // AppendEvents stores events in the log of a project, in one transaction,
 // in order, by the rules of the SQLite engine's (store.Store.AppendEvents):
@@ -121,7 +112,7 @@ func (s *Store) writeEvents(ctx context.Context, tx pgx.Tx, projectID int64, eve
 	for i := range events {
 		e := &events[i]
 		if old, ok := known[e.ID]; ok {
-			switch diff := eventDiff(old.ev, *e); {
+			switch diff := rules.EventDiff(old.ev, *e); {
 			case old.owner != s.owner:
 				res.Conflicts = append(res.Conflicts, ragd.EventConflict{EventID: e.ID, Fields: []string{ownerField}})
 			case len(diff) > 0:
@@ -260,43 +251,6 @@ func storedSessions(ctx context.Context, tx pgx.Tx, projectID int64, ids []strin
 		return nil, fmt.Errorf("look up %d sessions: %w", len(ids), err)
 	}
 	return out, nil
-}
-
-// eventDiff names the fields in which a and b differ, by the rules of
-// AppendEvents: time compared as an instant, payload as compacted JSON.
-func eventDiff(a, b ragd.Event) []string {
-	var diff []string
-	for _, f := range []struct {
-		name string
-		x, y string
-	}{
-		{"sessionId", a.SessionID, b.SessionID},
-		{"type", a.Type, b.Type},
-		{"actor", a.Actor, b.Actor},
-		{"text", a.Text, b.Text},
-		{"time", formatEventTime(a.Time), formatEventTime(b.Time)},
-	} {
-		if f.x != f.y {
-			diff = append(diff, f.name)
-		}
-	}
-	if !bytes.Equal(compactJSON(a.Payload), compactJSON(b.Payload)) {
-		diff = append(diff, "payload")
-	}
-	return diff
-}
-
-// compactJSON returns b without insignificant white space, or b itself if it
-// is not JSON.
-func compactJSON(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, b); err != nil {
-		return b
-	}
-	return out.Bytes()
 }
 
 // visibleSession is the condition on a sessions row s that the store's

@@ -12,38 +12,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/store/rules"
 )
 
-var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-
-func ev(id, session, typ, text string, at time.Duration) ragd.Event {
-	return ragd.Event{ID: id, SessionID: session, Type: typ, Actor: "person", Text: text, Time: t0.Add(at)}
-}
-
-// msgChunks cuts e's text into one chunk per word, as a caller's chunker
-// would.
-func msgChunks(e ragd.Event) []ragd.ChunkInput {
-	var out []ragd.ChunkInput
-	start := 0
-	for i, w := range strings.Fields(e.Text) {
-		at := strings.Index(e.Text[start:], w) + start
-		out = append(out, ragd.ChunkInput{SessionID: e.SessionID, EventID: e.ID, Position: i,
-			Start: at, End: at + len(w), Content: w, ContentHash: "h-" + w})
-		start = at + len(w)
-	}
-	return out
-}
-
-// chunksOf lists the chunks of each event, nil for events not indexed.
-func chunksOf(events ...ragd.Event) [][]ragd.ChunkInput {
-	out := make([][]ragd.ChunkInput, len(events))
-	for i, e := range events {
-		if ragd.Indexed(e.Type) {
-			out[i] = msgChunks(e)
-		}
-	}
-	return out
-}
+// t0 and ev are the shared test events' (internal/testdb).
+var (
+	t0 = testdb.T0
+	ev = testdb.Event
+)
 
 // sessProject adds a project in English (so that the tests know the
 // analysed words) and returns its id.
@@ -315,7 +292,7 @@ func TestAppendSession_ChunksAndIdempotence(t *testing.T) {
 	e1 := ev("e1", "s1", "chat.message", "why databases", 0)
 	e2 := ev("e2", "s1", "agent.response", "shared server storage", time.Second)
 	e3 := ev("e3", "s1", "tool.call", "", 2*time.Second)
-	res, err := s.AppendSession(ctx, p, []ragd.Event{e1, e2, e3}, chunksOf(e1, e2, e3))
+	res, err := s.AppendSession(ctx, p, []ragd.Event{e1, e2, e3}, testdb.ChunksOf(e1, e2, e3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +303,7 @@ func TestAppendSession_ChunksAndIdempotence(t *testing.T) {
 	if len(cs) != 5 {
 		t.Fatalf("%d chunks, want 5", len(cs))
 	}
-	want := msgChunks(e2)[2]
+	want := testdb.WordChunks(e2)[2]
 	if c := cs[4]; c.event != "e2" || c.position != 2 || c.content != "storage" || c.title != "s1" || c.owner != "alice" ||
 		c.shared || c.vector || c.id != want.ID(p, ragd.ScopeSession) {
 		t.Errorf("chunk e2#2: %+v", c)
@@ -348,7 +325,7 @@ func TestAppendSession_ChunksAndIdempotence(t *testing.T) {
 	// other text (a conflict): no chunk of theirs is written.
 	e4 := ev("e4", "s1", "agent.response", "gamma", 3*time.Second)
 	other := ev("e1", "s1", "chat.message", "delta epsilon", 0)
-	res, err = s.AppendSession(ctx, p, []ragd.Event{e1, e2, e4, other}, chunksOf(e1, e2, e4, other))
+	res, err = s.AppendSession(ctx, p, []ragd.Event{e1, e2, e4, other}, testdb.ChunksOf(e1, e2, e4, other))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,12 +338,12 @@ func TestAppendSession_ChunksAndIdempotence(t *testing.T) {
 
 	// A chunk whose id is stored already is skipped, not an error.
 	e5 := ev("e5", "s1", "chat.message", "zeta eta", 4*time.Second)
-	pre := msgChunks(e5)[0]
+	pre := testdb.WordChunks(e5)[0]
 	if _, err := s.pool.Exec(ctx, `INSERT INTO chunks (id, project_id, scope, session_id, event_id, owner, title, position, content, content_hash)
 		VALUES ($1, $2, 'session', 's1', 'e5', 'alice', 's1', 0, 'zeta', $3)`, pre.ID(p, ragd.ScopeSession), p, pre.ContentHash); err != nil {
 		t.Fatal(err)
 	}
-	res, err = s.AppendSession(ctx, p, []ragd.Event{e5}, chunksOf(e5))
+	res, err = s.AppendSession(ctx, p, []ragd.Event{e5}, testdb.ChunksOf(e5))
 	if err != nil || res.Appended != 1 || res.Chunks != 1 {
 		t.Errorf("append over a stored chunk: %+v, %v", res, err)
 	}
@@ -381,7 +358,7 @@ func TestAppendSession_TitleArrivesLater(t *testing.T) {
 	p := sessProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "alpha beta", 0)
 	e2 := ev("e2", "s2", "chat.message", "gamma", 0)
-	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1, e2}, chunksOf(e1, e2)); err != nil {
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1, e2}, testdb.ChunksOf(e1, e2)); err != nil {
 		t.Fatal(err)
 	}
 	// A later event names s1 (a summary record, not itself indexed), and a
@@ -389,7 +366,7 @@ func TestAppendSession_TitleArrivesLater(t *testing.T) {
 	named := ev("t1", "s1", "summary", "", 5*time.Second)
 	named.Title = "Choosing storage"
 	e3 := ev("e3", "s1", "agent.response", "delta", 6*time.Second)
-	res, err := s.AppendSession(ctx, p, []ragd.Event{named, e3}, chunksOf(named, e3))
+	res, err := s.AppendSession(ctx, p, []ragd.Event{named, e3}, testdb.ChunksOf(named, e3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +404,7 @@ func TestAppendSession_BadInputStoresNothing(t *testing.T) {
 	p := sessProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "alpha beta", 0)
 	e2 := ev("e2", "s1", "agent.response", "gamma", time.Second)
-	good := chunksOf(e1, e2)
+	good := testdb.ChunksOf(e1, e2)
 	// The server refuses an offset past its integer column: the second
 	// event's chunk fails in the middle of the chunk writes, after the
 	// events and the first chunks.
@@ -472,7 +449,7 @@ func TestOwners(t *testing.T) {
 	p := sessProject(t, alice, "shared-repo")
 	a1 := ev("a1", "sa", "chat.message", "alice private question", 0)
 	a1.Title = "Alice's"
-	if _, err := alice.AppendSession(ctx, p, []ragd.Event{a1}, chunksOf(a1)); err != nil {
+	if _, err := alice.AppendSession(ctx, p, []ragd.Event{a1}, testdb.ChunksOf(a1)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -529,7 +506,7 @@ func TestOwners(t *testing.T) {
 	carol := openAt(t, url, Options{Owner: "carol", ShareSessions: true})
 	c1 := ev("c1", "sc", "chat.message", "carol shares this", 5*time.Second)
 	c2 := ev("c2", "sc", "agent.response", "so does the agent", 6*time.Second)
-	if _, err := carol.AppendSession(ctx, p, []ragd.Event{c1, c2}, chunksOf(c1, c2)); err != nil {
+	if _, err := carol.AppendSession(ctx, p, []ragd.Event{c1, c2}, testdb.ChunksOf(c1, c2)); err != nil {
 		t.Fatal(err)
 	}
 	l, err := bob.ListSessions(ctx, p, ragd.SessionFilter{})
@@ -564,7 +541,7 @@ func TestOwners(t *testing.T) {
 	// shared once she appends to it.
 	aliceShares := openAt(t, url, Options{Owner: "alice", ShareSessions: true})
 	a2 := ev("a2", "sa", "agent.response", "now shared", 10*time.Second)
-	if _, err := aliceShares.AppendSession(ctx, p, []ragd.Event{a2}, chunksOf(a2)); err != nil {
+	if _, err := aliceShares.AppendSession(ctx, p, []ragd.Event{a2}, testdb.ChunksOf(a2)); err != nil {
 		t.Fatal(err)
 	}
 	if cs, err := bob.EventChunks(ctx, p, "a1"); err != nil || len(cs) != 3 {
@@ -677,7 +654,7 @@ func TestEventAndFileChunks(t *testing.T) {
 	s, url := openTest(t, Options{})
 	p := sessProject(t, s, "p")
 	e1 := ev("e1", "s1", "chat.message", "one two three", 0)
-	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1}, chunksOf(e1)); err != nil {
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e1}, testdb.ChunksOf(e1)); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := s.EventChunks(ctx, p, "e1")
@@ -718,7 +695,7 @@ func TestSessionStats(t *testing.T) {
 	events := []ragd.Event{a1, ev("a2", "s1", "agent.response", "two", time.Second),
 		ev("b1", "s2", "chat.message", "three", 0), ev("c1", "s3", "tool.call", "", 0)}
 	// a1 with its chunk, the others without.
-	if _, err := s.AppendSession(ctx, p, events, [][]ragd.ChunkInput{msgChunks(a1), nil, nil, nil}); err != nil {
+	if _, err := s.AppendSession(ctx, p, events, [][]ragd.ChunkInput{testdb.WordChunks(a1), nil, nil, nil}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := s.SessionStats(ctx, p, types, time.Time{})
@@ -732,7 +709,7 @@ func TestSessionStats(t *testing.T) {
 		t.Errorf("appended since the last one: %+v, %v", later, err)
 	}
 	b2 := ev("b2", "s2", "chat.message", "four", 2*time.Second)
-	if _, err := s.AppendSession(ctx, p, []ragd.Event{b2}, chunksOf(b2)); err != nil {
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{b2}, testdb.ChunksOf(b2)); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := s.SessionStats(ctx, p, types, time.Time{}); err != nil || st.Messages != 4 || st.MessagesIndexed != 2 ||
@@ -781,7 +758,7 @@ func TestAppendSession_AsAReindexWrites(t *testing.T) {
 
 	// A reindex that read the log before e2 was appended keeps e2's chunk.
 	e2 := ev("e2", "s1", "agent.response", "pgvector then", time.Second)
-	if _, err := s.AppendSession(ctx, p, []ragd.Event{e2}, chunksOf(e2)); err != nil {
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e2}, testdb.ChunksOf(e2)); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := s.ReplaceScope(ctx, p, ragd.ScopeSession, []ragd.ChunkInput{cut}); err != nil || res.Kept != 1 || res.Deleted != 0 {
@@ -800,7 +777,7 @@ func TestAppendSession_ConnectionLost(t *testing.T) {
 	direct, raw := openTest(t, Options{})
 	p := sessProject(t, direct, "p")
 	e1 := ev("e1", "s1", "chat.message", "stored before", 0)
-	if _, err := direct.AppendSession(ctx, p, []ragd.Event{e1}, chunksOf(e1)); err != nil {
+	if _, err := direct.AppendSession(ctx, p, []ragd.Event{e1}, testdb.ChunksOf(e1)); err != nil {
 		t.Fatal(err)
 	}
 	px, via := viaProxy(t, raw)
@@ -811,7 +788,7 @@ func TestAppendSession_ConnectionLost(t *testing.T) {
 	}
 	e2 := ev("e2", "s1", "agent.response", "lost with the connection", time.Second)
 	e3 := ev("e3", "s2", "chat.message", "a new session", 0)
-	if _, err := s.AppendSession(ctx, p, []ragd.Event{e2, e3}, chunksOf(e2, e3)); !errors.Is(err, ErrConnection) {
+	if _, err := s.AppendSession(ctx, p, []ragd.Event{e2, e3}, testdb.ChunksOf(e2, e3)); !errors.Is(err, ErrConnection) {
 		t.Fatalf("append over a lost connection: %v, want ErrConnection", err)
 	}
 	if l, err := direct.ListSessions(ctx, p, ragd.SessionFilter{}); err != nil || len(l) != 1 || l[0].Events != 1 {
@@ -820,7 +797,7 @@ func TestAppendSession_ConnectionLost(t *testing.T) {
 	if cs := sessionChunks(t, direct, p); len(cs) != 2 {
 		t.Errorf("%d chunks after a lost append, want e1's 2", len(cs))
 	}
-	if res, err := direct.AppendSession(ctx, p, []ragd.Event{e2, e3}, chunksOf(e2, e3)); err != nil || res.Appended != 2 || res.SessionsCreated != 1 {
+	if res, err := direct.AppendSession(ctx, p, []ragd.Event{e2, e3}, testdb.ChunksOf(e2, e3)); err != nil || res.Appended != 2 || res.SessionsCreated != 1 {
 		t.Errorf("the append again, directly: %+v, %v", res, err)
 	}
 }
@@ -840,11 +817,11 @@ func TestOwners_Search(t *testing.T) {
 		{alice, ev("a1", "sa", "chat.message", "alice asks about quokkas", 0)},
 		{carol, ev("c1", "sc", "chat.message", "carol knows quokkas", 0)},
 	} {
-		if _, err := w.s.AppendSession(ctx, p, []ragd.Event{w.e}, chunksOf(w.e)); err != nil {
+		if _, err := w.s.AppendSession(ctx, p, []ragd.Event{w.e}, testdb.ChunksOf(w.e)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	a, err := analyzerFor("english")
+	a, err := rules.AnalyzerFor("english")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -906,7 +883,7 @@ func TestAppendSession_Concurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = st.AppendSession(ctx, p, evs, chunksOf(evs...))
+			results[i], errs[i] = st.AppendSession(ctx, p, evs, testdb.ChunksOf(evs...))
 		}()
 	}
 	wg.Wait()

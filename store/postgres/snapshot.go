@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Snapshot is one REPEATABLE READ READ ONLY transaction on one connection:
@@ -75,31 +76,10 @@ func (sn *Snapshot) Close() error {
 	return nil
 }
 
-// filterScopes returns f's scopes, checked, deduplicated and sorted; nil
-// for every scope.
-func filterScopes(f ragd.Filter) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, sc := range f.Scopes {
-		if !ragd.ValidScope(sc) {
-			return nil, fmt.Errorf("unknown scope %q", sc)
-		}
-		if !seen[sc] {
-			seen[sc] = true
-			out = append(out, sc)
-		}
-	}
-	if len(out) == len(ragd.Scopes) {
-		return nil, nil
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 // filterSQL is the WHERE clause of f's project ($1), scopes ($2, every
 // scope when NULL) and the owner's visibility ($3), with its arguments.
 func (sn *Snapshot) filterSQL(f ragd.Filter) (string, []any, error) {
-	scopes, err := filterScopes(f)
+	scopes, err := rules.FilterScopes(f)
 	if err != nil {
 		return "", nil, err
 	}
@@ -324,7 +304,7 @@ func (sn *Snapshot) LexicalLanguage(ctx context.Context, projectID int64) (strin
 	if err != nil {
 		return "", sn.s.describe("lexical language", err)
 	}
-	return inForce(setting, built), nil
+	return rules.InForce(setting, built), nil
 }
 
 // Chunks loads chunks by id from the snapshot, in the order given; unknown

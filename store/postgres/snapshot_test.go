@@ -10,10 +10,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 func words(ws ...string) ragd.LexicalQuery {
-	a, _ := analyzerFor("english")
+	a, _ := rules.AnalyzerFor("english")
 	var q ragd.LexicalQuery
 	for _, w := range ws {
 		q.Terms = append(q.Terms, ragd.LexicalTerm{Word: w, Tokens: a.Analyze(w)})

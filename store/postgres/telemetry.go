@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Telemetry: one rag_searches row per search and one rag_feedback row per
@@ -18,43 +19,15 @@ import (
 // RecordSearch inserts a rag_searches row for the store's owner and
 // returns its id. A zero CreatedAt means now.
 func (s *Store) RecordSearch(ctx context.Context, rec ragd.SearchRecord) (int64, error) {
-	if rec.Purpose == "" {
-		rec.Purpose = ragd.PurposeSearch
-	}
-	if rec.Actor == "" {
-		return 0, fmt.Errorf("record search %q: actor required", rec.Query)
-	}
-	if !json.Valid(rec.Weights) {
-		return 0, fmt.Errorf("record search %q: weights %q are not JSON", rec.Query, rec.Weights)
-	}
-	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = nowUTC()
-	}
-	scopes := rec.Scopes
-	if scopes == nil {
-		scopes = []string{}
-	}
-	scopesJSON, err := json.Marshal(scopes)
+	row, err := rules.PrepareSearch(&rec, nowUTC)
 	if err != nil {
-		return 0, fmt.Errorf("record search %q: scopes: %w", rec.Query, err)
-	}
-	hits := rec.Hits
-	if hits == nil {
-		hits = []ragd.TelemetryHit{}
-	}
-	hitsJSON, err := json.Marshal(hits)
-	if err != nil {
-		return 0, fmt.Errorf("record search %q: hits: %w", rec.Query, err)
-	}
-	var project any
-	if rec.ProjectID != 0 {
-		project = rec.ProjectID
+		return 0, err
 	}
 	var id int64
 	err = s.pool.QueryRow(ctx, `INSERT INTO rag_searches (project_id, owner, query, scopes, hits, weights, degraded,
 		vector_available, latency_ms, actor, session_id, purpose, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
-		project, s.owner, pgText(rec.Query), string(scopesJSON), string(hitsJSON), pgText(string(rec.Weights)), rec.Degraded,
+		row.Project, s.owner, pgText(rec.Query), row.Scopes, row.Hits, pgText(string(rec.Weights)), rec.Degraded,
 		rec.VectorAvailable, rec.LatencyMs, rec.Actor, nullable(rec.SessionID), rec.Purpose, rec.CreatedAt).Scan(&id)
 	if err != nil {
 		return 0, s.describe(fmt.Sprintf("record search %q", rec.Query), err)
@@ -95,13 +68,7 @@ func (s *Store) loadSearch(ctx context.Context, q querier, id int64, lock string
 	}
 	rec.CreatedAt = rec.CreatedAt.UTC()
 	rec.Weights = json.RawMessage(weights)
-	if err := json.Unmarshal([]byte(scopes), &rec.Scopes); err != nil {
-		return rec, fmt.Errorf("scopes %q: %w", scopes, err)
-	}
-	if err := json.Unmarshal([]byte(hits), &rec.Hits); err != nil {
-		return rec, fmt.Errorf("hits: %w", err)
-	}
-	return rec, nil
+	return rec, rules.DecodeSearch(&rec, scopes, hits)
 }
 
 // SearchProject returns the project one of the owner's searches ran in. It
