@@ -45,7 +45,9 @@ var rules = map[string][]string{
 	"embedding": {"store", "search", "index", "daemon", "client", "database/sql"},
 	"mcpserver": {"*-ragd-api-client", "database/sql"},
 	"daemon":    {"client", "eval", "mcpserver"},
-	"browse":    {"*-ragd-api-client", "database/sql"},
+	// browse shows what the index holds: through internal/terminal, so
+	// that nothing from a file or a session reaches the terminal raw.
+	"browse": {"*-ragd-api-client-internal/terminal", "database/sql"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {
