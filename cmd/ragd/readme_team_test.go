@@ -12,7 +12,7 @@ import (
 
 // The README's "For a team" configuration, run: the block parses and
 // validates as a configuration file, and a daemon started with it — its
-// database URL pointed at a PGlite server in place of db.internal, its
+// database URL pointed at a test server in place of db.internal, its
 // owner and sharing as written — opens the PostgreSQL engine, indexes and
 // searches a project, and writes the block's owner on its search.
 func TestREADME_ForATeam(t *testing.T) {

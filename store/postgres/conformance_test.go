@@ -18,14 +18,12 @@ var (
 
 // TestConformance runs the store conformance suite, the one the SQLite
 // engine passes (store/conformance_test.go), on this engine: each subtest
-// gets a schema of its own on the package's PGlite, and opening again with
-// the same test reopens that schema. PGlite makes a write wait while a
-// snapshot is open (one backend session for every connection), which the
-// suite is told.
+// gets a database of its own on the package's PostgreSQL server, and
+// opening again with the same test reopens that database.
 func TestConformance(t *testing.T) {
 	var mu sync.Mutex
 	urls := map[*testing.T]string{}
-	storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) storetest.Store {
+	storetest.Suite{Open: func(t *testing.T) storetest.Store {
 		mu.Lock()
 		url, ok := urls[t]
 		if !ok {

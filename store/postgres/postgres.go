@@ -37,14 +37,13 @@
 // pool dials again at the next call. Options.MaxConns bounds the pool:
 // a Snapshot holds one connection until closed, a write another.
 //
-// PGlite (PostgreSQL 17 in WebAssembly, served by pglite-server, the test
-// server) differs from a real server in three ways that matter here,
+// PGlite (PostgreSQL 17 in WebAssembly, served by pglite-server, the
+// tests' server before a real one) differs from a real server in three ways that matter here,
 // found on 0.4.6 with pglite-socket 0.1.6: it accepts -m connections (1 by
 // default; one more is closed at once, which pgx reports as an unexpected
 // EOF); all of them share ONE backend session, so session state is common
-// (SET, prepared statements: use default_query_exec_mode=exec in the URL,
-// or pgx's cached statements collide, "prepared statement ... already
-// exists"); and while one connection has a transaction open, every other
+// (SET, prepared statements: Open chooses pgx's simple protocol when the
+// server says it is PGlite, see sharedsession.go); and while one connection has a transaction open, every other
 // connection's query waits until it ends. So on PGlite a write waits for
 // an open snapshot, and code that holds a snapshot while it calls the
 // store on another connection deadlocks. It ignores a connection's
@@ -174,6 +173,9 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 		return nil, err
 	}
 	cfg.MaxConns = opt.MaxConns
+	if err := chooseExecMode(ctx, rawURL, cfg); err != nil {
+		return nil, describeAt(shown, "open store", err)
+	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		// The vector type's OID differs per database: registered per
 		// connection, once the extension exists (migration 1 creates it).
@@ -283,11 +285,14 @@ func osUser() string {
 
 // describe wraps an error of the server with what failed, saying so when
 // the connection is what failed.
-func (s *Store) describe(what string, err error) error {
+func (s *Store) describe(what string, err error) error { return describeAt(s.url, what, err) }
+
+// describeAt is describe for the database shown, before a Store exists.
+func describeAt(shown, what string, err error) error {
 	if isConnError(err) {
-		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrConnection, err)
+		return fmt.Errorf("%s on %s: %w: %w", what, shown, ErrConnection, err)
 	}
-	return fmt.Errorf("%s on %s: %w", what, s.url, err)
+	return fmt.Errorf("%s on %s: %w", what, shown, sharedSessionError(err))
 }
 
 // isConnError reports whether err is the connection failing rather than
