@@ -110,6 +110,8 @@ type Options struct {
 	Dims int
 	// Owner is whose sessions, runs, searches and votes this store writes,
 	// and whose session chunks its snapshots return. Optional: the OS user.
+	// Connected as a team member (row security applies: team.go), the
+	// owner is the role, and another name given here is refused.
 	Owner string
 	// ShareSessions marks the sessions (and their chunks) this store
 	// writes as shared: every owner's searches find them.
@@ -135,6 +137,9 @@ type Store struct {
 	owner  string
 	share  bool
 	logger *slog.Logger
+	// rowSecure is set when row security applies to the connected role
+	// (a team member: team.go).
+	rowSecure bool
 	// iterative is set when pgvector has iterative index scans (0.8):
 	// a filtered HNSW search then finds k rows whenever k exist.
 	iterative bool
@@ -165,6 +170,7 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
+	configuredOwner := opt.Owner
 	if opt.Owner == "" {
 		opt.Owner = osUser()
 	}
@@ -203,12 +209,15 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 		return nil, s.describe("open store", err)
 	}
 	if err := s.migrate(ctx); err != nil {
-		return nil, err
+		return nil, s.memberError(ctx, err)
 	}
 	if err := s.registerVector(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.ensureSpace(ctx, opt.ResetSpace); err != nil {
+		return nil, s.memberError(ctx, err)
+	}
+	if err := s.settleOwner(ctx, configuredOwner); err != nil {
 		return nil, err
 	}
 	v, err := s.VectorVersion(ctx)
@@ -369,7 +378,14 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+	// A team member's role may not create tables (team.go): ask first.
+	var exists bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass('schema_version') IS NOT NULL").Scan(&exists); err != nil {
+		return s.describe("read schema_version", err)
+	}
+	if exists {
+		// Nothing to create.
+	} else if _, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
 		version    integer PRIMARY KEY,
 		name       text NOT NULL,
 		applied_at timestamptz NOT NULL DEFAULT now()

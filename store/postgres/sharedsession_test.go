@@ -70,7 +70,7 @@ func TestSharedSession_PGlite(t *testing.T) {
 func TestIsPGlite(t *testing.T) {
 	for v, want := range map[string]bool{
 		"PostgreSQL 17.5 on wasm32-unknown-linux-gnu, compiled by emcc (Emscripten gcc/clang-like replacement + linker emulating GNU ld) 3.1.74, 32-bit": true,
-		"PostgreSQL 18.3 on x86_64-pc-linux-gnu, compiled by gcc (GCC) 10.2.1 20210130 (Red Hat 10.2.1-11), 64-bit":                                    false,
+		"PostgreSQL 18.3 on x86_64-pc-linux-gnu, compiled by gcc (GCC) 10.2.1 20210130 (Red Hat 10.2.1-11), 64-bit":                                      false,
 	} {
 		if got := isPGlite(v); got != want {
 			t.Errorf("isPGlite(%q) = %v", v, got)
