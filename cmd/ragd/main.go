@@ -111,6 +111,7 @@ var commands = []command{
 	calibrateCommand,
 	mcpCommand,
 	doctorCommand,
+	teamCommand,
 	serviceCommand,
 	configCommand,
 	versionCommand,
