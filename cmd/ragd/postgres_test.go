@@ -393,11 +393,17 @@ func chunkSet(t *testing.T, e *postgres.Store, projectID int64, scope string) []
 // Each daemon gets a pool of pgPool; the reindexes of one scope take turns
 // under the scope's advisory lock.
 func TestPostgres_TwoDaemons(t *testing.T) {
+	database := pgDatabase(t)
+	testTwoDaemons(t, database, func(string) string { return database })
+}
+
+// testTwoDaemons is TestPostgres_TwoDaemons on the database admin, each
+// owner's daemon connecting to databaseOf(owner).
+func testTwoDaemons(t *testing.T, database string, databaseOf func(owner string) string) {
 	ctx := context.Background()
 	srv := newOllama(t)
-	database := pgDatabase(t)
-	alice := startPG(t, srv.URL, database, "alice", false)
-	bob := startPG(t, srv.URL, database, "bob", false)
+	alice := startPG(t, srv.URL, databaseOf("alice"), "alice", false)
+	bob := startPG(t, srv.URL, databaseOf("bob"), "bob", false)
 	files := daemontest.Corpus(12, 3, "v1")
 	repo := daemontest.Repo(t, files)
 	for _, d := range []*daemontest.Daemon{alice, bob} {
@@ -528,7 +534,7 @@ func TestPostgres_TwoDaemons(t *testing.T) {
 	// Bob shares from now on: his new session is found by alice, his
 	// earlier one still is not.
 	bob.Stop(t)
-	bob = startPG(t, srv.URL, database, "bob", true)
+	bob = startPG(t, srv.URL, databaseOf("bob"), "bob", true)
 	appendSession(bob, "s-bob-shared", "The narwhal release train leaves on Fridays.")
 	if hits := sessionHits(alice, "narwhal release"); len(hits) == 0 || hits[0].Origin.SessionID != "s-bob-shared" {
 		t.Errorf("alice's search of bob's shared session: %+v", hits)
