@@ -208,8 +208,8 @@ func TestDoctor_Postgres(t *testing.T) {
 // the health route too, and the daemon keeps running; a reindex fails and
 // leaves the old scope whole; once the server is back, the same daemon
 // searches and reindexes again. The server is taken away by a proxy in
-// front of it (daemontest.Proxy); TestPostgres_ServerKilled kills the
-// server itself.
+// front of it (daemontest.Proxy); store/postgres's TestServerKilled kills
+// the server itself in the middle of a replace and of an append.
 func TestPostgres_ConnectionLoss(t *testing.T) {
 	ctx := context.Background()
 	srv := newOllama(t)
