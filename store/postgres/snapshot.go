@@ -211,10 +211,10 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 		return m, fmt.Errorf("lexical candidates for %q: %w", expr, err)
 	}
 	m.Expression = expr + " ranked by " + describeRanking(terms)
-	score, termArgs := rankSQL(terms, 6)
+	score, from, termArgs := rankSQL(terms, 6)
 	args = append(args, expr, k)
 	args = append(args, termArgs...)
-	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+score+` AS score FROM chunks, to_tsquery('`+tsConfig+`', $4) AS q
+	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+score+` AS score FROM chunks, to_tsquery('`+tsConfig+`', $4) AS q`+from+`
 		WHERE `+where+` AND chunks.tsv @@ q ORDER BY score DESC, chunks.seq LIMIT $5`, args...)
 	if err != nil {
 		return m, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", expr, f.ProjectID), err)
@@ -247,9 +247,9 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.L
 	if err != nil {
 		return nil, fmt.Errorf("lexical scores for %q: %w", expr, err)
 	}
-	score, termArgs := rankSQL(terms, 5)
+	score, from, termArgs := rankSQL(terms, 5)
 	args := append([]any{expr, projectID, chunkIDs, sn.s.owner}, termArgs...)
-	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+score+` FROM chunks, to_tsquery('`+tsConfig+`', $1) AS q
+	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+score+` FROM chunks, to_tsquery('`+tsConfig+`', $1) AS q`+from+`
 		WHERE chunks.project_id = $2 AND chunks.id = ANY($3) AND chunks.tsv @@ q AND `+visibleSQL(4), args...)
 	if err != nil {
 		return nil, sn.s.describe(fmt.Sprintf("lexical scores for %q in project %d", expr, projectID), err)
