@@ -166,7 +166,7 @@ func TestDoctor_Postgres(t *testing.T) {
 	for name, want := range map[string]string{
 		"PostgreSQL server": "PostgreSQL 18",
 		"pgvector":          "0.",
-		"schema":            "version 1 of 1",
+		"schema":            "version 3 of 3",
 		"indexes":           "valid",
 		"database":          "postgres://postgres:xxxxx@127.0.0.1:",
 	} {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net/url"
 	"strconv"
 	"strings"
@@ -48,12 +47,8 @@ func TestREADME_ForATeam(t *testing.T) {
 
 	// The admin's commands, on a database of the test server.
 	admin := pgtest.Fresh(t)
-	const password = "readme-member"
-	if err := pgtest.Shared(t).Exec(context.Background(), `DO $$ BEGIN
-		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '`+role+`') THEN CREATE ROLE `+role+` LOGIN PASSWORD '`+password+`'; END IF;
-		END $$`); err != nil {
-		t.Fatal(err)
-	}
+	ensureRole(t, role)
+	password := "pw-" + role
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("RAGD_MODEL", daemontest.Model)
 	t.Setenv("RAGD_DIMS", strconv.Itoa(daemontest.Dims))

@@ -15,6 +15,21 @@ import (
 	"github.com/ragd/ragd/store/postgres"
 )
 
+// ensureRole makes role a login role of the test server (roles are the
+// server's, shared by the binary's tests) with the password "pw-" and its
+// name.
+func ensureRole(t *testing.T, role string) {
+	t.Helper()
+	if err := pgtest.Shared(t).Exec(context.Background(), `DO $$ BEGIN
+		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '`+role+`') THEN CREATE ROLE `+role+`; END IF;
+		END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if err := pgtest.Shared(t).Exec(context.Background(), "ALTER ROLE "+role+" LOGIN PASSWORD 'pw-"+role+"'"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // teamDatabase makes a test database a team's with `ragd team init` and
 // `ragd team add` for each role (created when missing, password "pw-" and
 // its name), and returns its admin URL (with the test pool) and each
@@ -23,11 +38,7 @@ func teamDatabase(t *testing.T, roles ...string) (admin string, as func(role str
 	t.Helper()
 	raw := pgtest.Fresh(t)
 	for _, r := range roles {
-		if err := pgtest.Shared(t).Exec(context.Background(), `DO $$ BEGIN
-			IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '`+r+`') THEN CREATE ROLE `+r+` LOGIN PASSWORD 'pw-`+r+`'; END IF;
-			END $$`); err != nil {
-			t.Fatal(err)
-		}
+		ensureRole(t, r)
 	}
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("RAGD_MODEL", daemontest.Model)
@@ -108,11 +119,7 @@ func TestTeam_Privacy(t *testing.T) {
 		s.Close()
 		t.Error("an unknown role opened the database")
 	}
-	if err := pgtest.Shared(t).Exec(ctx, `DO $$ BEGIN
-		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'trudy') THEN CREATE ROLE trudy LOGIN PASSWORD 'pw-trudy'; END IF;
-		END $$`); err != nil {
-		t.Fatal(err)
-	}
+	ensureRole(t, "trudy")
 	s, err := openPostgres(ctx, as("trudy"), opt)
 	if err == nil {
 		s.Close()
