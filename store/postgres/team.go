@@ -44,9 +44,27 @@ func isPermissionDenied(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == codeInsufficientPrivilege
 }
 
-// memberError says what to do when err is the connected role lacking the
-// member grant, and returns err unchanged otherwise.
+// ErrNoVector means the database lacks pgvector's extension and the
+// store could not create it.
+var ErrNoVector = errors.New("the database has no vector extension (pgvector)")
+
+// codeFeatureNotSupported is SQLSTATE feature_not_supported: CREATE
+// EXTENSION of an extension the server does not have installed.
+const codeFeatureNotSupported = "0A000"
+
+// memberError says what to do when err is the vector extension missing
+// or the connected role lacking the member grant, and returns err
+// unchanged otherwise.
 func (s *Store) memberError(ctx context.Context, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && strings.Contains(pgErr.Message, `extension "vector"`) {
+		if pgErr.Code == codeFeatureNotSupported || strings.Contains(pgErr.Message, "not available") {
+			return fmt.Errorf("open store %s: %w: pgvector is not installed on the server: install it (0.8 or newer; Debian and Ubuntu: the postgresql-NN-pgvector package), then a superuser runs CREATE EXTENSION vector in the database (%w)",
+				s.url, ErrNoVector, err)
+		}
+		return fmt.Errorf("open store %s: %w, and this role may not create it: a superuser runs CREATE EXTENSION vector in the database, then ragd opens it (%w)",
+			s.url, ErrNoVector, err)
+	}
 	if !isPermissionDenied(err) {
 		return err
 	}

@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/pgtest"
@@ -154,4 +156,58 @@ func pgConnAs(t *testing.T, url string) *pgx.Conn {
 	}
 	t.Cleanup(func() { c.Close(context.Background()) })
 	return c
+}
+
+// Issue 33: a database without pgvector's extension, opened by a role that
+// may not create it (it owns the database, but is no superuser), says which
+// extension and how to get it; once a superuser created it, the same role
+// opens the database.
+func TestNoVectorExtension(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtest.Shared(t)
+	if err := srv.Exec(ctx, `DO $$ BEGIN
+		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'owner_only') THEN CREATE ROLE owner_only LOGIN PASSWORD 'pw-owner_only'; END IF;
+		END $$`); err != nil {
+		t.Fatal(err)
+	}
+	admin := testURL(t)
+	name := strings.TrimPrefix(mustParse(t, admin).Path, "/")
+	if err := srv.Exec(ctx, "ALTER DATABASE "+name+" OWNER TO owner_only"); err != nil {
+		t.Fatal(err)
+	}
+	c := pgConnAs(t, admin)
+	if _, err := c.Exec(ctx, "ALTER SCHEMA public OWNER TO owner_only"); err != nil {
+		t.Fatal(err)
+	}
+	as := pgtest.RoleURL(admin, "owner_only", "pw-owner_only")
+	_, err := Open(ctx, as, Options{Space: "test/4", Dims: 4, MaxConns: 2})
+	if !errors.Is(err, ErrNoVector) || !strings.Contains(err.Error(), "CREATE EXTENSION vector") {
+		t.Fatalf("open without the vector extension: %v, want ErrNoVector saying CREATE EXTENSION vector", err)
+	}
+	if _, err := c.Exec(ctx, "CREATE EXTENSION vector"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, as, Options{Space: "test/4", Dims: 4, MaxConns: 2})
+	if err != nil {
+		t.Fatalf("open once the extension exists: %v", err)
+	}
+	s.Close()
+}
+
+func TestNoVectorExtension_NotInstalled(t *testing.T) {
+	s := &Store{url: "postgres://x@db/ragd"}
+	err := s.memberError(context.Background(), &pgconn.PgError{Code: "0A000",
+		Message: `extension "vector" is not available`})
+	if !errors.Is(err, ErrNoVector) || !strings.Contains(err.Error(), "pgvector is not installed on the server") {
+		t.Errorf("%v", err)
+	}
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
