@@ -166,7 +166,7 @@ func TestDoctor_Postgres(t *testing.T) {
 	for name, want := range map[string]string{
 		"PostgreSQL server": "PostgreSQL 18",
 		"pgvector":          "0.",
-		"schema":            "version 3 of 3",
+		"schema":            "version 4 of 4",
 		"indexes":           "valid",
 		"database":          "postgres://postgres:xxxxx@127.0.0.1:",
 	} {
