@@ -2,7 +2,7 @@
 // behaviour the daemon, the indexer and the searcher rely on, run against
 // any engine through the Store interface. The SQLite engine (package store)
 // runs it in store/conformance_test.go; the PostgreSQL engine
-// (store/postgres) runs it on PGlite (internal/pgtest). The suite describes
+// (store/postgres) runs it on a PostgreSQL server (internal/pgtest). The suite describes
 // the SQLite engine's behaviour as it is: where it says "as the SQLite engine
 // does", another engine must do the same.
 //
@@ -40,13 +40,14 @@
 //     when they change).
 //
 // An engine's test gives Open a fresh database per subtest and the same one
-// again on a second call with the same t. On PGlite, with a database per
-// subtest on the package's shared server:
+// again on a second call with the same t. On PostgreSQL, with a database
+// per subtest on the package's shared server (a PGlite server would also
+// want WritesWaitForSnapshots: true):
 //
 //	func TestConformance(t *testing.T) {
 //		var mu sync.Mutex
 //		urls := map[*testing.T]string{}
-//		storetest.Suite{WritesWaitForSnapshots: true, Open: func(t *testing.T) storetest.Store {
+//		storetest.Suite{Open: func(t *testing.T) storetest.Store {
 //			mu.Lock()
 //			defer mu.Unlock()
 //			url, ok := urls[t]

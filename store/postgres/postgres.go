@@ -38,13 +38,14 @@
 // a Snapshot holds one connection until closed, a write another.
 //
 // PGlite (PostgreSQL 17 in WebAssembly, served by pglite-server, the
-// tests' server before a real one) differs from a real server in three ways that matter here,
-// found on 0.4.6 with pglite-socket 0.1.6: it accepts -m connections (1 by
-// default; one more is closed at once, which pgx reports as an unexpected
-// EOF); all of them share ONE backend session, so session state is common
-// (SET, prepared statements: Open chooses pgx's simple protocol when the
-// server says it is PGlite, see sharedsession.go); and while one connection has a transaction open, every other
-// connection's query waits until it ends. So on PGlite a write waits for
+// tests' server before a real one) differs from a real server in three
+// ways that matter here, found on 0.4.6 with pglite-socket 0.1.6: it
+// accepts -m connections (1 by default; one more is closed at once, which
+// pgx reports as an unexpected EOF); all of them share ONE backend
+// session, so session state is common (SET, prepared statements: Open
+// chooses pgx's simple protocol when the server says it is PGlite, see
+// sharedsession.go); and while one connection has a transaction open,
+// every other connection's query waits until it ends. So on PGlite a write waits for
 // an open snapshot, and code that holds a snapshot while it calls the
 // store on another connection deadlocks. It ignores a connection's
 // startup parameters (the URL's search_path). A connection that drops
