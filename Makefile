@@ -7,6 +7,8 @@
 #   make bench-scale  the 10k/100k/1M table of docs/scale.md (corpora cached
 #                in the user cache folder: about 6 GB and half an hour to build once)
 #   make bench-scale-pg PG=postgres://…  the same table on the PostgreSQL engine
+#   make postgres  a PostgreSQL server with pgvector (scripts/postgres.sh) in the
+#                background; its admin URL is the last line; make postgres-down stops it
 #   make pglite  a PGlite server (in memory, pgvector) on PGPORT, in the foreground,
 #                for bench-scale-pg and `ragd eval --database` (docs/engines.md)
 #   make run     the newcomer's path: start ragd on its own docs
@@ -30,7 +32,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS := -O2 -g -I$(INCLUDE) $(AVX)
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_fts5
 
-.PHONY: setup build test bench bench-scale bench-scale-pg pglite run fuzz vet clean header record-session screenshots
+.PHONY: setup build test bench bench-scale bench-scale-pg postgres postgres-down pglite run fuzz vet clean header record-session screenshots
 
 setup:
 	bash scripts/setup.sh
@@ -66,15 +68,23 @@ bench-scale: header
 	.build/ragd-bench -sizes $(SIZES) -modes $(MODES)
 
 # PG is the database bench-scale-pg rebuilds each corpus in (its bench
-# project is replaced), e.g. make pglite's:
+# project is replaced): by default make postgres's server, started if it
+# is not running.
 PGPORT ?= 55432
-PG ?= postgres://postgres:postgres@127.0.0.1:$(PGPORT)/postgres?sslmode=disable&default_query_exec_mode=exec
+PG ?= $(shell bash scripts/postgres.sh start | tail -1)
 bench-scale-pg: header
 	$(GO) build -o .build/ragd-bench ./cmd/ragd-bench
 	.build/ragd-bench -sizes $(SIZES) -db '$(PG)'
 
-# pglite-server as internal/pgtest starts it (installed by make setup);
-# default_query_exec_mode=exec in PG because its connections share one session.
+postgres:
+	@bash scripts/postgres.sh start
+
+postgres-down:
+	@bash scripts/postgres.sh stop
+
+# pglite-server as internal/pgtest's StartPGlite starts it (installed by make setup);
+# the engine chooses pgx's simple protocol by itself on it (one session for
+# every connection).
 pglite:
 	cd tests/pglite && node node_modules/@electric-sql/pglite-socket/dist/scripts/server.js \
 		--port=$(PGPORT) --extensions=vector --db=memory:// --max-connections=8

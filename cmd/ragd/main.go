@@ -113,6 +113,7 @@ var commands = []command{
 	calibrateCommand,
 	mcpCommand,
 	doctorCommand,
+	teamCommand,
 	serviceCommand,
 	configCommand,
 	versionCommand,

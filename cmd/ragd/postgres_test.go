@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"maps"
 	"net/http"
-	"os"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -26,19 +25,16 @@ import (
 	"github.com/ragd/ragd/store/postgres"
 )
 
-// pgPool is the pool of each daemon these tests start on PGlite: PGlite
-// serves one query at a time whatever the pool (internal/pgtest), and two
-// daemons' pools, pgx's cancel connections and a test's own connection
-// must stay below the pgtest.DefaultMaxConns its server accepts.
+// pgPool is the pool of each daemon these tests start: small, as a team
+// member's daemon on a shared server would keep it.
 const pgPool = "3"
 
-// pgDatabase is an empty PGlite database for t (pgtest.Fresh, in
-// daemontest.PGliteURL's simple protocol), its URL asking for a pool of
-// pgPool: the [daemon] database a team member would
-// configure, password included (PGlite's is "postgres").
+// pgDatabase is an empty database for t on the test binary's PostgreSQL
+// server (pgtest.Fresh), its URL asking for a pool of pgPool: the
+// [daemon] database a team member would configure, password included.
 func pgDatabase(t *testing.T) string {
 	t.Helper()
-	return daemontest.PGliteURL(pgtest.Fresh(t)) + "&pool_max_conns=" + pgPool
+	return pgtest.Fresh(t) + "&pool_max_conns=" + pgPool
 }
 
 // startPG starts a daemon of owner on the PostgreSQL engine at database,
@@ -52,10 +48,11 @@ func startPG(t *testing.T, host, database, owner string, share bool) *daemontest
 	return daemontest.StartWith(t, daemontest.NewWorld(t), cfg, engines.Open)
 }
 
-// pgConn connects the test itself to database, closed at the end.
+// pgConn connects the test itself to database (without the pool's
+// parameters, which a server refuses at connect), closed at the end.
 func pgConn(t *testing.T, database string) *pgx.Conn {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), database)
+	conn, err := pgx.Connect(context.Background(), strings.Replace(database, "&pool_max_conns="+pgPool, "", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +85,9 @@ func TestDoctor_Postgres(t *testing.T) {
 		byName[c.Name] = c
 	}
 	for name, want := range map[string]string{
-		"PostgreSQL server": "PostgreSQL 17",
+		"PostgreSQL server": "PostgreSQL 18",
 		"pgvector":          "0.",
-		"schema":            "version 1 of 1",
+		"schema":            "version 4 of 4",
 		"indexes":           "valid",
 		"database":          "postgres://postgres:xxxxx@127.0.0.1:",
 	} {
@@ -132,8 +129,8 @@ func TestDoctor_Postgres(t *testing.T) {
 // the health route too, and the daemon keeps running; a reindex fails and
 // leaves the old scope whole; once the server is back, the same daemon
 // searches and reindexes again. The server is taken away by a proxy in
-// front of PGlite (daemontest.Proxy): a stopped PGlite would come back
-// with an empty database, as its database is in memory.
+// front of it (daemontest.Proxy); store/postgres's TestServerKilled kills
+// the server itself in the middle of a replace and of an append.
 func TestPostgres_ConnectionLoss(t *testing.T) {
 	ctx := context.Background()
 	srv := newOllama(t)
@@ -185,7 +182,7 @@ func TestPostgres_ConnectionLoss(t *testing.T) {
 			!strings.Contains(e.Message, "database connection failed") {
 			t.Errorf("%s with the server gone: %q, want the database %s and what failed", what, e.Message, shown)
 		}
-		if strings.Contains(string(a.Body), "postgres:postgres@") {
+		if pw := urlPassword(t, database); strings.Contains(string(a.Body), pw) {
 			t.Errorf("%s shows the password: %s", what, a.Body)
 		}
 	}
@@ -220,7 +217,7 @@ func TestPostgres_ConnectionLoss(t *testing.T) {
 		t.Errorf("search of the new text: %+v", hits)
 	}
 	d.Stop(t)
-	if l := logs.String(); !strings.Contains(l, hostAndPath) || strings.Contains(l, "postgres:postgres@") {
+	if l := logs.String(); !strings.Contains(l, hostAndPath) || strings.Contains(l, urlPassword(t, database)) {
 		t.Errorf("the daemon's log names the database without its password? %s", l)
 	}
 }
@@ -243,22 +240,26 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// The server itself stopped (a PGlite of the test's own, stopped for
-// good: its in-memory database goes with it): searches and the health
-// route answer a JSON 5xx naming the database, the daemon keeps serving,
-// and it closes cleanly.
-func TestPostgres_ServerStopped(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), pgtest.StartTimeout)
-	defer cancel()
-	server, err := pgtest.StartServer(ctx, pgtest.Options{})
+// urlPassword is the password of a postgres:// URL.
+func urlPassword(t *testing.T, database string) string {
+	t.Helper()
+	u, err := url.Parse(database)
 	if err != nil {
-		if errors.Is(err, pgtest.ErrUnavailable) && os.Getenv(pgtest.RequiredEnv) != "1" {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { server.Stop() })
-	database := daemontest.PGliteURL(server.URL) + "&pool_max_conns=" + pgPool
+	pw, ok := u.User.Password()
+	if !ok || pw == "" {
+		t.Fatalf("no password in %s", domain.RedactDatabase(database))
+	}
+	return pw
+}
+
+// The server itself stopped (a server of the test's own, stopped for
+// good): searches and the health route answer a JSON 5xx naming the
+// database, the daemon keeps serving, and it closes cleanly.
+func TestPostgres_ServerStopped(t *testing.T) {
+	server := pgtest.StartOptions(t, pgtest.Options{})
+	database := server.Fresh(t) + "&pool_max_conns=" + pgPool
 	d := startPG(t, newOllama(t).URL, database, "alice", false)
 	repo := daemontest.Repo(t, daemontest.Docs)
 	daemontest.AddProject(t, d.Client, repo.Dir, "demo")
@@ -310,17 +311,20 @@ func chunkSet(t *testing.T, e *postgres.Store, projectID int64, scope string) []
 // each daemon's measure counts its own owner's searches only: a person's
 // measure is their own searches.
 //
-// PGlite serves one query at a time for every connection (all share one
-// backend session, internal/pgtest): each daemon gets a pool of pgPool,
-// and the concurrency tested is of the daemons' transactions, which the
-// server runs one after the other as a real one would under the scope's
-// advisory lock.
+// Each daemon gets a pool of pgPool; the reindexes of one scope take turns
+// under the scope's advisory lock.
 func TestPostgres_TwoDaemons(t *testing.T) {
+	database := pgDatabase(t)
+	testTwoDaemons(t, database, func(string) string { return database })
+}
+
+// testTwoDaemons is TestPostgres_TwoDaemons on the database admin, each
+// owner's daemon connecting to databaseOf(owner).
+func testTwoDaemons(t *testing.T, database string, databaseOf func(owner string) string) {
 	ctx := context.Background()
 	srv := newOllama(t)
-	database := pgDatabase(t)
-	alice := startPG(t, srv.URL, database, "alice", false)
-	bob := startPG(t, srv.URL, database, "bob", false)
+	alice := startPG(t, srv.URL, databaseOf("alice"), "alice", false)
+	bob := startPG(t, srv.URL, databaseOf("bob"), "bob", false)
 	files := daemontest.Corpus(12, 3, "v1")
 	repo := daemontest.Repo(t, files)
 	for _, d := range []*daemontest.Daemon{alice, bob} {
@@ -451,7 +455,7 @@ func TestPostgres_TwoDaemons(t *testing.T) {
 	// Bob shares from now on: his new session is found by alice, his
 	// earlier one still is not.
 	bob.Stop(t)
-	bob = startPG(t, srv.URL, database, "bob", true)
+	bob = startPG(t, srv.URL, databaseOf("bob"), "bob", true)
 	appendSession(bob, "s-bob-shared", "The narwhal release train leaves on Fridays.")
 	if hits := sessionHits(alice, "narwhal release"); len(hits) == 0 || hits[0].Origin.SessionID != "s-bob-shared" {
 		t.Errorf("alice's search of bob's shared session: %+v", hits)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -9,13 +10,20 @@ import (
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/internal/daemontest"
+	"github.com/ragd/ragd/internal/pgtest"
 )
 
-// The README's "For a team" configuration, run: the block parses and
-// validates as a configuration file, and a daemon started with it — its
-// database URL pointed at a PGlite server in place of db.internal, its
-// owner and sharing as written — opens the PostgreSQL engine, indexes and
-// searches a project, and writes the block's owner on its search.
+// readmeAdminURL is the admin's database in the README's team commands,
+// which the test points at its own server.
+const readmeAdminURL = "postgres://admin@db.internal:5432/ragd"
+
+// The README's "For a team" section, run: the configuration block parses
+// and validates, sets no owner (the role is the owner), and names its
+// role in the URL; the admin's commands run as written (twice: they are
+// idempotent) against a test database, once the block's role exists; a
+// daemon started with the block — its URL pointed at that database, its
+// sharing as written — connects as the role, indexes and searches a
+// project, and its search is recorded under the role.
 func TestREADME_ForATeam(t *testing.T) {
 	section := readmeSection(t, "For a team: PostgreSQL + pgvector")
 	text := fenced(t, section, "toml")
@@ -33,13 +41,39 @@ func TestREADME_ForATeam(t *testing.T) {
 	if _, has := written.User.Password(); has {
 		t.Errorf("the README's database URL holds a password: %q", cfg.Daemon.Database)
 	}
-	if cfg.Daemon.Owner == "" || cfg.Sessions.Share {
-		t.Errorf("the README's block: owner %q share %v, want an owner and share = false", cfg.Daemon.Owner, cfg.Sessions.Share)
+	if cfg.Daemon.Owner != "" || cfg.Sessions.Share {
+		t.Errorf("the README's block: owner %q share %v, want no owner (the role is) and share = false", cfg.Daemon.Owner, cfg.Sessions.Share)
+	}
+	role := written.User.Username()
+
+	// The admin's commands, on a database of the test server.
+	admin := pgtest.Fresh(t)
+	ensureRole(t, role)
+	password := "pw-" + role
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("RAGD_MODEL", daemontest.Model)
+	t.Setenv("RAGD_DIMS", strconv.Itoa(daemontest.Dims))
+	block := fenced(t, section, "sh")
+	lines := strings.Split(strings.TrimSpace(block), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ragd team init ") || !strings.HasPrefix(lines[1], "ragd team add "+role+" ") {
+		t.Fatalf("the README's admin block: %q, want team init, then team add %s", lines, role)
+	}
+	for range 2 {
+		for _, line := range lines {
+			if !strings.Contains(line, readmeAdminURL) {
+				t.Fatalf("README line %q does not name %s", line, readmeAdminURL)
+			}
+			args := strings.Fields(strings.Replace(line, readmeAdminURL, admin, 1))
+			out := string(ragd(t, args[1:]...))
+			if !strings.Contains(out, "team database ready") && !strings.Contains(out, role+" is a member") {
+				t.Errorf("%s: %s", line, out)
+			}
+		}
 	}
 
 	srv := newOllama(t)
 	run := daemontest.Config(srv.URL)
-	run.Daemon.Database = pgDatabase(t)
+	run.Daemon.Database = pgtest.RoleURL(admin, role, password) + "&pool_max_conns=" + pgPool
 	run.Daemon.Owner, run.Sessions.Share = cfg.Daemon.Owner, cfg.Sessions.Share
 	d := daemontest.StartWith(t, daemontest.NewWorld(t), run, engines.Open)
 	repo := daemontest.Repo(t, daemontest.Corpus(3, 2, "v1"))
@@ -53,10 +87,10 @@ func TestREADME_ForATeam(t *testing.T) {
 		t.Fatalf("no telemetry row for the search: %+v", resp)
 	}
 	var owner string
-	if err := pgConn(t, run.Daemon.Database).QueryRow(t.Context(), "SELECT owner FROM rag_searches WHERE id = $1", *resp.SearchID).Scan(&owner); err != nil {
+	if err := pgConn(t, admin).QueryRow(t.Context(), "SELECT owner FROM rag_searches WHERE id = $1", *resp.SearchID).Scan(&owner); err != nil {
 		t.Fatal(err)
 	}
-	if owner != cfg.Daemon.Owner {
-		t.Errorf("search %d recorded for %q, want the README's owner %q", *resp.SearchID, owner, cfg.Daemon.Owner)
+	if owner != role {
+		t.Errorf("search %d recorded for %q, want the README's role %q", *resp.SearchID, owner, role)
 	}
 }

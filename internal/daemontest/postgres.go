@@ -72,9 +72,7 @@ func topLevel(tb testing.TB) string {
 }
 
 // PostgresConns is the connection pool of each daemon OpenPostgres opens:
-// PGlite serves its connections one query at a time anyway (internal/pgtest),
-// and two daemons' pools plus pgx's cancel connections must stay below the
-// pgtest.DefaultMaxConns the server accepts.
+// small, as a team member's daemon on a shared server would keep it.
 const PostgresConns = 3
 
 // OpenPostgres is the engine of daemons on PostgreSQL (daemon.Options.Open),
@@ -87,9 +85,10 @@ func OpenPostgres(ctx context.Context, database string, opt engine.Options) (eng
 // Postgres returns the daemon's PostgreSQL store, nil on another engine.
 func (d *Daemon) Postgres() *postgres.Store { return d.pg }
 
-// pgHeld is the PGlite database of the test that uses it: tests on the
-// package's shared server (pgtest.Fresh) take turns, even parallel ones,
-// each from its first daemon to its end.
+// pgHeld is the database of the test that uses it: tests take turns, even
+// parallel ones, each from its first daemon to its end (the daemon tests
+// were written for PGlite's one session; a real server would let them run
+// at once, each in its database, which is left for later).
 var pgHeld = struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -113,7 +112,7 @@ func postgresDatabase(tb testing.TB) string {
 		}
 		pgHeld.cond.Wait()
 	}
-	url := PGliteURL(pgtest.Fresh(tb))
+	url := pgtest.Fresh(tb)
 	pgHeld.holder, pgHeld.url = name, url
 	tb.Cleanup(func() {
 		pgHeld.mu.Lock()
@@ -149,8 +148,8 @@ func (d *Daemon) Messages(tb testing.TB, projectID int64, types []string) []ragd
 	return out
 }
 
-// PGliteURL returns the URL of a pgtest server with pgx's simple query
-// protocol instead of pgtest's exec mode. PGlite's connections share one
+// PGliteURL returns the URL of a PGlite server (pgtest.StartPGlite) with
+// pgx's simple query protocol instead of its exec mode. PGlite's connections share one
 // backend session (internal/pgtest), and under a daemon's concurrent
 // connections (searches, the background fill, a second daemon) the
 // extended protocol's unnamed statement of one connection was bound by

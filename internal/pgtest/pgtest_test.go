@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,11 +14,6 @@ import (
 
 // testTimeout bounds each test's queries: two loaded cores.
 const testTimeout = 60 * time.Second
-
-// blockedWait is how long a test watches a query it expects to stay
-// unanswered: ample for PGlite to answer a one-row insert (it takes
-// about a millisecond), and the test fails if the answer comes.
-const blockedWait = 500 * time.Millisecond
 
 func connect(t *testing.T, ctx context.Context, url string) *pgx.Conn {
 	t.Helper()
@@ -39,10 +33,11 @@ func mustExec(t *testing.T, ctx context.Context, c *pgx.Conn, sql string, args .
 }
 
 // TestFresh_Features runs through pgx what the PostgreSQL engine relies on:
-// pgvector with an HNSW cosine index, a tsvector of the simple
-// configuration with GIN and ts_rank_cd, and a REPEATABLE READ READ ONLY
-// transaction.
+// the server's version, pgvector ≥ 0.8 with an HNSW cosine index the
+// planner uses, a tsvector of the simple configuration with GIN, a
+// REPEATABLE READ READ ONLY transaction, and row-level security.
 func TestFresh_Features(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	url := Fresh(t)
@@ -50,11 +45,14 @@ func TestFresh_Features(t *testing.T) {
 		t.Fatalf("URL %q", url)
 	}
 	c := connect(t, ctx, url)
-	var version string
-	if err := c.QueryRow(ctx, "SHOW server_version").Scan(&version); err != nil || !strings.HasPrefix(version, "17") {
-		t.Fatalf("server_version %q, %v: want PostgreSQL 17", version, err)
+	var version, vector string
+	if err := c.QueryRow(ctx, "SHOW server_version").Scan(&version); err != nil || !strings.HasPrefix(version, "18.") {
+		t.Fatalf("server_version %q, %v: want PostgreSQL 18", version, err)
 	}
 	mustExec(t, ctx, c, "CREATE EXTENSION vector")
+	if err := c.QueryRow(ctx, "SELECT extversion FROM pg_extension WHERE extname = 'vector'").Scan(&vector); err != nil || vector != "0.8.2" {
+		t.Fatalf("pgvector %q, %v: want 0.8.2 (HNSW's iterative scans came in 0.8)", vector, err)
+	}
 	mustExec(t, ctx, c, "CREATE TABLE chunk (id text PRIMARY KEY, body text NOT NULL, embedding vector(3), tsv tsvector)")
 	mustExec(t, ctx, c, "CREATE INDEX chunk_embedding ON chunk USING hnsw (embedding vector_cosine_ops)")
 	mustExec(t, ctx, c, "CREATE INDEX chunk_tsv ON chunk USING gin (tsv)")
@@ -65,20 +63,18 @@ func TestFresh_Features(t *testing.T) {
 	} {
 		mustExec(t, ctx, c, "INSERT INTO chunk VALUES ($1, $2, $3::vector, to_tsvector('simple', $2))", r.id, r.body, r.vec)
 	}
-	// The planner uses the HNSW index once sequential scans are off.
 	mustExec(t, ctx, c, "SET enable_seqscan = off")
-	var plan strings.Builder
+	mustExec(t, ctx, c, "SET hnsw.iterative_scan = relaxed_order")
 	rows, err := c.Query(ctx, "EXPLAIN SELECT id FROM chunk ORDER BY embedding <=> '[1,0,0]' LIMIT 2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan.WriteString(strings.Join(lines, "\n"))
-	if !strings.Contains(plan.String(), "chunk_embedding") {
-		t.Errorf("the nearest-neighbour query does not use the HNSW index:\n%s", plan.String())
+	if !strings.Contains(strings.Join(plan, "\n"), "chunk_embedding") {
+		t.Errorf("the nearest-neighbour query does not use the HNSW index:\n%s", strings.Join(plan, "\n"))
 	}
 	rows, err = c.Query(ctx, "SELECT id FROM chunk ORDER BY embedding <=> '[1,0,0]' LIMIT 2")
 	if err != nil {
@@ -90,7 +86,7 @@ func TestFresh_Features(t *testing.T) {
 	}
 	mustExec(t, ctx, c, "RESET enable_seqscan")
 	rows, err = c.Query(ctx, `SELECT id FROM chunk WHERE tsv @@ to_tsquery('simple', 'socket')
-		ORDER BY ts_rank_cd(tsv, to_tsquery('simple', 'socket')) DESC, id`)
+		ORDER BY ts_rank(tsv, to_tsquery('simple', 'socket')) DESC, id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,13 +100,6 @@ func TestFresh_Features(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx)
-	var iso, ro string
-	if err := tx.QueryRow(ctx, "SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only')").Scan(&iso, &ro); err != nil {
-		t.Fatal(err)
-	}
-	if iso != "repeatable read" || ro != "on" {
-		t.Errorf("transaction: isolation %q, read only %q", iso, ro)
-	}
 	_, err = tx.Exec(ctx, "INSERT INTO chunk (id, body) VALUES ('d', 'x')")
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "25006" { // read_only_sql_transaction
@@ -118,154 +107,90 @@ func TestFresh_Features(t *testing.T) {
 	}
 }
 
-// TestStart_Connections pins how pglite-server serves several connections:
-// up to MaxConns, one shared session, a transaction holding the others'
-// queries until it ends.
-func TestStart_Connections(t *testing.T) {
+// TestFresh_Isolated: each Fresh is a database of its own, tests using it
+// may run at once, and a role's password is checked (scram-sha-256 on TCP).
+func TestFresh_Isolated(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	url := StartOptions(t, Options{MaxConns: 2})
-	a := connect(t, ctx, url)
-	b := connect(t, ctx, url)
-
-	t.Run("past MaxConns refused", func(t *testing.T) {
-		c, err := pgx.Connect(ctx, url)
-		if err == nil {
-			c.Close(ctx)
-			t.Fatal("a third connection to a server of 2 was accepted")
-		}
-	})
-
-	t.Run("a transaction holds the other connection's queries", func(t *testing.T) {
-		mustExec(t, ctx, a, "CREATE TABLE held (i int)")
-		tx, err := a.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n int
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM held").Scan(&n); err != nil || n != 0 {
-			t.Fatalf("count in the snapshot: %d, %v", n, err)
-		}
-		done := make(chan error, 1)
-		go func() {
-			_, err := b.Exec(ctx, "INSERT INTO held VALUES (1)")
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			t.Fatalf("the insert was answered (%v) while another connection's transaction was open", err)
-		case <-time.After(blockedWait):
-		}
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM held").Scan(&n); err != nil || n != 0 {
-			t.Errorf("count in the snapshot again: %d, %v", n, err)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-done; err != nil {
-			t.Fatalf("the held insert, once the transaction ended: %v", err)
-		}
-		if err := a.QueryRow(ctx, "SELECT count(*) FROM held").Scan(&n); err != nil || n != 1 {
-			t.Errorf("count after both: %d, %v", n, err)
-		}
-	})
-
+	a, b := Fresh(t), Fresh(t)
+	if a == b {
+		t.Fatalf("two Fresh databases share the URL %q", a)
+	}
+	mustExec(t, ctx, connect(t, ctx, a), "CREATE TABLE only_in_a (i int)")
+	var n int
+	if err := connect(t, ctx, b).QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename = 'only_in_a'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("b sees a's table: %d, %v", n, err)
+	}
+	mustExec(t, ctx, connect(t, ctx, a), "CREATE ROLE pgtest_member LOGIN PASSWORD 'right'")
+	t.Cleanup(func() { Shared(t).Exec(context.Background(), "DROP ROLE IF EXISTS pgtest_member") })
+	if c, err := pgx.Connect(ctx, RoleURL(a, "pgtest_member", "wrong")); err == nil {
+		c.Close(ctx)
+		t.Error("a role connected with a wrong password")
+	}
+	var user string
+	if err := connect(t, ctx, RoleURL(a, "pgtest_member", "right")).QueryRow(ctx, "SELECT current_user").Scan(&user); err != nil || user != "pgtest_member" {
+		t.Errorf("current_user %q, %v", user, err)
+	}
 }
 
-// TestFresh_CachedStatementsCollide: pgx's default mode prepares each query
-// under a name made from its SQL, and the connections share one session, so
-// a second connection preparing the same query finds the name taken; the
-// URL's exec mode prepares none.
-func TestFresh_CachedStatementsCollide(t *testing.T) {
+// TestStart_KillRestart: a killed server keeps what it committed, refuses
+// connections while down, and recovers on Restart.
+func TestStart_KillRestart(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	url := Fresh(t)
-	cfg, err := pgx.ParseConfig(url)
+	s := StartOptions(t, Options{})
+	url := s.Fresh(t)
+	c := connect(t, ctx, url)
+	mustExec(t, ctx, c, "CREATE TABLE kept (i int)")
+	mustExec(t, ctx, c, "INSERT INTO kept VALUES (1)")
+	tx, err := c.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement // pgx's default
-	var conns []*pgx.Conn
-	for range 2 {
-		c, err := pgx.ConnectConfig(ctx, cfg.Copy())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close(context.Background()) })
-		conns = append(conns, c)
+	if _, err := tx.Exec(ctx, "INSERT INTO kept VALUES (2)"); err != nil {
+		t.Fatal(err)
 	}
-	var n int
-	if err := conns[0].QueryRow(ctx, "SELECT $1::int + 1", 1).Scan(&n); err != nil || n != 2 {
-		t.Fatalf("first connection: %d, %v", n, err)
+	if err := s.Kill(); err != nil {
+		t.Fatal(err)
 	}
-	err = conns[1].QueryRow(ctx, "SELECT $1::int + 1", 1).Scan(&n)
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "42P05" { // duplicate_prepared_statement
-		t.Errorf("second connection, same query: %d, %v; want SQLSTATE 42P05", n, err)
+	if err := tx.Commit(ctx); err == nil {
+		t.Error("a commit on the killed server succeeded")
 	}
-	for i, c := range []*pgx.Conn{connect(t, ctx, url), connect(t, ctx, url)} {
-		if err := c.QueryRow(ctx, "SELECT $1::int + 2", 1).Scan(&n); err != nil || n != 3 {
-			t.Errorf("connection %d in the URL's mode: %d, %v", i, n, err)
-		}
+	if c2, err := pgx.Connect(ctx, url); err == nil {
+		c2.Close(ctx)
+		t.Fatal("connected to the killed server")
 	}
-}
-
-// TestFresh_ConcurrentQueries: two connections querying at once in the
-// URL's exec mode each get their own answers (the describe-then-execute
-// mode, two round trips per query, mixed them up here: one connection's
-// Bind reached the other's statement).
-func TestFresh_ConcurrentQueries(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	url := Fresh(t)
-	const queries = 200
-	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	for g, query := range []string{"SELECT 'a' || $1::text", "SELECT 'b' || $1::int::text"} {
-		c := connect(t, ctx, url)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range queries {
-				var got string
-				var arg any = fmt.Sprint(i)
-				if g == 1 {
-					arg = i
-				}
-				want := fmt.Sprintf("%c%d", "ab"[g], i)
-				if err := c.QueryRow(ctx, query, arg).Scan(&got); err != nil || got != want {
-					errs <- fmt.Errorf("connection %d, query %d: %q, %v; want %q", g, i, got, err, want)
-					return
-				}
-			}
-		}()
+	if err := s.Restart(ctx); err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
+	var got []int
+	rows, err := connect(t, ctx, url).Query(ctx, "SELECT i FROM kept ORDER BY i")
+	if err == nil {
+		got, err = pgx.CollectRows(rows, pgx.RowTo[int])
+	}
+	if err != nil || fmt.Sprint(got) != "[1]" {
+		t.Errorf("after the restart: %v, %v; want [1] (the committed row, not the open transaction's)", got, err)
 	}
 }
 
-func startServer(tb testing.TB) *Server {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
-	defer cancel()
-	s, err := StartServer(ctx, Options{})
-	if errors.Is(err, ErrUnavailable) {
-		tb.Skip(err)
+// TestStopShared: the shared server stops, and the next Fresh starts
+// another.
+func TestStopShared(t *testing.T) {
+	first := Shared(t)
+	if err := StopShared(); err != nil {
+		t.Fatal(err)
 	}
-	if err != nil {
-		tb.Fatal(err)
+	if second := Shared(t); second == first || second.URL == first.URL {
+		t.Errorf("Shared after StopShared: the stopped server %q", second.URL)
 	}
-	tb.Cleanup(func() { s.Stop() })
-	return s
 }
 
-// BenchmarkStart is the cost of a fresh database as a new server: exec to
-// the first answered query, then stop.
+// BenchmarkStart is the cost of a new server: initdb, exec to the first
+// answered query, then stop.
 //
-//	/work/bin/rgo test -run '^$' -bench Start -benchtime 5x ./internal/pgtest/
+//	go test -run '^$' -bench Start -benchtime 5x ./internal/pgtest/
 func BenchmarkStart(b *testing.B) {
 	for b.Loop() {
 		ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
@@ -283,70 +208,10 @@ func BenchmarkStart(b *testing.B) {
 	}
 }
 
-// BenchmarkReset is the cost of a fresh database on a shared server: a
-// reset after pgvector and a table were made.
-func BenchmarkReset(b *testing.B) {
-	s := startServer(b)
-	ctx := context.Background()
+// BenchmarkFresh is the cost of a fresh database on the shared server.
+func BenchmarkFresh(b *testing.B) {
+	s := Shared(b)
 	for b.Loop() {
-		c, err := pgx.Connect(ctx, s.URL)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, sql := range []string{"CREATE EXTENSION vector", "CREATE TABLE t (v vector(3))"} {
-			if _, err := c.Exec(ctx, sql); err != nil {
-				b.Fatal(err)
-			}
-		}
-		c.Close(ctx)
-		if err := s.Reset(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// TestFresh: each call empties the shared server's database and its one
-// session: schemas, tables, the extension, settings, prepared statements.
-func TestFresh(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	url := Fresh(t)
-	c := connect(t, ctx, url)
-	var defaultPath string
-	if err := c.QueryRow(ctx, "SELECT current_setting('search_path')").Scan(&defaultPath); err != nil {
-		t.Fatal(err)
-	}
-	mustExec(t, ctx, c, "CREATE EXTENSION vector")
-	mustExec(t, ctx, c, "CREATE SCHEMA ragd")
-	mustExec(t, ctx, c, "CREATE TABLE ragd.left_over (v vector(2))")
-	mustExec(t, ctx, c, "CREATE TABLE public.left_over (i int)")
-	mustExec(t, ctx, c, "SET search_path TO ragd, public")
-	mustExec(t, ctx, c, "PREPARE left_over AS SELECT 1")
-	c.Close(ctx)
-	if again := Fresh(t); again != url {
-		t.Errorf("second Fresh: %q, want the shared server's %q", again, url)
-	}
-	c = connect(t, ctx, url)
-	var tables, statements int
-	var path string
-	if err := c.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_tables WHERE tablename = 'left_over'),
-		(SELECT count(*) FROM pg_prepared_statements), current_setting('search_path')`).Scan(&tables, &statements, &path); err != nil {
-		t.Fatal(err)
-	}
-	if tables != 0 || statements != 0 || path != defaultPath {
-		t.Errorf("after Fresh: %d tables of the last test, %d prepared statements, search_path %q (want %q)", tables, statements, path, defaultPath)
-	}
-	mustExec(t, ctx, c, "CREATE EXTENSION vector")
-}
-
-// TestStopShared: the shared server stops, and the next Fresh starts
-// another.
-func TestStopShared(t *testing.T) {
-	first := Fresh(t)
-	if err := StopShared(); err != nil {
-		t.Fatal(err)
-	}
-	if second := Fresh(t); second == first {
-		t.Errorf("Fresh after StopShared: the stopped server's URL %q", second)
+		b.Run("db", func(b *testing.B) { s.Fresh(b) })
 	}
 }

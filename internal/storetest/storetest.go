@@ -3,7 +3,7 @@
 // any engine through the contract every engine implements (engine.Store,
 // all of it). The SQLite engine (package store)
 // runs it in store/conformance_test.go; the PostgreSQL engine
-// (store/postgres) runs it on PGlite (internal/pgtest). The suite describes
+// (store/postgres) runs it on a PostgreSQL server (internal/pgtest). The suite describes
 // the SQLite engine's behaviour as it is: where it says "as the SQLite engine
 // does", another engine must do the same.
 //
@@ -46,11 +46,12 @@
 //
 // An engine's test gives the suite a fresh database per subtest, the same
 // one again on a second open with the same t, and a way to make a
-// database look migrated by a newer ragd. On PGlite, with a database per
-// subtest on the package's shared server:
+// database look migrated by a newer ragd. On a PostgreSQL server, with a
+// database per subtest on the package's shared server (a PGlite server
+// would also want WritesWaitForSnapshots: true):
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Suite{WritesWaitForSnapshots: true}.OnDatabases(
+//		storetest.Suite{}.OnDatabases(
 //			pgtest.Fresh,
 //			func(url, space string, dims int) (engine.Store, error) { … postgres.Open … },
 //			func(t *testing.T, url string) { … a schema_version row past the last … },

@@ -19,12 +19,10 @@ var (
 
 // TestConformance runs the store conformance suite, the one the SQLite
 // engine passes (store/conformance_test.go), on this engine: each subtest
-// gets a schema of its own on the package's PGlite, and opening again with
-// the same test reopens that schema. PGlite makes a write wait while a
-// snapshot is open (one backend session for every connection), which the
-// suite is told.
+// gets a database of its own on the package's PostgreSQL server, and
+// opening again with the same test reopens that database.
 func TestConformance(t *testing.T) {
-	storetest.Suite{WritesWaitForSnapshots: true}.OnDatabases(
+	storetest.Suite{}.OnDatabases(
 		func(t *testing.T) string { return testURL(t) },
 		func(url, space string, dims int) (engine.Store, error) {
 			s, err := Open(context.Background(), url, Options{Space: space, Dims: dims, MaxConns: testConns, Owner: "alice"})

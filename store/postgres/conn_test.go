@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"github.com/ragd/ragd/internal/testdb"
 	"io"
 	"net"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/pgtest"
 )
 
 // proxy forwards TCP connections to a server until cut, which closes
@@ -120,4 +122,55 @@ func TestConnectionLoss(t *testing.T) {
 	}
 	// The direct store, on its own connections, still writes.
 	replace(t, direct, p.ID, ragd.ScopeDocs, doc("a.md", 0, "newer text", nil))
+}
+
+// Issue 33: the server itself killed (SIGKILL, as a crash) in the middle
+// of ReplaceScope's transaction, then of AppendSession's: each call fails
+// with ErrConnection, nothing of it is stored once the server has
+// recovered (no half scope, no half session), and the same store writes
+// again without being reopened.
+func TestServerKilled(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtest.StartOptions(t, pgtest.Options{})
+	s := openAt(t, srv.Fresh(t), Options{})
+	p := addProject(t, s, "demo")
+	replace(t, s, p.ID, ragd.ScopeDocs, doc("a.md", 0, "old text", nil))
+	s.afterLock = func(ctx context.Context, tx pgx.Tx) error { return srv.Kill() }
+	_, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, []ragd.ChunkInput{doc("a.md", 0, "new text", nil), doc("b.md", 0, "more", nil)})
+	if !errors.Is(err, ErrConnection) {
+		t.Fatalf("replace on a killed server: %v, want ErrConnection", err)
+	}
+	e1 := ragd.Event{ID: "e1", SessionID: "s1", Type: "chat.message", Actor: "person", Text: "half a session", Time: t0}
+	if err := srv.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.AppendSession(ctx, p.ID, []ragd.Event{e1}, testdb.ChunksOf(e1))
+	if !errors.Is(err, ErrConnection) {
+		t.Fatalf("append on a killed server: %v, want ErrConnection", err)
+	}
+	if err := srv.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.afterLock = nil
+	// The pool's connections died with the server: the first call after
+	// may fail on one, as a daemon's does (503), and the next dials again.
+	var got []ragd.Chunk
+	for range 3 {
+		if got, err = s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs); !errors.Is(err, ErrConnection) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Content != "old text" {
+		t.Fatalf("docs after a replace killed midway: %+v, want the old scope whole", got)
+	}
+	if l, err := s.ListSessions(ctx, p.ID, ragd.SessionFilter{}); err != nil || len(l) != 0 {
+		t.Fatalf("sessions after an append killed midway: %+v, %v; want none", l, err)
+	}
+	replace(t, s, p.ID, ragd.ScopeDocs, doc("a.md", 0, "newer text", nil))
+	if _, err := s.AppendSession(ctx, p.ID, []ragd.Event{e1}, testdb.ChunksOf(e1)); err != nil {
+		t.Fatalf("append once the server is back: %v", err)
+	}
 }

@@ -37,15 +37,15 @@
 // pool dials again at the next call. Options.MaxConns bounds the pool:
 // a Snapshot holds one connection until closed, a write another.
 //
-// PGlite (PostgreSQL 17 in WebAssembly, served by pglite-server, the test
-// server) differs from a real server in three ways that matter here,
-// found on 0.4.6 with pglite-socket 0.1.6: it accepts -m connections (1 by
-// default; one more is closed at once, which pgx reports as an unexpected
-// EOF); all of them share ONE backend session, so session state is common
-// (SET, prepared statements: use default_query_exec_mode=exec in the URL,
-// or pgx's cached statements collide, "prepared statement ... already
-// exists"); and while one connection has a transaction open, every other
-// connection's query waits until it ends. So on PGlite a write waits for
+// PGlite (PostgreSQL 17 in WebAssembly, served by pglite-server, the
+// tests' server before a real one) differs from a real server in three
+// ways that matter here, found on 0.4.6 with pglite-socket 0.1.6: it
+// accepts -m connections (1 by default; one more is closed at once, which
+// pgx reports as an unexpected EOF); all of them share ONE backend
+// session, so session state is common (SET, prepared statements: Open
+// chooses pgx's simple protocol when the server says it is PGlite, see
+// sharedsession.go); and while one connection has a transaction open,
+// every other connection's query waits until it ends. So on PGlite a write waits for
 // an open snapshot, and code that holds a snapshot while it calls the
 // store on another connection deadlocks. It ignores a connection's
 // startup parameters (the URL's search_path). A connection that drops
@@ -141,6 +141,8 @@ type Options struct {
 	Dims int
 	// Owner is whose sessions, runs, searches and votes this store writes,
 	// and whose session chunks its snapshots return. Optional: the OS user.
+	// Connected as a team member (row security applies: team.go), the
+	// owner is the role, and another name given here is refused.
 	Owner string
 	// ShareSessions marks the sessions (and their chunks) this store
 	// writes as shared: every owner's searches find them.
@@ -166,6 +168,9 @@ type Store struct {
 	owner  string
 	share  bool
 	logger *slog.Logger
+	// rowSecure is set when row security applies to the connected role
+	// (a team member: team.go).
+	rowSecure bool
 	// iterative is set when pgvector has iterative index scans (0.8):
 	// a filtered HNSW search then finds k rows whenever k exist.
 	iterative bool
@@ -196,6 +201,7 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
+	configuredOwner := opt.Owner
 	if opt.Owner == "" {
 		opt.Owner = osUser()
 	}
@@ -204,6 +210,9 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 		return nil, err
 	}
 	cfg.MaxConns = opt.MaxConns
+	if err := chooseExecMode(ctx, rawURL, cfg); err != nil {
+		return nil, describeAt(shown, "open store", err)
+	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		// The vector type's OID differs per database: registered per
 		// connection, once the extension exists (migration 1 creates it).
@@ -231,7 +240,7 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 		return nil, s.describe("open store", err)
 	}
 	if err := s.migrate(ctx); err != nil {
-		return nil, err
+		return nil, s.memberError(ctx, err)
 	}
 	if err := s.ensureVectorExtension(ctx); err != nil {
 		return nil, err
@@ -240,6 +249,9 @@ func Open(ctx context.Context, rawURL string, opt Options) (_ *Store, err error)
 		return nil, err
 	}
 	if err := s.ensureSpace(ctx, opt.ResetSpace); err != nil {
+		return nil, s.memberError(ctx, err)
+	}
+	if err := s.settleOwner(ctx, configuredOwner); err != nil {
 		return nil, err
 	}
 	v, err := s.VectorVersion(ctx)
@@ -263,9 +275,9 @@ func (s *Store) ensureVectorExtension(ctx context.Context) error {
 	}
 	if !has {
 		if _, err := s.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
-			return fmt.Errorf("open store %s: the database has no vector extension (pgvector), and creating it failed: %w; "+
+			return fmt.Errorf("open store %s: %w, and creating it failed: %w; "+
 				"run `CREATE EXTENSION vector;` in this database as its owner or a superuser (pgvector must be installed on the server), "+
-				"then start ragd again", s.url, err)
+				"then start ragd again", s.url, ErrNoVector, err)
 		}
 		s.logger.Warn("the vector extension was missing: created it again", "database", s.url)
 	}
@@ -364,18 +376,21 @@ func osUser() string {
 
 // describe wraps an error of the server with what failed, saying so when
 // the connection is what failed.
-func (s *Store) describe(what string, err error) error {
+func (s *Store) describe(what string, err error) error { return describeAt(s.url, what, err) }
+
+// describeAt is describe for the database shown, before a Store exists.
+func describeAt(shown, what string, err error) error {
 	if isConnError(err) {
-		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrConnection, err)
+		return fmt.Errorf("%s on %s: %w: %w", what, shown, ErrConnection, err)
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && vectorsGone(pgErr) {
-		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrVectorsGone, err)
+		return fmt.Errorf("%s on %s: %w: %w", what, shown, ErrVectorsGone, err)
 	}
 	if errors.As(err, &pgErr) && slices.Contains(schemaGoneCodes, pgErr.Code) {
-		return fmt.Errorf("%s on %s: %w: %w", what, s.url, ErrSchemaGone, err)
+		return fmt.Errorf("%s on %s: %w: %w", what, shown, ErrSchemaGone, err)
 	}
-	return fmt.Errorf("%s on %s: %w", what, s.url, err)
+	return fmt.Errorf("%s on %s: %w", what, shown, sharedSessionError(err))
 }
 
 // isConnError reports whether err is the connection failing rather than
@@ -440,7 +455,14 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+	// A team member's role may not create tables (team.go): ask first.
+	var exists bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass('schema_version') IS NOT NULL").Scan(&exists); err != nil {
+		return s.describe("read schema_version", err)
+	}
+	if exists {
+		// Nothing to create.
+	} else if _, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
 		version    integer PRIMARY KEY,
 		name       text NOT NULL,
 		applied_at timestamptz NOT NULL DEFAULT now()

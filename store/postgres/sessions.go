@@ -101,6 +101,9 @@ func (s *Store) writeEvents(ctx context.Context, tx pgx.Tx, projectID int64, eve
 	if sessions, err = storedSessions(ctx, tx, projectID, sessionIDs); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := s.addForeignIDs(ctx, tx, projectID, sessionIDs, ids, known, sessions); err != nil {
+		return nil, nil, nil, err
+	}
 
 	// The events to insert, as columns.
 	var cols struct {

@@ -443,9 +443,19 @@ func TestAppendSession_BadInputStoresNothing(t *testing.T) {
 // and chunks are invisible to the other unless shared, ids are not taken
 // over, and only the owner forgets or rewrites a session.
 func TestOwners(t *testing.T) {
+	url := testURL(t)
+	testOwners(t, func(owner string, share bool) *Store {
+		return openAt(t, url, Options{Owner: owner, ShareSessions: share})
+	})
+}
+
+// testOwners is what each owner of one database reads and writes of the
+// others' sessions, each owner's store opened by open (TestOwners: one
+// role, owners by name; TestTeam_Owners: a role each, row security on).
+func testOwners(t *testing.T, open func(owner string, share bool) *Store) {
 	ctx := context.Background()
-	alice, url := openTest(t, Options{Owner: "alice"})
-	bob := openAt(t, url, Options{Owner: "bob"})
+	alice := open("alice", false)
+	bob := open("bob", false)
 	p := sessProject(t, alice, "shared-repo")
 	a1 := ev("a1", "sa", "chat.message", "alice private question", 0)
 	a1.Title = "Alice's"
@@ -503,7 +513,7 @@ func TestOwners(t *testing.T) {
 
 	// Carol shares hers: bob reads them, but they are not his to index,
 	// count or forget.
-	carol := openAt(t, url, Options{Owner: "carol", ShareSessions: true})
+	carol := open("carol", true)
 	c1 := ev("c1", "sc", "chat.message", "carol shares this", 5*time.Second)
 	c2 := ev("c2", "sc", "agent.response", "so does the agent", 6*time.Second)
 	if _, err := carol.AppendSession(ctx, p, []ragd.Event{c1, c2}, testdb.ChunksOf(c1, c2)); err != nil {
@@ -539,7 +549,7 @@ func TestOwners(t *testing.T) {
 
 	// Alice's daemon starts sharing: her session, and its chunks, are
 	// shared once she appends to it.
-	aliceShares := openAt(t, url, Options{Owner: "alice", ShareSessions: true})
+	aliceShares := open("alice", true)
 	a2 := ev("a2", "sa", "agent.response", "now shared", 10*time.Second)
 	if _, err := aliceShares.AppendSession(ctx, p, []ragd.Event{a2}, testdb.ChunksOf(a2)); err != nil {
 		t.Fatal(err)
@@ -805,10 +815,19 @@ func TestAppendSession_ConnectionLost(t *testing.T) {
 // TestOwners_Search: a search sees the appended chunks of its owner's
 // sessions and the shared ones of others, never another's unshared ones.
 func TestOwners_Search(t *testing.T) {
+	url := testURL(t)
+	testOwnersSearch(t, func(owner string, share bool) *Store {
+		return openAt(t, url, Options{Owner: owner, ShareSessions: share})
+	})
+}
+
+// testOwnersSearch is TestOwners_Search with each owner's store opened by
+// open.
+func testOwnersSearch(t *testing.T, open func(owner string, share bool) *Store) {
 	ctx := context.Background()
-	alice, url := openTest(t, Options{Owner: "alice"})
-	bob := openAt(t, url, Options{Owner: "bob"})
-	carol := openAt(t, url, Options{Owner: "carol", ShareSessions: true})
+	alice := open("alice", false)
+	bob := open("bob", false)
+	carol := open("carol", true)
 	p := sessProject(t, alice, "p")
 	for _, w := range []struct {
 		s *Store
