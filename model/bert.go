@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 )
 
 // bertConfig is the part of a BERT config.json the forward pass reads.
@@ -20,7 +24,7 @@ type bertConfig struct {
 
 // linear is a dense layer: y = x·Wᵀ + b, W stored [out][in] as PyTorch does.
 type linear struct {
-	w       []float32
+	wt      []float32 // W transposed, [in][out], for row-major Sgemm
 	b       []float32
 	in, out int
 }
@@ -70,7 +74,7 @@ func newBERT(cfg bertConfig, ts map[string]tensor) (*bert, error) {
 	}
 	h, m := cfg.Hidden, cfg.Intermediate
 	lin := func(prefix string, in, out int) linear {
-		return linear{w: get(prefix+".weight", out, in), b: get(prefix+".bias", out), in: in, out: out}
+		return linear{wt: transpose(get(prefix+".weight", out, in), out, in), b: get(prefix+".bias", out), in: in, out: out}
 	}
 	ln := func(prefix string) layerNorm {
 		return layerNorm{g: get(prefix+".weight", h), b: get(prefix+".bias", h)}
@@ -214,59 +218,70 @@ func (b *bert) norm(x []float32, ln layerNorm) {
 	}
 }
 
+// transpose returns the [cols][rows] transpose of a [rows][cols] matrix
+// (nil for nil: a missing tensor, already reported).
+func transpose(w []float32, rows, cols int) []float32 {
+	if w == nil {
+		return nil
+	}
+	t := make([]float32, len(w))
+	for r := range rows {
+		for c := range cols {
+			t[c*rows+r] = w[r*cols+c]
+		}
+	}
+	return t
+}
+
 func addInto(x, y []float32) {
 	for i := range x {
 		x[i] += y[i]
 	}
 }
 
-// apply writes y = x·Wᵀ + b for n rows of x, splitting the outputs over
-// up to threads goroutines.
+// apply writes y = x·Wᵀ + b for n rows of x, in strips of at most
+// stripRows×stripCols outputs spread over up to threads goroutines.
 func (l linear) apply(y, x []float32, n, threads int) {
-	if threads <= 1 || n*l.out*l.in < parallelMin {
-		l.rows(y, x, n, 0, l.out)
+	type strip struct{ r, c int }
+	var strips []strip
+	for r := 0; r < n; r += stripRows {
+		for c := 0; c < l.out; c += stripCols {
+			strips = append(strips, strip{r, c})
+		}
+	}
+	work := func(s strip) {
+		rows, cols := min(stripRows, n-s.r), min(stripCols, l.out-s.c)
+		for t := s.r; t < s.r+rows; t++ {
+			copy(y[t*l.out+s.c:t*l.out+s.c+cols], l.b[s.c:s.c+cols])
+		}
+		blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, rows, cols, l.in, 1,
+			x[s.r*l.in:], l.in, l.wt[s.c:], l.out, 1, y[s.r*l.out+s.c:], l.out)
+	}
+	if threads <= 1 || len(strips) == 1 {
+		for _, s := range strips {
+			work(s)
+		}
 		return
 	}
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	step := (l.out + threads - 1) / threads
-	for lo := 0; lo < l.out; lo += step {
-		hi := min(lo+step, l.out)
-		wg.Go(func() { l.rows(y, x, n, lo, hi) })
+	for range min(threads, len(strips)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(strips); i = int(next.Add(1) - 1) {
+				work(strips[i])
+			}
+		})
 	}
 	wg.Wait()
 }
 
-// parallelMin is the product size below which a goroutine costs more than
-// it saves (a query of a few tokens).
-const parallelMin = 1 << 16
-
-// rows computes outputs lo..hi of every row, four input rows at a time so
-// that each weight row is loaded once per four tokens.
-func (l linear) rows(y, x []float32, n, lo, hi int) {
-	in, out := l.in, l.out
-	t := 0
-	for ; t+4 <= n; t += 4 {
-		x0, x1, x2, x3 := x[t*in:(t+1)*in], x[(t+1)*in:(t+2)*in], x[(t+2)*in:(t+3)*in], x[(t+3)*in:(t+4)*in]
-		for o := lo; o < hi; o++ {
-			w := l.w[o*in : (o+1)*in]
-			var s0, s1, s2, s3 float32
-			for i, wi := range w {
-				s0 += wi * x0[i]
-				s1 += wi * x1[i]
-				s2 += wi * x2[i]
-				s3 += wi * x3[i]
-			}
-			bo := l.b[o]
-			y[t*out+o], y[(t+1)*out+o], y[(t+2)*out+o], y[(t+3)*out+o] = s0+bo, s1+bo, s2+bo, s3+bo
-		}
-	}
-	for ; t < n; t++ {
-		xt := x[t*in : (t+1)*in]
-		for o := lo; o < hi; o++ {
-			y[t*out+o] = dot(xt, l.w[o*in:(o+1)*in]) + l.b[o]
-		}
-	}
-}
+// stripRows and stripCols bound one call of gonum's Sgemm so that it stays
+// on the calling goroutine (it goes parallel on all cores from 4 blocks of
+// 64×64): the goroutines, hence the CPU share, are ragd's to bound.
+const (
+	stripRows = 64
+	stripCols = 3 * 64
+)
 
 // dot is the dot product of two equally long vectors.
 func dot(a, b []float32) float32 {

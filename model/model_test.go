@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd/model"
 )
@@ -91,4 +93,51 @@ func TestVectorsMatchReference(t *testing.T) {
 		}
 	}
 	t.Logf("worst cosine with the reference over %d texts: %.6f", len(ref.Texts), worst)
+}
+
+// BenchmarkEmbedPassage measures one passage of the reference set (the
+// longest), on one goroutine: chunks/s is 1/(ns/op).
+func BenchmarkEmbedPassage(b *testing.B) {
+	dir, ref := realModel(b)
+	m, err := model.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	long := slices.MaxFunc(ref.Texts, func(x, y string) int { return len(x) - len(y) })
+	b.ReportMetric(float64(len(ref.IDs[slices.Index(ref.Texts, long)])), "tokens")
+	cpu := cpuTime(b)
+	for b.Loop() {
+		m.Embed(long, 1)
+	}
+	reportCPU(b, cpu)
+}
+
+// BenchmarkEmbedQuery measures a search query's embedding on one goroutine.
+func BenchmarkEmbedQuery(b *testing.B) {
+	dir, _ := realModel(b)
+	m, err := model.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu := cpuTime(b)
+	for b.Loop() {
+		m.Embed("how does ragd fuse the lexical and vector scores", 1)
+	}
+	reportCPU(b, cpu)
+}
+
+// cpuTime returns the process's user+system CPU time so far. On a shared
+// machine the wall time of a benchmark measures the neighbours too; the
+// CPU time spent per operation does not.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU milliseconds per operation since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime(b)-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
