@@ -15,7 +15,24 @@ type Model struct {
 	maxTokens int
 }
 
-// Load reads the model in dir: config.json, model.safetensors,
+// LoadSpec verifies s's files in dir against their pins (a tampered or
+// partial file is refused) and loads them, with s's input limit.
+func LoadSpec(s Spec, dir string) (*Model, error) {
+	if err := Verify(s, dir); err != nil {
+		return nil, err
+	}
+	m, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if d := m.Dims(); d != s.Dims {
+		return nil, fmt.Errorf("model %s: %d dimensions, its spec says %d", s.Name, d, s.Dims)
+	}
+	m.maxTokens = min(s.MaxTokens, m.enc.cfg.MaxPositions)
+	return m, nil
+}
+
+// Load reads the model in dir, unverified: config.json, model.safetensors,
 // tokenizer.json, and sentence_bert_config.json for the input limit
 // (default the model's positions).
 func Load(dir string) (*Model, error) {
