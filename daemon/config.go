@@ -69,6 +69,10 @@ type EmbeddingConfig struct {
 	QueryTimeout   Duration `toml:"query_timeout" json:"queryTimeout"`
 	DocumentPrefix *string  `toml:"document_prefix" json:"documentPrefix"` // unset = the model's known convention
 	QueryPrefix    *string  `toml:"query_prefix" json:"queryPrefix"`
+	// Threads, IdleUnload and ModelDir are the builtin provider's.
+	Threads    int      `toml:"threads" json:"threads"`
+	IdleUnload Duration `toml:"idle_unload" json:"idleUnload"`
+	ModelDir   string   `toml:"model_dir" json:"modelDir"` // "" = ~/.cache/ragd/models
 }
 
 // SearchConfig: the fusion. The defaults are the seed's starting points, not
@@ -171,6 +175,7 @@ func DefaultConfig() Config {
 			Model:    embedding.DefaultModel, Dims: embedding.DefaultDims,
 			BatchSize: embedding.DefaultBatchSize, Concurrency: embedding.DefaultConcurrency,
 			IndexTimeout: Duration{embedding.DefaultIndexTimeout}, QueryTimeout: Duration{embedding.DefaultQueryTimeout},
+			Threads: embedding.DefaultThreads, IdleUnload: Duration{embedding.DefaultIdleUnload},
 		},
 		Search: SearchConfig{
 			Config: search.DefaultConfig(), Limit: search.DefaultLimit,
@@ -194,6 +199,7 @@ func (c EmbeddingConfig) Service(logger *slog.Logger) embedding.Config {
 		BatchSize: c.BatchSize, Concurrency: c.Concurrency,
 		IndexTimeout: c.IndexTimeout.Duration, QueryTimeout: c.QueryTimeout.Duration,
 		DocumentPrefix: c.DocumentPrefix, QueryPrefix: c.QueryPrefix,
+		Threads: c.Threads, IdleUnload: c.IdleUnload.Duration, ModelDir: expandHome(c.ModelDir),
 		Logger: logger,
 	}
 }
@@ -381,6 +387,7 @@ var envOverrides = []struct {
 		return nil
 	}},
 	{"RAGD_OLLAMA_HOST", "embedding.host", func(c *Config, v string) error { c.Embedding.Host = v; return nil }},
+	{"RAGD_PROVIDER", "embedding.provider", func(c *Config, v string) error { c.Embedding.Provider = v; return nil }},
 	{"RAGD_MODEL", "embedding.model", func(c *Config, v string) error { c.Embedding.Model = v; return nil }},
 	{"RAGD_DIMS", "embedding.dims", func(c *Config, v string) (err error) { c.Embedding.Dims, err = strconv.Atoi(v); return }},
 	{"RAGD_FUSION", "search.fusion", func(c *Config, v string) error { c.Search.Fusion = search.Fusion(v); return nil }},

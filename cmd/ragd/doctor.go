@@ -110,11 +110,18 @@ func spaceCheck(p *api.SpaceProfile) check {
 
 func providerCheck(h api.EmbeddingHealth) check {
 	what := "ollama"
-	if h.Provider == embedding.ProviderOpenAI {
+	switch h.Provider {
+	case embedding.ProviderOpenAI:
 		what = "openai-compatible server"
+	case embedding.ProviderBuiltin:
+		what = "built-in model (inside ragd)"
 	}
 	c := check{Name: "provider", OK: h.Available, Detail: fmt.Sprintf("%s at %s, model %s (%d dims)", what, h.Host, h.Model, h.Dims)}
-	if h.Version != "" {
+	switch {
+	case h.Version == "":
+	case h.Provider == embedding.ProviderBuiltin:
+		c.Detail += ", weights " + h.Version + " verified"
+	default:
 		c.Detail += ", ollama " + h.Version
 	}
 	switch {
@@ -125,6 +132,9 @@ func providerCheck(h api.EmbeddingHealth) check {
 		c.OK = true
 		c.Detail += ": busy, not down: " + h.Reason
 		c.Fix = "it is up but does not answer now (embedding a reindex?); searches meanwhile may answer lexical only; check again later"
+	case h.Provider == embedding.ProviderBuiltin:
+		c.Detail += ": " + h.Reason
+		c.Fix = "install its weights once: `ragd model install` (or `ragd model install --from FOLDER|ARCHIVE|URL` offline); until then search is lexical only"
 	case h.Provider == embedding.ProviderOpenAI:
 		c.Detail += ": " + h.Reason
 		c.Fix = "start the server and load the model, or fix [embedding] base_url, model and the API key; until then search is lexical only"

@@ -113,6 +113,7 @@ var commands = []command{
 	doctorCommand,
 	serviceCommand,
 	configCommand,
+	modelCommand,
 	versionCommand,
 }
 
