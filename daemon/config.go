@@ -18,6 +18,7 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/model"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
 )
@@ -246,7 +247,22 @@ func LoadConfigSources(path string) (Config, Sources, error) {
 	if err := cfg.applyEnv(os.Getenv, sources); err != nil {
 		return cfg, sources, err
 	}
+	cfg.Embedding.builtinModel(sources)
 	return cfg, sources, cfg.Validate()
+}
+
+// builtinModel gives the builtin provider its default model (and batch
+// size) when neither the model nor the dims were set: the Ollama default is
+// not one it runs, and `ragd config` must show what serves.
+func (c *EmbeddingConfig) builtinModel(sources Sources) {
+	if c.Provider != embedding.ProviderBuiltin || sources.Of("embedding.model") != SourceDefault || sources.Of("embedding.dims") != SourceDefault {
+		return
+	}
+	spec := model.Specs()[0]
+	c.Model, c.Dims = spec.Name, spec.Dims
+	if c.BatchSize == embedding.DefaultBatchSize && sources.Of("embedding.batch_size") == SourceDefault {
+		c.BatchSize = embedding.BuiltinBatchSize
+	}
 }
 
 // ParseConfig decodes TOML from r over cfg, refusing unknown keys: a typo in

@@ -20,11 +20,11 @@ const (
 	// DefaultIdleUnload is how long the built-in model stays loaded
 	// (about 200 MB) after its last use.
 	DefaultIdleUnload = 5 * time.Minute
-	// builtinBatchSize replaces DefaultBatchSize for the built-in model: a
+	// BuiltinBatchSize replaces DefaultBatchSize for the built-in model: a
 	// 256-token text takes about a CPU second in its pure-Go forward pass,
 	// so 32 texts on one core would take half of DefaultIndexTimeout;
 	// 4 keep a batch a few seconds and cancellation prompt.
-	builtinBatchSize = 4
+	BuiltinBatchSize = 4
 )
 
 // errNotInstalled is a built-in model whose files are not in the cache.

@@ -63,7 +63,7 @@ func TestBuiltinConfig(t *testing.T) {
 	// The Ollama default model and dims (as the daemon's defaults fill
 	// them) mean the built-in default.
 	cfg, err := Config{Provider: ProviderBuiltin, Model: DefaultModel, Dims: DefaultDims, BatchSize: DefaultBatchSize}.withDefaults()
-	if err != nil || cfg.Model != model.MiniLM.Name || cfg.Dims != 384 || cfg.BatchSize != builtinBatchSize || cfg.Threads != DefaultThreads {
+	if err != nil || cfg.Model != model.MiniLM.Name || cfg.Dims != 384 || cfg.BatchSize != BuiltinBatchSize || cfg.Threads != DefaultThreads {
 		t.Errorf("builtin defaults: %+v, %v", cfg, err)
 	}
 	if a, b := SpaceFor(Config{Provider: ProviderBuiltin}), SpaceFor(Config{Model: "all-minilm", Dims: 384}); a == b {

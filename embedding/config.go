@@ -144,7 +144,7 @@ func DefaultConfig() Config {
 
 // builtinDefaults returns c for ProviderBuiltin: the default built-in
 // model when the model is unset or the Ollama default (which the built-in
-// provider does not run), its dims, and builtinBatchSize for the Ollama
+// provider does not run), its dims, and BuiltinBatchSize for the Ollama
 // batch size.
 func (c Config) builtinDefaults() Config {
 	if c.Model == "" || c.Model == DefaultModel {
@@ -155,7 +155,7 @@ func (c Config) builtinDefaults() Config {
 		}
 	}
 	if c.BatchSize == 0 || c.BatchSize == DefaultBatchSize {
-		c.BatchSize = builtinBatchSize
+		c.BatchSize = BuiltinBatchSize
 	}
 	return c
 }

@@ -39,6 +39,10 @@ func TestModel_BadInput(t *testing.T) {
 	if out := string(ragd(t, "model", "list")); !strings.Contains(out, "all-minilm-l6-v2\t") || !strings.Contains(out, "not installed") {
 		t.Errorf("model list before install:\n%s", out)
 	}
+	// ragd config shows the model that serves, not Ollama's default.
+	if out := string(ragd(t, "config")); !strings.Contains(out, `model = "all-minilm-l6-v2"`) || !strings.Contains(out, "dims = 384 ") {
+		t.Errorf("config with provider builtin:\n%s", out)
+	}
 	// Doctor names the built-in model and the command that installs it.
 	out, _, err := ragdErr(t, "doctor")
 	if err == nil || !strings.Contains(string(out), "built-in model") || !strings.Contains(string(out), "ragd model install") {
