@@ -247,15 +247,18 @@ func LoadConfigSources(path string) (Config, Sources, error) {
 	if err := cfg.applyEnv(os.Getenv, sources); err != nil {
 		return cfg, sources, err
 	}
-	cfg.Embedding.builtinModel(sources)
+	if cfg.Embedding.Provider == embedding.ProviderBuiltin {
+		cfg.Embedding.UseBuiltin(sources)
+	}
 	return cfg, sources, cfg.Validate()
 }
 
-// builtinModel gives the builtin provider its default model (and batch
+// UseBuiltin sets the builtin provider, with its default model (and batch
 // size) when neither the model nor the dims were set: the Ollama default is
 // not one it runs, and `ragd config` must show what serves.
-func (c *EmbeddingConfig) builtinModel(sources Sources) {
-	if c.Provider != embedding.ProviderBuiltin || sources.Of("embedding.model") != SourceDefault || sources.Of("embedding.dims") != SourceDefault {
+func (c *EmbeddingConfig) UseBuiltin(sources Sources) {
+	c.Provider = embedding.ProviderBuiltin
+	if sources.Of("embedding.model") != SourceDefault || sources.Of("embedding.dims") != SourceDefault {
 		return
 	}
 	spec := model.Specs()[0]

