@@ -74,6 +74,9 @@ type EmbeddingConfig struct {
 	Threads    int      `toml:"threads" json:"threads"`
 	IdleUnload Duration `toml:"idle_unload" json:"idleUnload"`
 	ModelDir   string   `toml:"model_dir" json:"modelDir"` // "" = ~/.cache/ragd/models
+	// ModelURL is where serve fetches missing built-in weights: "" = the
+	// model's pinned URL, a mirror's URL, or "off" to never download.
+	ModelURL string `toml:"model_url" json:"modelURL"`
 }
 
 // SearchConfig: the fusion. The defaults are the seed's starting points, not

@@ -119,7 +119,7 @@ step "built-in model tier: all-MiniLM-L6-v2 inside ragd, against the reference"
 builtin_env=$(bash scripts/builtin-model.sh reference)
 (eval "$builtin_env"; export RAGD_BUILTIN_WHEEL RAGD_BUILTIN_MODEL RAGD_BUILTIN_REFERENCE; export RAGD_BUILTIN_TESTS=1
 	go test -count=1 -tags "$TAGS" ./model/ ./embedding/ -run 'Builtin|Install|Verify|Identity|Tokenizer|Vectors'
-	go test -count=1 -tags "$TAGS" ./cmd/ragd/ -run '^(TestModel_|TestProviderChoice)')
+	go test -count=1 -tags "$TAGS" ./cmd/ragd/ -run '^(TestModel_|TestProviderChoice|TestServeFetchesMissingModel)')
 
 step "all tiers passed"
 # A closing line any CI reader understands: the race run's packages.

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 )
@@ -136,5 +139,49 @@ func TestProviderChoice_BuiltinWhenInstalled(t *testing.T) {
 	out, _, _ := ragdErr(t, "doctor")
 	if !strings.Contains(string(out), "the built-in model, installed") || !strings.Contains(string(out), "ok   provider   built-in model") {
 		t.Errorf("doctor without a daemon, no ollama, weights installed:\n%s", out)
+	}
+}
+
+func TestServeFetchesMissingModel(t *testing.T) {
+	models := modelEnv(t) // provider builtin, an empty model folder
+	load := func(url string) daemon.Config {
+		t.Helper()
+		cfg, sources, _, err := (&env{}).loadSources()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Embedding.ModelURL = url
+		if sources.Of("embedding.provider") == daemon.SourceDefault {
+			t.Fatal("modelEnv configures provider builtin")
+		}
+		return cfg
+	}
+	var log strings.Builder
+	// "off": nothing fetched.
+	if err := <-fetchMissingModel(context.Background(), load("off"), &log); err != nil || builtinInstalled(load("off")) {
+		t.Fatalf("model_url off: %v, installed %v", err, builtinInstalled(load("off")))
+	}
+	// A mirror that is down: the error says so, nothing is installed.
+	if err := <-fetchMissingModel(context.Background(), load(ollamatest.ClosedURL(t)), &log); err == nil || builtinInstalled(load("")) {
+		t.Fatalf("a mirror that is down: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(models, "*", "*.partial")); len(left) > 0 {
+		t.Errorf("partial files left: %v", left)
+	}
+	if os.Getenv("RAGD_BUILTIN_TESTS") == "" {
+		return
+	}
+	// The real files from a mirror: installed, then nothing more to do.
+	srv := httptest.NewServer(http.FileServer(http.Dir(os.Getenv("RAGD_BUILTIN_MODEL"))))
+	defer srv.Close()
+	if err := <-fetchMissingModel(context.Background(), load(srv.URL), &log); err != nil {
+		t.Fatalf("from a mirror: %v\n%s", err, log.String())
+	}
+	if !builtinInstalled(load("")) {
+		t.Fatal("not installed after serve's fetch")
+	}
+	srv.Close()
+	if err := <-fetchMissingModel(context.Background(), load(srv.URL), &log); err != nil {
+		t.Errorf("installed already, yet fetched again: %v", err)
 	}
 }

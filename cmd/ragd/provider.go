@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/ragd/ragd/daemon"
@@ -72,4 +73,37 @@ func builtinInstalled(cfg daemon.Config) bool {
 // isSpaceMismatch reports a database holding another space's vectors.
 func isSpaceMismatch(err error) bool {
 	return errors.Is(err, store.ErrSpaceMismatch) || errors.Is(err, postgres.ErrSpaceMismatch)
+}
+
+// modelDownloadOff is the model_url that forbids serve's download.
+const modelDownloadOff = "off"
+
+// fetchMissingModel starts, in the background, the install of the
+// built-in model cfg configures when its files are missing and model_url
+// is not "off": the daemon serves lexical search meanwhile, and the
+// provider finds the files on its next use. The channel gets the install's
+// outcome (nil at once when nothing was needed).
+func fetchMissingModel(ctx context.Context, cfg daemon.Config, log io.Writer) <-chan error {
+	done := make(chan error, 1)
+	ec := cfg.Embedding.Service(nil)
+	if ec.Provider != embedding.ProviderBuiltin || cfg.Embedding.ModelURL == modelDownloadOff || builtinInstalled(cfg) {
+		done <- nil
+		return done
+	}
+	spec, err := model.Lookup(ec.Model)
+	if err != nil {
+		done <- err
+		return done
+	}
+	root := ec.ModelDir
+	if root == "" {
+		if root, err = model.DefaultDir(); err != nil {
+			done <- err
+			return done
+		}
+	}
+	go func() {
+		done <- model.Install(ctx, spec, spec.Dir(root), cfg.Embedding.ModelURL, log)
+	}()
+	return done
 }

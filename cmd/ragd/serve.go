@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 	"syscall"
 
 	"github.com/ragd/ragd/daemon"
@@ -58,6 +60,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	logger.Info("embedding provider", "provider", choice.cfg.Embedding.Provider, "model", choice.cfg.Embedding.Model, "why", choice.why)
+	// A configured built-in model without its weights: fetched once, in
+	// the background (model_url = "off" forbids it).
+	fetched := fetchMissingModel(ctx, choice.cfg, logWriter{logger})
+	go func() {
+		if err := <-fetched; err != nil {
+			logger.Error("built-in model not installed: run `ragd model install`", "err", err)
+		}
+	}()
 	select {
 	case <-ctx.Done():
 		logger.Info("signal received: shutting down")
@@ -69,4 +79,12 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
+}
+
+// logWriter writes each line of an install's progress as a log record.
+type logWriter struct{ l *slog.Logger }
+
+func (w logWriter) Write(b []byte) (int, error) {
+	w.l.Info("built-in model", "install", strings.TrimSpace(string(b)))
+	return len(b), nil
 }
