@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptrace"
 	"runtime"
 	"sync"
 	"time"
@@ -89,7 +90,17 @@ func (b *builtin) Classify(err error) Failure {
 
 // Embed implements Provider. It returns when ctx ends even if the forward
 // pass of the text in hand goes on: its result is then dropped.
+//
+// A request for an installed model counts as taken, as a request written
+// to a server does: a deadline while the model loads or works is a busy
+// provider, not a down one.
 func (b *builtin) Embed(ctx context.Context, texts []string, dims int) ([][]float32, error) {
+	if !b.Loaded() && !b.spec.Installed(b.dir) {
+		return nil, errNotInstalled
+	}
+	if tr := httptrace.ContextClientTrace(ctx); tr != nil && tr.WroteRequest != nil {
+		tr.WroteRequest(httptrace.WroteRequestInfo{})
+	}
 	m, err := b.model(ctx)
 	if err != nil {
 		return nil, err

@@ -135,3 +135,16 @@ func cosine(a, b []float32) float64 {
 	}
 	return d
 }
+
+// A deadline while the model loads is a busy provider, not a down one.
+func TestBuiltinLoadingIsBusy(t *testing.T) {
+	root := installedBuiltin(t)
+	svc, err := New(Config{Provider: ProviderBuiltin, ModelDir: root}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := svc.batch(withQuery(context.Background()), []*job{{sent: "a query"}}, time.Nanosecond)
+	if o.reason == "" || !o.busy {
+		t.Errorf("a deadline before the model answered: reason %q busy %v, want busy", o.reason, o.busy)
+	}
+}
