@@ -18,6 +18,7 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/model"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/source"
 )
@@ -69,6 +70,13 @@ type EmbeddingConfig struct {
 	QueryTimeout   Duration `toml:"query_timeout" json:"queryTimeout"`
 	DocumentPrefix *string  `toml:"document_prefix" json:"documentPrefix"` // unset = the model's known convention
 	QueryPrefix    *string  `toml:"query_prefix" json:"queryPrefix"`
+	// Threads, IdleUnload and ModelDir are the builtin provider's.
+	Threads    int      `toml:"threads" json:"threads"`
+	IdleUnload Duration `toml:"idle_unload" json:"idleUnload"`
+	ModelDir   string   `toml:"model_dir" json:"modelDir"` // "" = ~/.cache/ragd/models
+	// ModelURL is where serve fetches missing built-in weights: "" = the
+	// model's pinned URL, a mirror's URL, or "off" to never download.
+	ModelURL string `toml:"model_url" json:"modelURL"`
 }
 
 // SearchConfig: the fusion. The defaults are the seed's starting points, not
@@ -171,6 +179,7 @@ func DefaultConfig() Config {
 			Model:    embedding.DefaultModel, Dims: embedding.DefaultDims,
 			BatchSize: embedding.DefaultBatchSize, Concurrency: embedding.DefaultConcurrency,
 			IndexTimeout: Duration{embedding.DefaultIndexTimeout}, QueryTimeout: Duration{embedding.DefaultQueryTimeout},
+			Threads: embedding.DefaultThreads, IdleUnload: Duration{embedding.DefaultIdleUnload},
 		},
 		Search: SearchConfig{
 			Config: search.DefaultConfig(), Limit: search.DefaultLimit,
@@ -194,6 +203,7 @@ func (c EmbeddingConfig) Service(logger *slog.Logger) embedding.Config {
 		BatchSize: c.BatchSize, Concurrency: c.Concurrency,
 		IndexTimeout: c.IndexTimeout.Duration, QueryTimeout: c.QueryTimeout.Duration,
 		DocumentPrefix: c.DocumentPrefix, QueryPrefix: c.QueryPrefix,
+		Threads: c.Threads, IdleUnload: c.IdleUnload.Duration, ModelDir: expandHome(c.ModelDir),
 		Logger: logger,
 	}
 }
@@ -240,7 +250,25 @@ func LoadConfigSources(path string) (Config, Sources, error) {
 	if err := cfg.applyEnv(os.Getenv, sources); err != nil {
 		return cfg, sources, err
 	}
+	if cfg.Embedding.Provider == embedding.ProviderBuiltin {
+		cfg.Embedding.UseBuiltin(sources)
+	}
 	return cfg, sources, cfg.Validate()
+}
+
+// UseBuiltin sets the builtin provider, with its default model (and batch
+// size) when neither the model nor the dims were set: the Ollama default is
+// not one it runs, and `ragd config` must show what serves.
+func (c *EmbeddingConfig) UseBuiltin(sources Sources) {
+	c.Provider = embedding.ProviderBuiltin
+	if sources.Of("embedding.model") != SourceDefault || sources.Of("embedding.dims") != SourceDefault {
+		return
+	}
+	spec := model.Specs()[0]
+	c.Model, c.Dims = spec.Name, spec.Dims
+	if c.BatchSize == embedding.DefaultBatchSize && sources.Of("embedding.batch_size") == SourceDefault {
+		c.BatchSize = embedding.BuiltinBatchSize
+	}
 }
 
 // ParseConfig decodes TOML from r over cfg, refusing unknown keys: a typo in
@@ -381,6 +409,7 @@ var envOverrides = []struct {
 		return nil
 	}},
 	{"RAGD_OLLAMA_HOST", "embedding.host", func(c *Config, v string) error { c.Embedding.Host = v; return nil }},
+	{"RAGD_PROVIDER", "embedding.provider", func(c *Config, v string) error { c.Embedding.Provider = v; return nil }},
 	{"RAGD_MODEL", "embedding.model", func(c *Config, v string) error { c.Embedding.Model = v; return nil }},
 	{"RAGD_DIMS", "embedding.dims", func(c *Config, v string) (err error) { c.Embedding.Dims, err = strconv.Atoi(v); return }},
 	{"RAGD_FUSION", "search.fusion", func(c *Config, v string) error { c.Search.Fusion = search.Fusion(v); return nil }},

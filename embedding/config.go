@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/ragd/ragd/model"
 )
 
 // Defaults for Config. A zero Config field takes its default (see Config).
@@ -109,6 +111,15 @@ type Config struct {
 	// QueryPrefix, when non-nil, replaces the model's known prefix for
 	// queries; a pointer to "" disables it.
 	QueryPrefix *string
+	// ModelDir is the folder of the built-in models (ProviderBuiltin).
+	// Default model.DefaultDir(), in the user's cache.
+	ModelDir string
+	// Threads is the built-in model's CPU share while indexing, in cores
+	// (queries run beside it). Default DefaultThreads.
+	Threads int
+	// IdleUnload is how long the built-in model stays in memory after its
+	// last use. Default DefaultIdleUnload.
+	IdleUnload time.Duration
 	// Logger receives cache failures (Warn) and the underlying error of
 	// each provider failure (Debug: the Reason already tells the caller,
 	// once per call rather than once per batch). Default: discard.
@@ -131,6 +142,24 @@ func DefaultConfig() Config {
 	}
 }
 
+// builtinDefaults returns c for ProviderBuiltin: the default built-in
+// model when the model is unset or the Ollama default (which the built-in
+// provider does not run), its dims, and BuiltinBatchSize for the Ollama
+// batch size.
+func (c Config) builtinDefaults() Config {
+	if c.Model == "" || c.Model == DefaultModel {
+		spec := model.Specs()[0]
+		c.Model = spec.Name
+		if c.Dims == 0 || c.Dims == DefaultDims {
+			c.Dims = spec.Dims
+		}
+	}
+	if c.BatchSize == 0 || c.BatchSize == DefaultBatchSize {
+		c.BatchSize = BuiltinBatchSize
+	}
+	return c
+}
+
 // withDefaults returns c with zero fields defaulted, or an error naming the
 // first invalid value. The model name is not checked here: an unusable name
 // is reported as a Reason by every call (see Service), so that the daemon
@@ -138,6 +167,15 @@ func DefaultConfig() Config {
 func (c Config) withDefaults() (Config, error) {
 	if c.Provider == "" {
 		c.Provider = ProviderOllama
+	}
+	if c.Provider == ProviderBuiltin {
+		c = c.builtinDefaults()
+	}
+	if c.Threads == 0 {
+		c.Threads = DefaultThreads
+	}
+	if c.IdleUnload == 0 {
+		c.IdleUnload = DefaultIdleUnload
 	}
 	if c.Model == "" {
 		if c.Dims == 0 {
@@ -173,6 +211,16 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Concurrency < 0 || c.Concurrency > MaxConcurrency {
 		errs = append(errs, fmt.Errorf("embedding config: Concurrency %d out of range 1..%d", c.Concurrency, MaxConcurrency))
+	}
+	if c.Threads < 0 || c.Threads > MaxConcurrency {
+		errs = append(errs, fmt.Errorf("embedding config: Threads %d out of range 1..%d", c.Threads, MaxConcurrency))
+	}
+	if c.Provider == ProviderBuiltin {
+		if spec, err := model.Lookup(c.Model); err != nil {
+			errs = append(errs, fmt.Errorf("embedding config: %w", err))
+		} else if c.Dims != spec.Dims {
+			errs = append(errs, fmt.Errorf("embedding config: Dims %d for the built-in model %s, which has %d", c.Dims, spec.Name, spec.Dims))
+		}
 	}
 	if c.ContextLength < 0 || c.ContextLength > MaxContextLength {
 		errs = append(errs, fmt.Errorf("embedding config: ContextLength %d out of range 0..%d", c.ContextLength, MaxContextLength))

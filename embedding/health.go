@@ -50,7 +50,7 @@ func (s *Service) Health(ctx context.Context) api.EmbeddingHealth {
 	}
 	h.ContextLength = s.ContextLength(ctx)
 
-	o := s.batch(ctx, []*job{{sent: healthProbe}}, s.cfg.QueryTimeout)
+	o := s.batch(withQuery(ctx), []*job{{sent: healthProbe}}, s.cfg.QueryTimeout)
 	if o.reason != "" || ctx.Err() != nil {
 		// Reachable a moment ago (the version answered): silence now is
 		// a busy server.

@@ -15,10 +15,13 @@ const (
 	// which llama.cpp's server, LM Studio, vLLM, LocalAI, text-embeddings-
 	// inference, Ollama itself (at /v1) and the hosted APIs serve.
 	ProviderOpenAI = "openai"
+	// ProviderBuiltin runs a small model inside ragd (package model): no
+	// server, the weights installed once by `ragd model install`.
+	ProviderBuiltin = "builtin"
 )
 
 // Providers lists the provider kinds, for configuration errors and docs.
-func Providers() []string { return []string{ProviderOllama, ProviderOpenAI} }
+func Providers() []string { return []string{ProviderOllama, ProviderOpenAI, ProviderBuiltin} }
 
 // Provider is one embedding server's API for one model: sending one batch,
 // a cheap reachability probe, the model's input limit if the server tells
@@ -89,6 +92,9 @@ func newProvider(cfg Config) (p Provider, reason string, err error) {
 		return newOllama(base, cfg.Model, cfg.Concurrency), checkModelName(cfg.Model), nil
 	case ProviderOpenAI:
 		return newOpenAI(cfg)
+	case ProviderBuiltin:
+		b, err := newBuiltin(cfg)
+		return b, "", err
 	default:
 		return nil, "", fmt.Errorf("embedding config: unknown provider %q (want one of %v)", cfg.Provider, Providers())
 	}

@@ -194,7 +194,7 @@ func (s *Service) EmbedDocuments(ctx context.Context, texts []string) Result {
 // Queries bypass the cache: they are rarely repeated verbatim, and a cache
 // write on the search path would cost more than the embedding it saves.
 func (s *Service) EmbedQuery(ctx context.Context, text string) (vec []float32, available bool, reason string) {
-	r := s.run(ctx, []string{text}, s.queryPrefix, s.cfg.QueryTimeout, 1, false)
+	r := s.run(withQuery(ctx), []string{text}, s.queryPrefix, s.cfg.QueryTimeout, 1, false)
 	return r.Vectors[0], r.Available, r.Reason
 }
 

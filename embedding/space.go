@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ragd/ragd/model"
 )
 
 // Space is an embedding space: vectors are comparable only within one.
@@ -45,16 +47,31 @@ func SpaceOf(model string, dims int) Space {
 // mix with the vectors it holds. The query prefix is not: no stored vector
 // depends on it. The provider is not either: the same model through two
 // APIs gives the same vectors (the test kit measures cosine >= 0.999).
+//
+// The built-in provider's space is its model's identity (name, revision and
+// a digest of its files' SHA-256), so other weights re-embed.
 func SpaceFor(cfg Config) Space {
-	model, dims := cfg.Model, cfg.Dims
-	if model == "" {
-		model = DefaultModel
+	if cfg.Provider == ProviderBuiltin {
+		cfg = cfg.builtinDefaults()
+		if spec, err := model.Lookup(cfg.Model); err == nil {
+			sp := SpaceOf(spec.Identity(), spec.Dims)
+			known, _ := PrefixesFor(cfg.Model)
+			if cfg.DocumentPrefix != nil && *cfg.DocumentPrefix != known {
+				sum := sha256.Sum256([]byte(*cfg.DocumentPrefix))
+				sp.Model += "#" + hex.EncodeToString(sum[:4])
+			}
+			return sp
+		}
+	}
+	name, dims := cfg.Model, cfg.Dims
+	if name == "" {
+		name = DefaultModel
 		if dims == 0 {
 			dims = DefaultDims
 		}
 	}
-	sp := SpaceOf(model, dims)
-	known, _ := PrefixesFor(model)
+	sp := SpaceOf(name, dims)
+	known, _ := PrefixesFor(name)
 	if cfg.DocumentPrefix != nil && *cfg.DocumentPrefix != known {
 		sum := sha256.Sum256([]byte(*cfg.DocumentPrefix))
 		sp.Model += "#" + hex.EncodeToString(sum[:4])

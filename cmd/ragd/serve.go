@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 	"syscall"
 
 	"github.com/ragd/ragd/daemon"
@@ -34,7 +36,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
-	cfg, paths, err := e.load()
+	cfg, sources, paths, err := e.loadSources()
 	if err != nil {
 		return err
 	}
@@ -46,10 +48,27 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	// private to the user whatever the login shell's umask.
 	syscall.Umask(0o077)
 	logger := newLogger(e.stderr, cfg.Daemon.LogLevel)
-	d, err := daemon.Open(ctx, daemon.Options{Config: cfg, Paths: paths, Open: open, ResetVectors: *reset, Logger: logger})
+	choice := chooseProvider(ctx, cfg, sources)
+	d, err := daemon.Open(ctx, daemon.Options{Config: choice.cfg, Paths: paths, Open: open, ResetVectors: *reset, Logger: logger})
+	if err != nil && choice.other != nil && !*reset && isSpaceMismatch(err) {
+		// A chosen (not configured) provider whose space is not the
+		// database's: keep serving the vectors the database holds.
+		logger.Info("the database holds the other provider's vectors: keeping it", "wanted", choice.cfg.Embedding.Provider, "err", err)
+		choice = providerChoice{cfg: *choice.other, why: choice.why + "; but the database holds " + choice.other.Embedding.Provider + "'s vectors (`ragd serve --reset-vectors` to switch)"}
+		d, err = daemon.Open(ctx, daemon.Options{Config: choice.cfg, Paths: paths, Open: open, Logger: logger})
+	}
 	if err != nil {
 		return err
 	}
+	logger.Info("embedding provider", "provider", choice.cfg.Embedding.Provider, "model", choice.cfg.Embedding.Model, "why", choice.why)
+	// A configured built-in model without its weights: fetched once, in
+	// the background (model_url = "off" forbids it).
+	fetched := fetchMissingModel(ctx, choice.cfg, logWriter{logger})
+	go func() {
+		if err := <-fetched; err != nil {
+			logger.Error("built-in model not installed: run `ragd model install`", "err", err)
+		}
+	}()
 	select {
 	case <-ctx.Done():
 		logger.Info("signal received: shutting down")
@@ -61,4 +80,12 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
+}
+
+// logWriter writes each line of an install's progress as a log record.
+type logWriter struct{ l *slog.Logger }
+
+func (w logWriter) Write(b []byte) (int, error) {
+	w.l.Info("built-in model", "install", strings.TrimSpace(string(b)))
+	return len(b), nil
 }

@@ -20,7 +20,16 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// No built-in model installed in the user's cache decides a test's
+	// provider: each test that wants one installs it.
+	cache, err := os.MkdirTemp("", "ragd-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 // ragd runs the command line args in this process and returns its standard

@@ -1,0 +1,150 @@
+package embedding
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/model"
+)
+
+// installedBuiltin returns a model folder root with the real
+// all-MiniLM-L6-v2 installed from RAGD_BUILTIN_MODEL (the built-in tier of
+// scripts/test.sh); the test is skipped outside that tier.
+func installedBuiltin(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("RAGD_BUILTIN_TESTS") == "" {
+		t.Skip("the built-in model tier runs with RAGD_BUILTIN_TESTS=1 (scripts/test.sh)")
+	}
+	from := os.Getenv("RAGD_BUILTIN_MODEL")
+	if from == "" {
+		t.Fatal("RAGD_BUILTIN_TESTS=1 needs RAGD_BUILTIN_MODEL, the model's folder")
+	}
+	root := t.TempDir()
+	if err := model.Install(context.Background(), model.MiniLM, model.MiniLM.Dir(root), from, nil); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestBuiltinNotInstalled(t *testing.T) {
+	svc, err := New(Config{Provider: ProviderBuiltin, ModelDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := svc.Space().String(); !strings.HasPrefix(got, model.MiniLM.Identity()) || !strings.HasSuffix(got, "/384") {
+		t.Errorf("space %q, want the model's identity and 384 dims", got)
+	}
+	h := svc.Health(context.Background())
+	if h.Available || !strings.Contains(h.Reason, "ragd model install") {
+		t.Errorf("health of a missing model: available %v, reason %q; want a reason naming `ragd model install`", h.Available, h.Reason)
+	}
+	vec, ok, reason := svc.EmbedQuery(context.Background(), "a query")
+	if ok || vec != nil || !strings.Contains(reason, "not installed") {
+		t.Errorf("query with a missing model: %v %v %q", vec != nil, ok, reason)
+	}
+}
+
+func TestBuiltinConfig(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Provider: ProviderBuiltin, Model: "no-such-model", Dims: 384}, "unknown"},
+		{Config{Provider: ProviderBuiltin, Dims: 100}, "Dims 100"},
+		{Config{Provider: ProviderBuiltin, Threads: -1}, "Threads"},
+	} {
+		if _, err := New(c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(%+v): %v, want an error with %q", c.cfg, err, c.want)
+		}
+	}
+	// The Ollama default model and dims (as the daemon's defaults fill
+	// them) mean the built-in default.
+	cfg, err := Config{Provider: ProviderBuiltin, Model: DefaultModel, Dims: DefaultDims, BatchSize: DefaultBatchSize}.withDefaults()
+	if err != nil || cfg.Model != model.MiniLM.Name || cfg.Dims != 384 || cfg.BatchSize != BuiltinBatchSize || cfg.Threads != DefaultThreads {
+		t.Errorf("builtin defaults: %+v, %v", cfg, err)
+	}
+	if a, b := SpaceFor(Config{Provider: ProviderBuiltin}), SpaceFor(Config{Model: "all-minilm", Dims: 384}); a == b {
+		t.Errorf("the built-in model's space %v is an Ollama model's", a)
+	}
+}
+
+func TestBuiltinEmbedsAndServesQueriesBesideIndexing(t *testing.T) {
+	root := installedBuiltin(t)
+	svc, err := New(Config{Provider: ProviderBuiltin, ModelDir: root, QueryTimeout: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := svc.Health(context.Background()); !h.Available || h.Dims != 384 || h.Version != model.MiniLM.Identity() {
+		t.Fatalf("health: %+v", h)
+	}
+	res := svc.EmbedDocuments(context.Background(), []string{
+		"The cat sits on the mat.",
+		"A feline rests on a rug.",
+		"Quarterly revenue grew by eight percent.",
+	})
+	if !res.Available || res.Embedded != 3 {
+		t.Fatalf("documents: %+v", res)
+	}
+	near, far := cosine(res.Vectors[0], res.Vectors[1]), cosine(res.Vectors[0], res.Vectors[2])
+	if near <= far {
+		t.Errorf("cat/feline %.3f <= cat/revenue %.3f: the vectors do not carry meaning", near, far)
+	}
+
+	// The indexing share is taken (a reindex in flight): a query still
+	// gets its vector, and a document batch waits.
+	b := svc.Provider().(*builtin)
+	for range cap(b.indexer) {
+		b.indexer <- struct{}{}
+	}
+	vec, ok, reason := svc.EmbedQuery(context.Background(), "where does the cat sit")
+	if !ok || vec == nil {
+		t.Fatalf("query while indexing holds the CPU share: %q", reason)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.Embed(ctx, []string{"waits"}, 384); err == nil {
+		t.Errorf("a document batch did not wait for the indexing share")
+	}
+	for range cap(b.indexer) {
+		<-b.indexer
+	}
+
+	// Idle: the model unloads, and loads again on the next use.
+	if !b.Loaded() {
+		t.Fatal("model not loaded after use")
+	}
+	b.mu.Lock()
+	b.used = time.Now().Add(-2 * b.idle)
+	b.mu.Unlock()
+	b.unloadIfIdle()
+	if b.Loaded() {
+		t.Fatal("model still loaded after the idle period")
+	}
+	if _, ok, reason := svc.EmbedQuery(context.Background(), "again"); !ok {
+		t.Fatalf("query after unloading: %q", reason)
+	}
+}
+
+func cosine(a, b []float32) float64 {
+	var d float64
+	for i := range a {
+		d += float64(a[i]) * float64(b[i])
+	}
+	return d
+}
+
+// A deadline while the model loads is a busy provider, not a down one.
+func TestBuiltinLoadingIsBusy(t *testing.T) {
+	root := installedBuiltin(t)
+	svc, err := New(Config{Provider: ProviderBuiltin, ModelDir: root}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := svc.batch(withQuery(context.Background()), []*job{{sent: "a query"}}, time.Nanosecond)
+	if o.reason == "" || !o.busy {
+		t.Errorf("a deadline before the model answered: reason %q busy %v, want busy", o.reason, o.busy)
+	}
+}

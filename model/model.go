@@ -1,0 +1,87 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Model is a loaded sentence-embedding model. It is safe for concurrent
+// use: its weights are read-only and every call has its own buffers.
+type Model struct {
+	tok       *Tokenizer
+	enc       *bert
+	maxTokens int
+}
+
+// LoadSpec verifies s's files in dir against their pins (a tampered or
+// partial file is refused) and loads them, with s's input limit.
+func LoadSpec(s Spec, dir string) (*Model, error) {
+	if err := Verify(s, dir); err != nil {
+		return nil, err
+	}
+	m, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if d := m.Dims(); d != s.Dims {
+		return nil, fmt.Errorf("model %s: %d dimensions, its spec says %d", s.Name, d, s.Dims)
+	}
+	m.maxTokens = min(s.MaxTokens, m.enc.cfg.MaxPositions)
+	return m, nil
+}
+
+// Load reads the model in dir, unverified: config.json, model.safetensors,
+// tokenizer.json, and sentence_bert_config.json for the input limit
+// (default the model's positions).
+func Load(dir string) (*Model, error) {
+	var cfg bertConfig
+	if err := readJSON(filepath.Join(dir, "config.json"), &cfg); err != nil {
+		return nil, err
+	}
+	ts, err := readSafetensors(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		return nil, err
+	}
+	enc, err := newBERT(cfg, ts)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", dir, err)
+	}
+	tok, err := LoadTokenizer(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{tok: tok, enc: enc, maxTokens: cfg.MaxPositions}
+	var st struct {
+		MaxSeqLength int `json:"max_seq_length"`
+	}
+	if err := readJSON(filepath.Join(dir, "sentence_bert_config.json"), &st); err == nil && st.MaxSeqLength > 0 {
+		m.maxTokens = min(st.MaxSeqLength, cfg.MaxPositions)
+	}
+	return m, nil
+}
+
+// Dims returns the length of the model's vectors.
+func (m *Model) Dims() int { return m.enc.cfg.Hidden }
+
+// MaxTokens returns the model's input limit in tokens, [CLS] and [SEP]
+// included; longer texts are cut to it.
+func (m *Model) MaxTokens() int { return m.maxTokens }
+
+// Embed returns text's unit vector, computed with at most threads
+// goroutines (at least one).
+func (m *Model) Embed(text string, threads int) []float32 {
+	return m.enc.embed(m.tok.Encode(text, m.maxTokens), max(threads, 1))
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read model file: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("model file %s: %w", path, err)
+	}
+	return nil
+}
