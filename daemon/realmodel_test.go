@@ -19,6 +19,7 @@ import (
 
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/daemon"
+	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/daemontest"
 )
 
@@ -188,4 +189,79 @@ func hitList(hits []api.Hit) string {
 		}
 	}
 	return b.String()
+}
+
+// benchSections is the size of the reindex benchmark's corpus: files of
+// benchSectionsPerFile sections of about 900 characters, one chunk each.
+const (
+	benchFiles           = 40
+	benchSectionsPerFile = 4
+)
+
+// benchCorpus returns the reindex benchmark's files: varied English prose,
+// no two sections alike.
+func benchCorpus() map[string]string {
+	words := strings.Fields(`the service groups incoming records into batches before writing them to the
+		database and a setting caps how many batches may be written at once raise it when the database has
+		spare capacity lower it when write latency climbs deploys run from the main branch after the checks
+		pass and a deploy can be rolled back from the release page within the first hour the on-call engineer
+		answers pages within fifteen minutes and hands over at the weekly meeting with a short written summary
+		patients treated with chemotherapy showed longer survival than those given placebo in the trial`)
+	out := map[string]string{}
+	for f := range benchFiles {
+		var b strings.Builder
+		b.WriteString("# Document " + strconv.Itoa(f) + "\n")
+		for s := range benchSectionsPerFile {
+			b.WriteString("\n## Part " + strconv.Itoa(s) + "\n\n")
+			for j, n := 0, 0; n < 900; j++ {
+				w := words[(f*31+s*7+j*j+j*13)%len(words)]
+				b.WriteString(w + " ")
+				n += len(w) + 1
+			}
+			b.WriteString("\n")
+		}
+		out["docs/d"+strconv.Itoa(f)+".md"] = b.String()
+	}
+	return out
+}
+
+// BenchmarkRealModelReindex: a first reindex through the daemon, in chunks
+// per second, lexical only (the provider's port closed) and with the
+// served model embedding every chunk before it is written, in one run.
+//
+//	go test -tags sqlite_fts5,realmodel -run '^$' -bench RealModelReindex -benchtime 1x ./daemon/
+func BenchmarkRealModelReindex(b *testing.B) {
+	files := benchCorpus()
+	host, model := os.Getenv("OLLAMA_HOST"), os.Getenv("RAGD_MODEL")
+	dims, err := strconv.Atoi(os.Getenv("RAGD_DIMS"))
+	if host == "" || model == "" || err != nil {
+		b.Fatal("real-model tier needs OLLAMA_HOST, RAGD_MODEL and RAGD_DIMS (export $(bash scripts/models.sh up all-minilm))")
+	}
+	for _, c := range []struct{ name, host string }{{"lexical-only", ollamatest.ClosedURL(b)}, {model, host}} {
+		b.Run(c.name, func(b *testing.B) {
+			var chunks int
+			var took time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				cfg := daemontest.Config(c.host)
+				cfg.Embedding.Model, cfg.Embedding.Dims = model, dims
+				d := daemontest.Start(b, daemontest.NewWorld(b), cfg)
+				repo := daemontest.Repo(b, files)
+				daemontest.AddProject(b, d.Client, repo.Dir, "bench")
+				b.StartTimer()
+				t0 := time.Now()
+				rep := daemontest.Reindex(b, d.Client, "bench")
+				took += time.Since(t0)
+				b.StopTimer()
+				for _, sr := range rep.Scopes {
+					chunks += sr.Chunks.Total
+					if c.host == host && sr.LexicalOnly != 0 {
+						b.Fatalf("scope %s: %d chunks without a vector", sr.Scope, sr.LexicalOnly)
+					}
+				}
+				d.Stop(b)
+			}
+			b.ReportMetric(float64(chunks)/took.Seconds(), "chunks/s")
+		})
+	}
 }
