@@ -40,9 +40,11 @@ DEFAULT_PORT=11520
 # Seconds for `ollama serve` to answer, and for a model to be created.
 START_TIMEOUT=${RAGD_MODELS_START_TIMEOUT:-60}
 CREATE_TIMEOUT=${RAGD_MODELS_CREATE_TIMEOUT:-900}
-# num_thread baked into each model: 2 cores are shared by the daemon, the
-# tests and the model; 0 would let Ollama take one thread per core.
-THREADS=${RAGD_MODELS_THREADS:-2}
+# num_thread baked into each model. One: ggml's threads wait for each other
+# at every layer, and on 2 cores shared with the daemon and the tests a
+# second thread made a batch 2-3 times slower (4 chunks of e5-small-v2:
+# 26 s with 2 threads, 9-14 s with 1, machine load 23); 0 = one per core.
+THREADS=${RAGD_MODELS_THREADS:-1}
 
 die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
 info() { printf '%s: %s\n' "$PROG" "$*" >&2; }
