@@ -2,7 +2,9 @@
 #
 #   make setup   install what a fresh Debian machine lacks, download modules
 #   make build   build bin/ragd
-#   make test    vet, unit + race tests, bounded fuzzing, real-server tier
+#   make test    vet, unit + race tests, bounded fuzzing, real-server tier,
+#                real-model tier
+#   make test-realmodel  the real-model tier alone (scripts/models.sh's models)
 #   make bench   Go benchmarks (figures, not pass/fail)
 #   make bench-scale  the 10k/100k/1M table of docs/scale.md (corpora cached
 #                in the user cache folder: about 6 GB and half an hour to build once)
@@ -30,7 +32,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS := -O2 -g -I$(INCLUDE) $(AVX)
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_fts5
 
-.PHONY: setup build test bench bench-scale bench-scale-pg pglite run fuzz vet clean header record-session screenshots
+.PHONY: setup build test test-realmodel bench bench-scale bench-scale-pg pglite run fuzz vet clean header record-session screenshots
 
 setup:
 	bash scripts/setup.sh
@@ -51,6 +53,9 @@ vet: header
 
 test: header
 	bash scripts/test.sh
+
+test-realmodel: header
+	bash scripts/test-realmodel.sh
 
 fuzz: header
 	bash scripts/fuzz.sh

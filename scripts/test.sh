@@ -117,21 +117,8 @@ kittier "$ollama_env"
 step "real-server tier: use-lite (test kit)"
 kittier "$uselite_env"
 
-# The real-model tier: each model scripts/models.sh serves, one at a time,
-# on its own port (RAGD_MODELS_TEST_PORT), stopped after its run unless it
-# was already up (someone else's).
-realpkgs=$(grep -rl --include='*_test.go' '^//go:build realmodel' . | xargs -n1 dirname | sort -u)
-mport=${RAGD_MODELS_TEST_PORT:-11521}
-for model in $(bash scripts/models.sh list); do
-	step "real-model tier: $model (real Ollama)"
-	mine=0
-	bash scripts/models.sh status --port "$mport" >/dev/null 2>&1 || mine=1
-	model_env=$(bash scripts/models.sh up "$model" --port "$mport")
-	# -v: the cosines against the reference and each model's mean unrelated
-	# cosine are logged.
-	(export $model_env; go test -p 1 -count=1 -tags "$TAGS,realmodel" -run '^TestRealModel' -v $realpkgs)
-	[ "$mine" = 0 ] || bash scripts/models.sh down "$model" --port "$mport"
-done
+step "real-model tier: real retrieval models through the real Ollama"
+bash scripts/test-realmodel.sh
 
 step "all tiers passed"
 # A closing line any CI reader understands: the race run's packages.
