@@ -195,7 +195,7 @@ func hitList(hits []api.Hit) string {
 // benchSections is the size of the reindex benchmark's corpus: files of
 // benchSectionsPerFile sections of about 900 characters, one chunk each.
 const (
-	benchFiles           = 40
+	benchFiles           = 12
 	benchSectionsPerFile = 4
 )
 
@@ -246,6 +246,7 @@ func BenchmarkRealModelReindex(b *testing.B) {
 				b.StopTimer()
 				cfg := daemontest.Config(c.host)
 				cfg.Embedding.Model, cfg.Embedding.Dims = model, dims
+				cfg.Embedding.IndexTimeout = daemon.Duration{Duration: 10 * time.Minute}
 				d := daemontest.Start(b, daemontest.NewWorld(b), cfg)
 				repo := daemontest.Repo(b, files)
 				daemontest.AddProject(b, d.Client, repo.Dir, "bench")
