@@ -94,3 +94,8 @@ type Removed struct {
 	TelemetrySearches int `json:"telemetrySearches"`
 	TelemetryVotes    int `json:"telemetryVotes"`
 }
+
+// HealthChecks is the health route's query parameter that asks for the
+// engine's own checks too (ragd doctor): FTS5's integrity-check reads every
+// project's lexical index, too dear for the health call every command makes.
+const HealthChecks = "checks"

@@ -97,6 +97,12 @@ func (c *Client) Health(ctx context.Context) (*api.Health, error) {
 	return call[api.Health](ctx, c, http.MethodGet, api.PathHealth, nil)
 }
 
+// HealthChecked is Health with the engine's own checks (the database
+// server, its extension and schema, FTS5's integrity), for ragd doctor.
+func (c *Client) HealthChecked(ctx context.Context) (*api.Health, error) {
+	return call[api.Health](ctx, c, http.MethodGet, api.PathHealth+"?"+api.HealthChecks+"=all", nil)
+}
+
 // Projects lists the registered projects.
 func (c *Client) Projects(ctx context.Context) ([]api.ProjectInfo, error) {
 	list, err := call[api.ProjectList](ctx, c, http.MethodGet, api.PathProjects, nil)

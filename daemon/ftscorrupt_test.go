@@ -49,7 +49,7 @@ func TestAPI_CorruptLexicalIndex(t *testing.T) {
 	}
 	daemontest.Search(t, d.Client, "garden", api.SearchRequest{Query: "sqlite"})
 
-	h, err := d.Client.Health(ctx)
+	h, err := d.Client.HealthChecked(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestAPI_CorruptLexicalIndex(t *testing.T) {
 	if got := daemontest.Search(t, d.Client, "demo", api.SearchRequest{Query: "sqlite"}); len(got.Hits) == 0 {
 		t.Errorf("search after the reindex: no hits")
 	}
-	h, err = d.Client.Health(ctx)
+	h, err = d.Client.HealthChecked(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if c, ok := d.store.(engine.Checker); ok {
+	if c, ok := d.store.(engine.Checker); ok && r.URL.Query().Has(api.HealthChecks) {
 		h.Database.Checks = c.Checks(ctx)
 	}
 	if h.Index, err = d.store.Stats(ctx); err != nil {

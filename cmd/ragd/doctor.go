@@ -60,7 +60,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 
 	c := client.New(paths.Socket)
 	defer c.Close()
-	h, err := c.Health(ctx)
+	h, err := c.HealthChecked(ctx)
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.Code == api.CodeDatabaseUnavailable {
 		// The daemon answers; its database does not.
