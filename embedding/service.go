@@ -38,6 +38,9 @@ type Service struct {
 	// learned yet).
 	limitMu sync.Mutex
 	limit   int
+
+	// prio lets queries' requests go before documents' (priority.go).
+	prio *priority
 }
 
 // Result is the outcome of EmbedDocuments.
@@ -121,6 +124,7 @@ func NewWithProvider(cfg Config, p Provider, reason string, cache Cache) (*Servi
 		queryPrefix: query,
 		modelReason: reason,
 		limit:       cfg.ContextLength,
+		prio:        newPriority(),
 	}, nil
 }
 
@@ -169,6 +173,11 @@ func (s *Service) ContextLength(ctx context.Context) int {
 // prefix, through the cache, in batches of Config.BatchSize with up to
 // Config.Concurrency in flight, each bounded by Config.IndexTimeout.
 //
+// Queries go first: a batch waits while a query is waiting for the
+// provider (at most MaxYield), and while queries keep coming batches hold
+// at most YieldBatch texts, so that a query waits at the provider for a
+// short batch at most.
+//
 // Identical texts are sent once. Blank texts (empty or white space) are
 // skipped: nil vector, no request, and Available stays true, because they
 // carry nothing to rank by (Ollama would embed "" as a vector of its prompt
@@ -189,6 +198,7 @@ func (s *Service) EmbedDocuments(ctx context.Context, texts []string) Result {
 // Queries bypass the cache: they are rarely repeated verbatim, and a cache
 // write on the search path would cost more than the embedding it saves.
 func (s *Service) EmbedQuery(ctx context.Context, text string) (vec []float32, available bool, reason string) {
+	defer s.prio.enter()()
 	r := s.run(ctx, []string{text}, s.queryPrefix, s.cfg.QueryTimeout, 1, false)
 	return r.Vectors[0], r.Available, r.Reason
 }
@@ -252,23 +262,53 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 		}
 	}
 
-	batches := chunk(pending, s.cfg.BatchSize)
-	outcomes := make([]outcome, len(batches))
-	var next atomic.Int64
+	// Documents (useCache) yield to queries: each batch is cut when it is
+	// taken, short while queries are coming (priority.go).
+	var (
+		takeMu   sync.Mutex
+		taken    int
+		batches  [][]*job
+		outcomes []outcome
+	)
+	take := func() int {
+		takeMu.Lock()
+		defer takeMu.Unlock()
+		if taken >= len(pending) {
+			return -1
+		}
+		n := s.cfg.BatchSize
+		if useCache && s.prio.busy() {
+			n = min(n, YieldBatch)
+		}
+		end := min(taken+n, len(pending))
+		batches = append(batches, pending[taken:end])
+		outcomes = append(outcomes, outcome{})
+		taken = end
+		return len(batches) - 1
+	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	for range min(concurrency, len(batches)) {
+	for range min(concurrency, (len(pending)+s.cfg.BatchSize-1)/s.cfg.BatchSize) {
 		wg.Go(func() {
 			for {
-				b := int(next.Add(1) - 1)
-				if b >= len(batches) {
+				if useCache && !stop.Load() {
+					s.prio.yield(ctx)
+				}
+				b := take()
+				if b < 0 {
 					return
 				}
+				takeMu.Lock()
+				batch := batches[b]
+				takeMu.Unlock()
 				if stop.Load() || ctx.Err() != nil {
 					continue // not sent: reported with the fatal reason
 				}
-				outcomes[b] = s.isolate(ctx, batches[b], timeout)
-				if outcomes[b].fatal {
+				o := s.isolate(ctx, batch, timeout)
+				takeMu.Lock()
+				outcomes[b] = o
+				takeMu.Unlock()
+				if o.fatal {
 					stop.Store(true)
 				}
 			}
@@ -515,13 +555,4 @@ func cancelled(ctx context.Context, res Result) Result {
 	res.Cause, res.ProviderDown = res.Reason, false
 	res.Unembeddable = nil
 	return res
-}
-
-// chunk splits jobs into batches of at most n.
-func chunk(jobs []*job, n int) [][]*job {
-	var out [][]*job
-	for b := range slices.Chunk(jobs, n) {
-		out = append(out, b)
-	}
-	return out
 }

@@ -1,0 +1,92 @@
+package embedding
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// MaxYield bounds how long one batch of documents waits for searches'
+// queries to clear: queries go first, but a search that never pauses must
+// not stop indexing altogether (the background fill then sends a batch at
+// least this often).
+const MaxYield = time.Second
+
+// YieldBatch is the most texts a batch of documents holds while queries
+// are being embedded: a query that arrives just after a batch was sent
+// waits at the provider for that batch (a CPU Ollama embeds one request at
+// a time), so the batches sent between queries are kept short.
+const YieldBatch = 4
+
+// priority lets queries go before documents: a batch of documents is sent
+// only when no query is waiting for or in an embedding request, or once it
+// has waited MaxYield.
+type priority struct {
+	mu      sync.Mutex
+	queries int
+	// clear is closed when queries falls to 0, and replaced when it rises.
+	clear chan struct{}
+	// lastQuery is when the last query ended: documents go in short
+	// batches while queries keep coming (see busy).
+	lastQuery time.Time
+	// onWait, when set (tests), is called when a batch starts waiting.
+	onWait func()
+}
+
+// recentQueries is how long after a query documents keep going in
+// YieldBatch batches.
+const recentQueries = 2 * time.Second
+
+func newPriority() *priority {
+	c := make(chan struct{})
+	close(c)
+	return &priority{clear: c}
+}
+
+// enter marks a query waiting; leave, returned, marks it done.
+func (p *priority) enter() (leave func()) {
+	p.mu.Lock()
+	if p.queries == 0 {
+		p.clear = make(chan struct{})
+	}
+	p.queries++
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		p.queries--
+		p.lastQuery = time.Now()
+		if p.queries == 0 {
+			close(p.clear)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// yield waits until no query is waiting, MaxYield passed, or ctx ended.
+func (p *priority) yield(ctx context.Context) {
+	p.mu.Lock()
+	clear := p.clear
+	p.mu.Unlock()
+	select {
+	case <-clear:
+		return
+	default:
+	}
+	if p.onWait != nil {
+		p.onWait()
+	}
+	t := time.NewTimer(MaxYield)
+	defer t.Stop()
+	select {
+	case <-clear:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// busy reports whether queries are being embedded or were a moment ago.
+func (p *priority) busy() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.queries > 0 || time.Since(p.lastQuery) < recentQueries
+}
