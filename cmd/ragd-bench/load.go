@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,7 +98,7 @@ type loadFlags struct {
 	dims                                  int
 	duration, queryTimeout                time.Duration
 	writer, reindex, keep                 bool
-	vectors                               string
+	vectors, cpuProfile, blockProfile     string
 	batch, concurrency                    int
 }
 
@@ -124,6 +126,8 @@ func loadCmd(args []string, stdout io.Writer) error {
 	fs.IntVar(&f.batch, "batch", 0, "[embedding] batch_size (0: the default)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "[embedding] concurrency (0: the default)")
 	fs.StringVar(&f.vectors, "vectors", "", "[search] vectors (SQLite): exact or quantized (default: the daemon's)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run (daemon and clients) to this file")
+	fs.StringVar(&f.blockProfile, "blockprofile", "", "write a profile of where goroutines waited (blocking and mutexes) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -306,9 +310,6 @@ func setUp(ctx context.Context, f loadFlags, work string) (*loadSetup, error) {
 		}
 		s.project, s.corpus = loadProject, "beir "+b.Name
 		s.repo = filepath.Join(work, "repo")
-		if db == "" {
-			db = filepath.Join(work, "ragd.db")
-		}
 		if _, err := os.Stat(filepath.Join(s.repo, ".git")); err != nil {
 			in, err := b.OpenCorpus()
 			if err != nil {
@@ -324,6 +325,77 @@ func setUp(ctx context.Context, f loadFlags, work string) (*loadSetup, error) {
 	if len(s.queries) == 0 {
 		return nil, errors.New("load: no queries")
 	}
+	if f.beir != "" && db == "" {
+		// Every run starts from the same index: WORK/base-SPACE.db, indexed
+		// once, copied for the run (the writer's appends stay in the copy).
+		// One per embedding space (none: lexical only).
+		name := "lexical"
+		if f.provider != "none" {
+			name = strings.NewReplacer("/", "_", ":", "_").Replace(fmt.Sprintf("%s-%d", f.model, f.dims))
+		}
+		base := filepath.Join(work, "base-"+name+".db")
+		if _, err := os.Stat(base + ".indexed"); err != nil {
+			if err := indexBEIR(ctx, f, work, base, s.repo); err != nil {
+				return nil, err
+			}
+		}
+		db = filepath.Join(work, "run.db")
+		if err := copyDB(base, db); err != nil {
+			return nil, err
+		}
+	}
+	d, err := openDaemon(ctx, f, work, db)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.d = d
+	s.closers = append(s.closers, func() { d.Close(context.Background()) })
+	st, err := d.Store().Stats(ctx)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	for _, n := range st.Chunks {
+		s.chunks += n
+	}
+	return s, nil
+}
+
+// indexBEIR indexes the BEIR repository into base through a daemon's
+// socket, then closes the daemon and marks base complete.
+func indexBEIR(ctx context.Context, f loadFlags, work, base, repo string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(base + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	d, err := openDaemon(ctx, f, work, base)
+	if err != nil {
+		return err
+	}
+	defer d.Close(context.Background())
+	cl := client.New(d.Socket())
+	defer cl.Close()
+	fmt.Fprintf(os.Stderr, "indexing %s through the socket …\n", f.beir)
+	if _, err := cl.AddProject(ctx, api.AddProjectRequest{Path: repo, Name: loadProject}); err != nil {
+		return err
+	}
+	rep, err := cl.Reindex(ctx, loadProject, api.ReindexRequest{})
+	if err != nil {
+		return err
+	}
+	if !rep.Complete && f.provider != "none" {
+		return fmt.Errorf("load: index of %s incomplete: %s", f.beir, rep.Summary)
+	}
+	if err := d.Close(ctx); err != nil {
+		return err
+	}
+	return os.WriteFile(base+".indexed", []byte(f.provider+" "+f.model+"\n"), 0o600)
+}
+
+// openDaemon opens a daemon configured by f on db, with its files in work.
+func openDaemon(ctx context.Context, f loadFlags, work, db string) (*daemon.Daemon, error) {
 	cfg := daemonConfig(f)
 	paths := daemon.Paths{
 		Config:     filepath.Join(work, "config.toml"),
@@ -345,42 +417,7 @@ func setUp(ctx context.Context, f loadFlags, work string) (*loadSetup, error) {
 		}
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 	}
-	d, err := daemon.Open(ctx, daemon.Options{Config: cfg, Paths: paths, Open: openEngine, Logger: logger})
-	if err != nil {
-		s.close()
-		return nil, err
-	}
-	s.d = d
-	s.closers = append(s.closers, func() { d.Close(context.Background()) })
-	cl := client.New(d.Socket())
-	defer cl.Close()
-	if f.beir != "" {
-		if _, err := cl.Project(ctx, loadProject); err != nil {
-			fmt.Fprintf(os.Stderr, "indexing %s through the socket …\n", f.beir)
-			if _, err := cl.AddProject(ctx, api.AddProjectRequest{Path: s.repo, Name: loadProject}); err != nil {
-				s.close()
-				return nil, err
-			}
-			rep, err := cl.Reindex(ctx, loadProject, api.ReindexRequest{})
-			if err != nil {
-				s.close()
-				return nil, err
-			}
-			if !rep.Complete && f.provider != "none" {
-				s.close()
-				return nil, fmt.Errorf("load: index of %s incomplete: %s", f.beir, rep.Summary)
-			}
-		}
-	}
-	st, err := d.Store().Stats(ctx)
-	if err != nil {
-		s.close()
-		return nil, err
-	}
-	for _, n := range st.Chunks {
-		s.chunks += n
-	}
-	return s, nil
+	return daemon.Open(ctx, daemon.Options{Config: cfg, Paths: paths, Open: openEngine, Logger: logger})
 }
 
 // openEngine opens the daemon's database: a SQLite file or a postgres://
@@ -515,6 +552,10 @@ func measureLoad(ctx context.Context, f loadFlags, s *loadSetup) (*loadResult, e
 	if err != nil {
 		return nil, err
 	}
+	stopProfiles, err := startProfiles(f)
+	if err != nil {
+		return nil, err
+	}
 	res.Load1[0] = load1()
 	cpu0 := cpuTime()
 
@@ -624,6 +665,9 @@ func measureLoad(ctx context.Context, f loadFlags, s *loadSetup) (*loadResult, e
 	elapsed := time.Since(started)
 	cancel()
 	side.Wait()
+	if err := stopProfiles(); err != nil {
+		return nil, err
+	}
 	res.Load1[1] = load1()
 	if sideErr != nil && res.AppendErrors == 0 {
 		return nil, sideErr
@@ -732,4 +776,54 @@ func commitAll(repo, msg string) error {
 		return fmt.Errorf("reindex loop: commit: %w", err)
 	}
 	return nil
+}
+
+// blockRate samples one blocking event per this many nanoseconds blocked.
+const blockRate = 10_000
+
+// startProfiles starts the profiles f asks for; the function returned
+// stops them and writes them.
+func startProfiles(f loadFlags) (func() error, error) {
+	var cpu *os.File
+	if f.cpuProfile != "" {
+		var err error
+		if cpu, err = os.Create(f.cpuProfile); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			cpu.Close()
+			return nil, err
+		}
+	}
+	if f.blockProfile != "" {
+		runtime.SetBlockProfileRate(blockRate)
+		runtime.SetMutexProfileFraction(1)
+	}
+	return func() error {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			if err := cpu.Close(); err != nil {
+				return err
+			}
+		}
+		if f.blockProfile == "" {
+			return nil
+		}
+		defer runtime.SetBlockProfileRate(0)
+		defer runtime.SetMutexProfileFraction(0)
+		for name, path := range map[string]string{"block": f.blockProfile, "mutex": f.blockProfile + ".mutex"} {
+			out, err := os.Create(path)
+			if err != nil {
+				return err
+			}
+			err = pprof.Lookup(name).WriteTo(out, 0)
+			if cerr := out.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
 }
