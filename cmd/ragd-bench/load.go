@@ -567,14 +567,20 @@ func measureLoad(ctx context.Context, f loadFlags, s *loadSetup) (*loadResult, e
 		latencies []time.Duration
 		wg        sync.WaitGroup
 	)
+	// The queries in a shuffled order, each once before any repeats: the
+	// service keeps recent query vectors, which a repeat would measure.
+	order := rand.New(rand.NewSource(1)).Perm(len(s.queries))
 	started := time.Now()
-	for c := range f.clients {
+	for range f.clients {
 		wg.Go(func() {
 			cl := client.New(s.d.Socket())
 			defer cl.Close()
-			r := rand.New(rand.NewSource(int64(c) + 1))
-			for runCtx.Err() == nil && next.Add(1) <= int64(f.searches) {
-				q := s.queries[r.Intn(len(s.queries))]
+			for runCtx.Err() == nil {
+				i := next.Add(1)
+				if i > int64(f.searches) {
+					return
+				}
+				q := s.queries[order[int(i-1)%len(order)]]
 				t0 := time.Now()
 				// The search itself is not cut at the run's end: its
 				// latency counts whole.
