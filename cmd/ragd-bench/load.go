@@ -359,6 +359,21 @@ func setUp(ctx context.Context, f loadFlags, work string) (*loadSetup, error) {
 	for _, n := range st.Chunks {
 		s.chunks += n
 	}
+	// A serving daemon's figures: its vector index loaded (searches scan
+	// exactly until then), and its first search's one-time work (the
+	// space's profile) done.
+	if w, ok := d.Store().(vectorIndexWaiter); ok {
+		if err := w.WaitVectorIndex(ctx); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	cl := client.New(d.Socket())
+	defer cl.Close()
+	if _, err := cl.Search(ctx, s.project, api.SearchRequest{Query: s.queries[0]}); err != nil {
+		s.close()
+		return nil, fmt.Errorf("load: first search: %w", err)
+	}
 	return s, nil
 }
 
