@@ -97,6 +97,7 @@ type loadFlags struct {
 	n, clients, searches, appendSize      int
 	dims                                  int
 	duration, queryTimeout                time.Duration
+	appendRate                            float64
 	writer, reindex, keep                 bool
 	vectors, cpuProfile, blockProfile     string
 	batch, concurrency                    int
@@ -117,6 +118,7 @@ func loadCmd(args []string, stdout io.Writer) error {
 	fs.IntVar(&f.searches, "searches", 0, "stop after this many searches (0: the duration alone)")
 	fs.BoolVar(&f.writer, "writer", false, "a followed session appending -append-size messages a loop meanwhile")
 	fs.IntVar(&f.appendSize, "append-size", 10, "messages per append")
+	fs.Float64Var(&f.appendRate, "append-rate", 0, "appends per second at most (0: as fast as the daemon takes them)")
 	fs.BoolVar(&f.reindex, "reindex", false, "a loop committing a document and reindexing docs meanwhile (-beir)")
 	fs.StringVar(&f.provider, "provider", "ollama", "embedding provider: ollama, openai, or none (lexical only); -n serves random vectors itself")
 	fs.StringVar(&f.host, "host", "http://127.0.0.1:11500", "the provider's URL: Ollama's host, or an OpenAI-compatible base URL (…/v1)")
@@ -156,6 +158,8 @@ func (f *loadFlags) check() error {
 		return fmt.Errorf("load: -searches %d: want 0 to %d", f.searches, maxLoadSearches)
 	case f.appendSize < 1 || f.appendSize > 100:
 		return fmt.Errorf("load: -append-size %d: want 1 to 100", f.appendSize)
+	case f.appendRate < 0 || f.appendRate > 1000:
+		return fmt.Errorf("load: -append-rate %v: want 0 to 1000", f.appendRate)
 	case f.reindex && f.beir == "":
 		return errors.New("load: -reindex needs -beir (the synthetic corpus has no repository)")
 	}
@@ -644,8 +648,21 @@ func measureLoad(ctx context.Context, f loadFlags, s *loadSetup) (*loadResult, e
 			defer cl.Close()
 			r := rand.New(rand.NewSource(99))
 			run := strconv.FormatInt(time.Now().UnixNano(), 36)
+			var tick <-chan time.Time
+			if f.appendRate > 0 {
+				t := time.NewTicker(time.Duration(float64(time.Second) / f.appendRate))
+				defer t.Stop()
+				tick = t.C
+			}
 			// At least one append, however short the run.
 			for i := 0; i == 0 || runCtx.Err() == nil; i++ {
+				if tick != nil && i > 0 {
+					select {
+					case <-tick:
+					case <-runCtx.Done():
+						return
+					}
+				}
 				events := make([]ragd.Event, f.appendSize)
 				now := time.Now().UTC()
 				for j := range events {
