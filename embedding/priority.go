@@ -16,7 +16,7 @@ const MaxYield = time.Second
 // are being embedded: a query that arrives just after a batch was sent
 // waits at the provider for that batch (a CPU Ollama embeds one request at
 // a time), so the batches sent between queries are kept short.
-const YieldBatch = 4
+const YieldBatch = 2
 
 // priority lets queries go before documents: a batch of documents is sent
 // only when no query is waiting for or in an embedding request, or once it
@@ -31,6 +31,10 @@ type priority struct {
 	lastQuery time.Time
 	// onWait, when set (tests), is called when a batch starts waiting.
 	onWait func()
+	// single is held by a batch of documents sent while queries are
+	// coming: one at a time then, so that a query waits for one short
+	// batch at most, not Config.Concurrency of them.
+	single sync.Mutex
 }
 
 // recentQueries is how long after a query documents keep going in

@@ -178,8 +178,8 @@ func (s *Service) ContextLength(ctx context.Context) int {
 //
 // Queries go first: a batch waits while a query is waiting for the
 // provider (at most MaxYield), and while queries keep coming batches hold
-// at most YieldBatch texts, so that a query waits at the provider for a
-// short batch at most.
+// at most YieldBatch texts and go one at a time, so that a query waits at
+// the provider for one short batch at most.
 //
 // Identical texts are sent once. Blank texts (empty or white space) are
 // skipped: nil vector, no request, and Available stays true, because they
@@ -317,7 +317,14 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 				if stop.Load() || ctx.Err() != nil {
 					continue // not sent: reported with the fatal reason
 				}
-				o := s.isolate(ctx, batch, timeout)
+				var o outcome
+				if useCache && len(batch) <= YieldBatch && s.prio.busy() {
+					s.prio.single.Lock()
+					o = s.isolate(ctx, batch, timeout)
+					s.prio.single.Unlock()
+				} else {
+					o = s.isolate(ctx, batch, timeout)
+				}
 				takeMu.Lock()
 				outcomes[b] = o
 				takeMu.Unlock()
