@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/pgtest"
 )
 
 func TestCheckDB(t *testing.T) {
@@ -112,5 +113,31 @@ func TestLoad(t *testing.T) {
 		if err := loadCmd(args, io.Discard); err == nil {
 			t.Errorf("load %v: no error", args)
 		}
+	}
+}
+
+// TestLoad_Postgres is TestLoad on the PostgreSQL engine (PGlite), without
+// the writer: the corpus built in the database, the daemon on its URL.
+func TestLoad_Postgres(t *testing.T) {
+	db := pgtest.Fresh(t)
+	if err := buildCmd([]string{"-n", "60", "-db", db}); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	// PGlite serves one query at a time on each of few connections: the
+	// daemon's pool stays well below them (internal/pgtest). No writer:
+	// on PGlite the fill's transaction and an append's read on another
+	// connection wait for each other (seen here; a PostgreSQL server
+	// serves both), which the SQLite test covers.
+	err := loadCmd([]string{"-n", "60", "-db", db + "&pool_max_conns=3", "-work", t.TempDir(), "-clients", "2", "-searches", "12", "-duration", "5m"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r loadResult
+	if err := json.Unmarshal([]byte(out.String()), &r); err != nil {
+		t.Fatalf("output %q: %v", out.String(), err)
+	}
+	if r.Engine != "postgres" || r.Searches != 12 || r.Errors != 0 || r.Degraded != 0 || r.SearchIDs != 12 || r.TelemetryRows != 12 {
+		t.Errorf("%+v: want 12 searches on postgres answered and recorded once", r)
 	}
 }

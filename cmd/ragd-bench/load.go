@@ -11,6 +11,7 @@ import (
 	"math/rand"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -443,9 +444,18 @@ func openDaemon(ctx context.Context, f loadFlags, work, db string) (*daemon.Daem
 // URL, as ragd serve does.
 func openEngine(ctx context.Context, database string, opt daemon.EngineOptions) (daemon.Store, error) {
 	if isURL(database) {
+		// pool_max_conns sizes the pool, as ragd serve reads it.
+		var conns int32
+		if u, err := url.Parse(database); err == nil && u.Query().Get("pool_max_conns") != "" {
+			n, err := strconv.ParseInt(u.Query().Get("pool_max_conns"), 10, 32)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("-db %s: pool_max_conns %q: want a number of connections, 1 or more", redact(database), u.Query().Get("pool_max_conns"))
+			}
+			conns = int32(n)
+		}
 		s, err := postgres.Open(ctx, database, postgres.Options{
 			Space: opt.Space, Dims: opt.Dims, ResetSpace: opt.ResetSpace, Logger: opt.Logger,
-			Owner: opt.Owner, ShareSessions: opt.ShareSessions})
+			Owner: opt.Owner, ShareSessions: opt.ShareSessions, MaxConns: conns})
 		if err != nil {
 			return nil, err
 		}
