@@ -26,9 +26,9 @@ type priority struct {
 	queries int
 	// clear is closed when queries falls to 0, and replaced when it rises.
 	clear chan struct{}
-	// lastQuery is when the last query ended: documents go in short
-	// batches while queries keep coming (see busy).
-	lastQuery time.Time
+	// short counts the batches of documents still to be cut short since
+	// the last query ended (see busy).
+	short int
 	// onWait, when set (tests), is called when a batch starts waiting.
 	onWait func()
 	// single is held by a batch of documents sent while queries are
@@ -37,9 +37,11 @@ type priority struct {
 	single sync.Mutex
 }
 
-// recentQueries is how long after a query documents keep going in
-// YieldBatch batches.
-const recentQueries = 2 * time.Second
+// shortAfterQuery is how many batches of documents after a query go in
+// YieldBatch texts, one at a time: while queries keep coming, every batch.
+// Counted in batches, not time, so that the same sequence of calls always
+// gives the same requests.
+const shortAfterQuery = 8
 
 func newPriority() *priority {
 	c := make(chan struct{})
@@ -58,7 +60,7 @@ func (p *priority) enter() (leave func()) {
 	return func() {
 		p.mu.Lock()
 		p.queries--
-		p.lastQuery = time.Now()
+		p.short = shortAfterQuery
 		if p.queries == 0 {
 			close(p.clear)
 		}
@@ -88,9 +90,17 @@ func (p *priority) yield(ctx context.Context) {
 	}
 }
 
-// busy reports whether queries are being embedded or were a moment ago.
+// busy reports whether queries are being embedded or one ended less than
+// shortAfterQuery batches ago; a true answer counts as one such batch.
 func (p *priority) busy() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.queries > 0 || time.Since(p.lastQuery) < recentQueries
+	if p.queries > 0 {
+		return true
+	}
+	if p.short > 0 {
+		p.short--
+		return true
+	}
+	return false
 }

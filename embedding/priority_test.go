@@ -64,7 +64,7 @@ func (p *gatedProvider) Embed(ctx context.Context, texts []string, dims int) ([]
 // TestQueriesGoFirst: a query that arrives while a batch of documents is
 // at the provider is the next request the provider gets: no batch of
 // documents is sent while it waits, and the batches sent after it are
-// short.
+// short for a while.
 func TestQueriesGoFirst(t *testing.T) {
 	p := &gatedProvider{dims: 8, arrived: make(chan string), releaseDocs: make(chan struct{}), releaseQuery: make(chan struct{})}
 	qp := "query: "
@@ -128,9 +128,17 @@ func TestQueriesGoFirst(t *testing.T) {
 	if p.docBatches[0] != 32 {
 		t.Errorf("first batch %d texts, want 32 (no query yet)", p.docBatches[0])
 	}
+	// The shortAfterQuery batches after the query are short; then, no
+	// query coming, they are full again.
 	for i, n := range p.docBatches[1:] {
-		if n > YieldBatch {
+		if i < shortAfterQuery && n > YieldBatch {
 			t.Errorf("batch %d after the query: %d texts, want at most %d", i+1, n, YieldBatch)
 		}
+		if i == shortAfterQuery && n != 32 {
+			t.Errorf("batch %d after the query: %d texts, want 32 again", i+1, n)
+		}
+	}
+	if len(p.docBatches) <= shortAfterQuery+1 {
+		t.Errorf("%d batches: the test wants texts enough for full batches after the short ones", len(p.docBatches))
 	}
 }

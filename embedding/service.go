@@ -283,21 +283,23 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 		batches  [][]*job
 		outcomes []outcome
 	)
-	take := func() int {
+	// take cuts the next batch; short is set when it was cut short for
+	// queries (then it goes one at a time).
+	take := func() (b int, short bool) {
 		takeMu.Lock()
 		defer takeMu.Unlock()
 		if taken >= len(pending) {
-			return -1
+			return -1, false
 		}
 		n := s.cfg.BatchSize
 		if useCache && s.prio.busy() {
-			n = min(n, YieldBatch)
+			n, short = min(n, YieldBatch), true
 		}
 		end := min(taken+n, len(pending))
 		batches = append(batches, pending[taken:end])
 		outcomes = append(outcomes, outcome{})
 		taken = end
-		return len(batches) - 1
+		return len(batches) - 1, short
 	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -307,7 +309,7 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 				if useCache && !stop.Load() {
 					s.prio.yield(ctx)
 				}
-				b := take()
+				b, short := take()
 				if b < 0 {
 					return
 				}
@@ -318,7 +320,7 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 					continue // not sent: reported with the fatal reason
 				}
 				var o outcome
-				if useCache && len(batch) <= YieldBatch && s.prio.busy() {
+				if short {
 					s.prio.single.Lock()
 					o = s.isolate(ctx, batch, timeout)
 					s.prio.single.Unlock()
