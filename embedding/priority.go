@@ -16,7 +16,7 @@ const MaxYield = time.Second
 // are being embedded: a query that arrives just after a batch was sent
 // waits at the provider for that batch (a CPU Ollama embeds one request at
 // a time), so the batches sent between queries are kept short.
-const YieldBatch = 2
+const YieldBatch = 1
 
 // priority lets queries go before documents: a batch of documents is sent
 // only when no query is waiting for or in an embedding request, or once it
