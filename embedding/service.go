@@ -41,8 +41,6 @@ type Service struct {
 
 	// prio lets queries' requests go before documents' (priority.go).
 	prio *priority
-	// queries holds recent query vectors (querycache.go).
-	queries *queryCache
 }
 
 // Result is the outcome of EmbedDocuments.
@@ -127,7 +125,6 @@ func NewWithProvider(cfg Config, p Provider, reason string, cache Cache) (*Servi
 		modelReason: reason,
 		limit:       cfg.ContextLength,
 		prio:        newPriority(),
-		queries:     newQueryCache(QueryCacheSize),
 	}, nil
 }
 
@@ -198,21 +195,12 @@ func (s *Service) EmbedDocuments(ctx context.Context, texts []string) Result {
 // Config.QueryTimeout. vec is nil when available is false, and also for a
 // blank query (available true: there is nothing to search by vector).
 //
-// Queries bypass the embedding cache (a write on the search path would
-// cost more than the embedding it saves); the last QueryCacheSize query
-// vectors are kept in memory instead, so that a query asked again is
-// answered without the provider. Its request goes before any batch of
-// documents (EmbedDocuments).
+// Queries bypass the cache: they are rarely repeated verbatim, and a cache
+// write on the search path would cost more than the embedding it saves.
+// Its request goes before any batch of documents (EmbedDocuments).
 func (s *Service) EmbedQuery(ctx context.Context, text string) (vec []float32, available bool, reason string) {
-	key := s.queryPrefix + text
-	if v := s.queries.get(key); v != nil {
-		return v, true, ""
-	}
 	defer s.prio.enter()()
 	r := s.run(ctx, []string{text}, s.queryPrefix, s.cfg.QueryTimeout, 1, false)
-	if r.Vectors[0] != nil {
-		s.queries.put(key, r.Vectors[0])
-	}
 	return r.Vectors[0], r.Available, r.Reason
 }
 

@@ -596,8 +596,8 @@ func measureLoad(ctx context.Context, f loadFlags, s *loadSetup) (*loadResult, e
 		latencies []time.Duration
 		wg        sync.WaitGroup
 	)
-	// The queries in a shuffled order, each once before any repeats: the
-	// service keeps recent query vectors, which a repeat would measure.
+	// The queries in a shuffled order, each once before any repeats, as
+	// different people and agents would ask them.
 	order := rand.New(rand.NewSource(1)).Perm(len(s.queries))
 	started := time.Now()
 	for range f.clients {
