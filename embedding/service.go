@@ -38,6 +38,9 @@ type Service struct {
 	// learned yet).
 	limitMu sync.Mutex
 	limit   int
+
+	// prio lets queries' requests go before documents' (priority.go).
+	prio *priority
 }
 
 // Result is the outcome of EmbedDocuments.
@@ -126,6 +129,7 @@ func NewWithProvider(cfg Config, p Provider, reason string, cache Cache) (*Servi
 		queryPrefix: query,
 		modelReason: reason,
 		limit:       cfg.ContextLength,
+		prio:        newPriority(),
 	}, nil
 }
 
@@ -174,6 +178,11 @@ func (s *Service) ContextLength(ctx context.Context) int {
 // prefix, through the cache, in batches of Config.BatchSize with up to
 // Config.Concurrency in flight, each bounded by Config.IndexTimeout.
 //
+// Queries go first: a batch waits while a query is waiting for the
+// provider (at most MaxYield), and while queries keep coming batches hold
+// at most YieldBatch texts and go one at a time, so that a query waits at
+// the provider for one short batch at most.
+//
 // Identical texts are sent once. Blank texts (empty or white space) are
 // skipped: nil vector, no request, and Available stays true, because they
 // carry nothing to rank by (Ollama would embed "" as a vector of its prompt
@@ -193,7 +202,9 @@ func (s *Service) EmbedDocuments(ctx context.Context, texts []string) Result {
 //
 // Queries bypass the cache: they are rarely repeated verbatim, and a cache
 // write on the search path would cost more than the embedding it saves.
+// Its request goes before any batch of documents (EmbedDocuments).
 func (s *Service) EmbedQuery(ctx context.Context, text string) (vec []float32, available bool, reason string) {
+	defer s.prio.enter()()
 	r := s.run(withQuery(ctx), []string{text}, s.queryPrefix, s.cfg.QueryTimeout, 1, false)
 	return r.Vectors[0], r.Available, r.Reason
 }
@@ -258,23 +269,62 @@ func (s *Service) run(ctx context.Context, texts []string, prefix string, timeou
 		}
 	}
 
-	batches := chunk(pending, s.cfg.BatchSize)
-	outcomes := make([]outcome, len(batches))
-	var next atomic.Int64
+	// Documents (useCache) yield to queries: each batch is cut when it is
+	// taken, short while queries are coming (priority.go).
+	var (
+		takeMu   sync.Mutex
+		taken    int
+		batches  [][]*job
+		outcomes []outcome
+	)
+	// take cuts the next batch; short is set when it was cut short for
+	// queries (then it goes one at a time).
+	take := func() (b int, short bool) {
+		takeMu.Lock()
+		defer takeMu.Unlock()
+		if taken >= len(pending) {
+			return -1, false
+		}
+		n := s.cfg.BatchSize
+		if useCache && s.prio.busy() {
+			n, short = min(n, YieldBatch), true
+		}
+		end := min(taken+n, len(pending))
+		batches = append(batches, pending[taken:end])
+		outcomes = append(outcomes, outcome{})
+		taken = end
+		return len(batches) - 1, short
+	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	for range min(concurrency, len(batches)) {
+	for range min(concurrency, (len(pending)+s.cfg.BatchSize-1)/s.cfg.BatchSize) {
 		wg.Go(func() {
 			for {
-				b := int(next.Add(1) - 1)
-				if b >= len(batches) {
+				if useCache && !stop.Load() {
+					s.prio.yield(ctx)
+				}
+				b, short := take()
+				if b < 0 {
 					return
 				}
+				takeMu.Lock()
+				batch := batches[b]
+				takeMu.Unlock()
 				if stop.Load() || ctx.Err() != nil {
 					continue // not sent: reported with the fatal reason
 				}
-				outcomes[b] = s.isolate(ctx, batches[b], timeout)
-				if outcomes[b].fatal {
+				var o outcome
+				if short {
+					s.prio.single.Lock()
+					o = s.isolate(ctx, batch, timeout)
+					s.prio.single.Unlock()
+				} else {
+					o = s.isolate(ctx, batch, timeout)
+				}
+				takeMu.Lock()
+				outcomes[b] = o
+				takeMu.Unlock()
+				if o.fatal {
 					stop.Store(true)
 				}
 			}
@@ -525,13 +575,4 @@ func cancelled(ctx context.Context, res Result) Result {
 	res.Cause, res.ProviderDown = res.Reason, false
 	res.Unembeddable = nil
 	return res
-}
-
-// chunk splits jobs into batches of at most n.
-func chunk(jobs []*job, n int) [][]*job {
-	var out [][]*job
-	for b := range slices.Chunk(jobs, n) {
-		out = append(out, b)
-	}
-	return out
 }

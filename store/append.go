@@ -50,12 +50,14 @@ func (s *Store) AppendSession(ctx context.Context, projectID int64, events []rag
 
 	// The text is analysed before the transaction, for the language the
 	// project's lexical table has or would take now; titles, known only in
-	// it, are analysed there.
+	// it, are analysed there. The guess is read on the writer's
+	// connection, which the append takes next anyway: on the read pool it
+	// queued behind every search (docs/scale.md, under load).
 	flat := make([]ragd.ChunkInput, 0, len(items))
 	for _, it := range items {
 		flat = append(flat, *it.in)
 	}
-	guess, _, err := s.writeLanguage(ctx, s.rdb, projectID, flat)
+	guess, _, err := s.writeLanguage(ctx, s.db, projectID, flat)
 	if err != nil {
 		return ragd.AppendResult{}, fmt.Errorf("append events to project %d: %w", projectID, err)
 	}

@@ -9,6 +9,13 @@
 //
 // Each corpus is built and measured in a process of its own, so the memory
 // figures are the build's peak and the serving process's resident set.
+//
+// ragd-bench load runs a daemon in this process and measures clients
+// searching over its socket, with a followed session appending and a
+// reindex loop if asked, and prints one JSON line (docs/scale.md):
+//
+//	ragd-bench load -beir ../shared/bench/scifact -work W -clients 8 -duration 15s -writer
+//	ragd-bench load -n 100000 -provider none -clients 8 -writer
 package main
 
 import (
@@ -31,6 +38,8 @@ func main() {
 		err = buildCmd(os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] == "measure":
 		err = measureCmd(os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "load":
+		err = loadCmd(os.Args[2:], os.Stdout)
 	default:
 		err = run(os.Args[1:])
 	}
