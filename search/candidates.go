@@ -98,6 +98,7 @@ func (s *Searcher) candidates(ctx context.Context, r *request, vec []float32, ou
 		if c.Vector, err = sn.VectorCandidates(ctx, filter, vec, r.cfg.Candidates); err != nil {
 			return err
 		}
+		c.Baseline = s.baseline(ctx)
 	}
 	if c.Lexical, err = lexicalCandidates(ctx, sn, filter, r, r.cfg.Candidates); err != nil {
 		return err
@@ -152,8 +153,9 @@ func (r *Retrieved) index() {
 func (r *Retrieved) At(depth int) Candidates {
 	depth = max(1, min(depth, r.Depth))
 	c := Candidates{
-		Vector:  r.Candidates.Vector[:min(depth, len(r.Candidates.Vector))],
-		Lexical: r.Candidates.Lexical[:min(depth, len(r.Candidates.Lexical))],
+		Vector:   r.Candidates.Vector[:min(depth, len(r.Candidates.Vector))],
+		Lexical:  r.Candidates.Lexical[:min(depth, len(r.Candidates.Lexical))],
+		Baseline: r.Candidates.Baseline,
 	}
 	if r.Fill {
 		c.VectorFill, c.LexicalFill = r.distances, r.lexical

@@ -99,6 +99,12 @@ type Searcher struct {
 	// Config is the fusion configuration of every search that does not
 	// override it.
 	Config Config
+	// Baseline returns the mean cosine of random chunk pairs in the
+	// store's embedding space, what NormSpace reads the vector signal
+	// against (Candidates.Baseline); ok is false while too few vectors are
+	// stored to measure it. Optional: cosine is then read as it is. The
+	// daemon measures once per space and remembers.
+	Baseline func(ctx context.Context) (mean float64, ok bool)
 	// Logger. Optional: slog.Default().
 	Logger *slog.Logger
 	// Now stamps telemetry rows and is the end of Measure's default window.
@@ -393,6 +399,7 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 		if c.Vector, err = sn.VectorCandidates(ctx, filter, vec, k); err != nil {
 			return nil, nil, c, err
 		}
+		c.Baseline = s.baseline(ctx)
 	}
 	if s.betweenQueries != nil {
 		s.betweenQueries()
@@ -429,6 +436,17 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 		return compareCitations(chunks[a.ChunkID], chunks[b.ChunkID])
 	})
 	return fused[:min(len(fused), r.Limit)], chunks, c, nil
+}
+
+// baseline is Baseline's mean, 0 when unknown.
+func (s *Searcher) baseline(ctx context.Context) float64 {
+	if s.Baseline == nil {
+		return 0
+	}
+	if mean, ok := s.Baseline(ctx); ok {
+		return mean
+	}
+	return 0
 }
 
 // analyse analyses r's query for the language of its project's lexical
