@@ -374,7 +374,7 @@ func TestSearch_LimitAboveCandidateDepth(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := searcher(st, tc.emb)
-			s.Config.Fusion = FusionRRF // no threshold: the depth alone bounds the hits
+			s.Config.Fusion = FusionRRF          // no threshold: the depth alone bounds the hits
 			s.Config.Candidates = seedCandidates // under the largest limit
 			resp, err := s.Search(ctx, Request{ProjectID: project, Query: "gadget", Limit: tc.limit, Explain: true})
 			if err != nil {
