@@ -130,7 +130,7 @@ func CompareModes(results []*ModeResult, base string, metrics []string, bs Boots
 }
 
 // metricHeads are the table's column heads, in Metrics order.
-var metricHeads = map[string]string{NDCG10: "nDCG@10", Recall6: "R@6", Recall100: "R@100", MRR10: "MRR@10"}
+var metricHeads = map[string]string{NDCG10: "nDCG@10", Recall6: "R@6", Recall10: "R@10", Recall100: "R@100", MRR10: "MRR@10"}
 
 func f3(x float64) string {
 	if math.IsNaN(x) {
