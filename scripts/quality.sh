@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # quality.sh reproduces docs/quality.md's tables (make quality; not part of
 # make test): for each real retrieval model scripts/models.sh serves, ragd
-# eval on SciFact's training queries, the CometBFT and Kuma judged sets and,
-# during a background fill, at 10% and 50% of the vectors; ragd calibrate on
+# eval on SciFact's training queries, the CometBFT and Kuma judged sets, the
+# judged session questions (scripts/quality/sessions.jsonl) and, during a
+# background fill, at 10% and 50% of the vectors; ragd calibrate on
 # SciFact with 30% of its queries held out. Every mode (lexical, vector, the
 # default, rrf, the seed's weighted fusion) comes from the same retrieval.
 #
@@ -71,6 +72,46 @@ run() {
 	"$ragd" "$@" >"$OUT/$name.txt" 2>/dev/null || true
 }
 
+# The judged session questions (scripts/quality/sessions.jsonl) are asked
+# of real transcripts (../shared/bench/transcripts) imported by a daemon
+# of this model's own: sessions MODEL imports them, waits until the
+# background fill has embedded every chunk, and stops it.
+T=$SHARED/bench/transcripts
+sessions() {
+	local m=$1 dir=$CACHE/sessions-$1
+	mkdir -p "$dir/repo"
+	if [ ! -d "$dir/repo/.git" ]; then
+		echo "# sessions" >"$dir/repo/README.md"
+		git -C "$dir/repo" init -q
+		git -C "$dir/repo" add -A
+		git -C "$dir/repo" -c user.name=ragd -c user.email=ragd@localhost commit -qm sessions
+	fi
+	(
+		export XDG_DATA_HOME=$dir/data XDG_STATE_HOME=$dir/state RAGD_SOCKET=$dir/ragd.sock
+		"$ragd" serve >"$dir/serve.log" 2>&1 &
+		pid=$!
+		trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
+		for _ in $(seq 1 100); do "$ragd" projects >/dev/null 2>&1 && break; sleep 0.2; done
+		"$ragd" add "$dir/repo" >/dev/null
+		"$ragd" sessions import --from aider "$T/aider/monochromatic.aider.chat.history.md" "$T/aider/zen-mcp-server.aider.chat.history.md" --project repo >&2
+		"$ragd" sessions import --from claude-code "$T/claude-code/daaain-cc1.0.24-fe869ecb.jsonl" "$T/claude-code/daaain-cc2.1.114-ef958aa1.jsonl" --project repo >&2
+		"$ragd" sessions import --from codex "$T/codex/aisessions-codex0.47.0-pomodoro.jsonl" --project repo >&2
+		"$ragd" sessions import --from gemini "$T/gemini/aisessions-pomodoro.json" --project repo >&2
+		# Bounded: the fill embeds a few hundred chunks.
+		for _ in $(seq 1 600); do
+			"$ragd" doctor --json 2>/dev/null | jq -r '.checks[] | select(.name == "database") | .detail' | grep -q 'of which 0 lexical only' && break
+			sleep 1
+		done
+	)
+	(
+		export XDG_DATA_HOME=$dir/data XDG_STATE_HOME=$dir/state
+		run "$m-sessions" eval scripts/quality/sessions.jsonl --project repo
+		for share in $SHARES; do
+			run "$m-sessions-fill$share" eval scripts/quality/sessions.jsonl --project repo --vector-share "$share"
+		done
+	)
+}
+
 models=${MODELS:-$(bash "$MODELS_SH" list)}
 for m in $models; do
 	echo "==> serving $m" >&2
@@ -86,6 +127,7 @@ for m in $models; do
 			run "$m-$set-fill$share" eval "$SHARED/bench/golden/$set.jsonl" --repo "$dir" --database "$CACHE/$m-$set.db" --vector-share "$share"
 		done
 	done
+	sessions "$m"
 	bash "$MODELS_SH" down "$m" --port "$PORT" >&2 || true
 done
 
