@@ -9,6 +9,10 @@
 #
 #   make quality                       every model of `scripts/models.sh list`
 #   make quality MODELS="all-minilm"   some of them
+#   make quality SETS="kuma sessions"  some of the sets (scifact cometbft kuma sessions)
+#   SERVED=1 OLLAMA_HOST=… RAGD_MODEL=… RAGD_DIMS=… bash scripts/quality.sh
+#                                      a model served already, by anything
+#                                      speaking Ollama's API
 #
 # Reads ../shared/bench and ../shared/corpora (RAGD_SHARED_DIR), keeps its
 # indexes in ${XDG_CACHE_HOME:-$HOME/.cache}/ragd-quality so that each model
@@ -26,15 +30,20 @@ PORT=${RAGD_QUALITY_PORT:-11530}
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/ragd-quality
 OUT=${OUT:-$PWD/.build/quality}
 SHARES=${SHARES:-0.1 0.5}
+SETS=${SETS:-scifact cometbft kuma sessions}
+want() { case " $SETS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$CACHE" "$OUT"
 
 for f in "$SHARED/bench/scifact/corpus.jsonl.gz" "$SHARED/bench/golden/cometbft.jsonl" "$SHARED/bench/golden/kuma.jsonl"; do
 	[ -e "$f" ] || { echo "quality.sh: $f is missing (set RAGD_SHARED_DIR to the shared folder)" >&2; exit 1; }
 done
 
-echo "==> building bin/ragd" >&2
-go build -o bin/ragd ./cmd/ragd
-ragd=$PWD/bin/ragd
+ragd=${RAGD_BIN:-}
+if [ -z "$ragd" ]; then
+	echo "==> building bin/ragd" >&2
+	go build -o bin/ragd ./cmd/ragd
+	ragd=$PWD/bin/ragd
+fi
 
 # ragd reads its configuration from here: nothing of the user's. Batches
 # are small and patient: the model shares two cores with everything else.
@@ -105,30 +114,44 @@ sessions() {
 	)
 	(
 		export XDG_DATA_HOME=$dir/data XDG_STATE_HOME=$dir/state
-		run "$m-sessions" eval scripts/quality/sessions.jsonl --project repo
+		run "$m-sessions" eval scripts/quality/sessions.jsonl --project repo --config-json "$CALIBRATED"
 		for share in $SHARES; do
 			run "$m-sessions-fill$share" eval scripts/quality/sessions.jsonl --project repo --vector-share "$share"
 		done
 	)
 }
 
-models=${MODELS:-$(bash "$MODELS_SH" list)}
+if [ -n "${SERVED:-}" ]; then
+	models=${RAGD_MODEL:?SERVED=1 needs OLLAMA_HOST, RAGD_MODEL and RAGD_DIMS}
+else
+	models=${MODELS:-$(bash "$MODELS_SH" list)}
+fi
 for m in $models; do
-	echo "==> serving $m" >&2
-	eval "$(bash "$MODELS_SH" up "$m" --port "$PORT")"
+	if [ -z "${SERVED:-}" ]; then
+		echo "==> serving $m" >&2
+		eval "$(bash "$MODELS_SH" up "$m" --port "$PORT")"
+	fi
 	export OLLAMA_HOST RAGD_MODEL RAGD_DIMS
-	run "$m-scifact" eval --beir "$SHARED/bench/scifact" --work "$CACHE/scifact"
-	run "$m-scifact-calibrate" calibrate --beir "$SHARED/bench/scifact" --work "$CACHE/scifact" --holdout 0.3
+	calibrated={}
+	# calibrate first: its best setting on SciFact's training part is the
+	# "custom" mode of every other evaluation, which it never saw.
+	if want scifact; then
+		run "$m-scifact-calibrate" calibrate --beir "$SHARED/bench/scifact" --work "$CACHE/scifact" --holdout 0.3
+		calibrated=$(jq -c '.calibration.best.config' "$OUT/$m-scifact-calibrate.json")
+		run "$m-scifact" eval --beir "$SHARED/bench/scifact" --work "$CACHE/scifact" --config-json "$calibrated"
+	fi
+	export CALIBRATED=$calibrated
 	for set in cometbft kuma; do
+		want "$set" || continue
 		dir=$COMETBFT
 		[ "$set" = kuma ] && dir=$KUMA
-		run "$m-$set" eval "$SHARED/bench/golden/$set.jsonl" --repo "$dir" --database "$CACHE/$m-$set.db"
+		run "$m-$set" eval "$SHARED/bench/golden/$set.jsonl" --repo "$dir" --database "$CACHE/$m-$set.db" --config-json "$calibrated"
 		for share in $SHARES; do
 			run "$m-$set-fill$share" eval "$SHARED/bench/golden/$set.jsonl" --repo "$dir" --database "$CACHE/$m-$set.db" --vector-share "$share"
 		done
 	done
-	sessions "$m"
-	bash "$MODELS_SH" down "$m" --port "$PORT" >&2 || true
+	want sessions && sessions "$m"
+	[ -n "${SERVED:-}" ] || bash "$MODELS_SH" down "$m" --port "$PORT" >&2 || true
 done
 
 # The summary: nDCG@10 and R@10 of every mode, each with its paired

@@ -159,6 +159,8 @@ type request struct {
 	cfg   Config
 	// coverage is what retrieve found of the searched chunks' vectors.
 	coverage *api.VectorCoverage
+	// baseline is Candidates.Baseline, read before the snapshot.
+	baseline float64
 }
 
 // validate checks req and fills its defaults.
@@ -288,6 +290,12 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 
 	// Embed before the snapshot: no transaction is held while the model runs.
 	vec, vectorAvailable, reason := s.embed(ctx, r.query)
+	if vec != nil {
+		// Also before: measuring takes a connection of its own, and a
+		// search holding its snapshot's while waiting for another could
+		// exhaust the pool under load.
+		r.baseline = s.baseline(ctx)
+	}
 
 	var fused []Fused
 	var chunks map[string]ragd.Chunk
@@ -399,7 +407,7 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 		if c.Vector, err = sn.VectorCandidates(ctx, filter, vec, k); err != nil {
 			return nil, nil, c, err
 		}
-		c.Baseline = s.baseline(ctx)
+		c.Baseline = r.baseline
 	}
 	if s.betweenQueries != nil {
 		s.betweenQueries()
@@ -438,7 +446,8 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 	return fused[:min(len(fused), r.Limit)], chunks, c, nil
 }
 
-// baseline is Baseline's mean, 0 when unknown.
+// baseline is Baseline's mean, 0 when unknown. Call it with no snapshot
+// open: it may read the store.
 func (s *Searcher) baseline(ctx context.Context) float64 {
 	if s.Baseline == nil {
 		return 0
