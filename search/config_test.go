@@ -63,11 +63,11 @@ func TestConfig_Weights(t *testing.T) {
 	w := c.Weights()
 	c.VectorWeight, c.Fill = 0.1, true // a later change does not reach the copy
 	b, _ := json.Marshal(w)
-	const want = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"space","rrfK":60,"candidates":40,"fill":true}`
+	const want = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"space","rrfK":60,"candidates":50,"fill":true}`
 	if string(b) != want {
 		t.Errorf("weights %s\nwant %s", b, want)
 	}
-	if got := c.Weights().String(); got != "weighted v=0.1 l=0.4 t=0.2 space c=40 fill" {
+	if got := c.Weights().String(); got != "weighted v=0.1 l=0.4 t=0.2 space c=50 fill" {
 		t.Errorf("String() = %q", got)
 	}
 }

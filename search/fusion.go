@@ -155,7 +155,7 @@ func unvectored(f *Fused, c Candidates, cfg Config) bool {
 }
 
 // minRoom is the least room above the baseline NormSpace divides by: a
-// baseline at 1 (every pair identical) leaves no scale to read.
+// best cosine at the baseline leaves no scale to read.
 const minRoom = 1e-3
 
 // normalize sets VectorScore and LexicalScore from the raw scores;
@@ -164,15 +164,26 @@ func normalize(all []*Fused, n Normalization, baseline float64) {
 	for _, f := range all {
 		if f.Distance != nil {
 			f.VectorScore = ptr(1 - *f.Distance)
-			if n == NormSpace {
-				room := max(minRoom, 1-baseline)
-				f.VectorScore = ptr(min(1, max(0, (*f.VectorScore-baseline)/room)))
-			}
 		}
 		if f.Lexical != nil {
 			// A match scores above 0 (SQLite's −bm25: FTS5 floors its idf
 			// above 0); clamp so that no rounding makes s negative.
 			f.LexicalScore = ptr(math.Max(0, *f.Lexical))
+		}
+	}
+	if n == NormSpace {
+		// Cosine over the room between chance and the query's best.
+		best := math.Inf(-1)
+		for _, f := range all {
+			if f.Distance != nil {
+				best = math.Max(best, 1-*f.Distance)
+			}
+		}
+		room := max(minRoom, best-baseline)
+		for _, f := range all {
+			if f.Distance != nil {
+				f.VectorScore = ptr(min(1, max(0, (1-*f.Distance-baseline)/room)))
+			}
 		}
 	}
 	switch n {

@@ -215,15 +215,16 @@ func TestFuse(t *testing.T) {
 	}, {
 		name: "nothing", cands: Candidates{}, cfg: SeedConfig(), want: nil,
 	}, {
-		// The default: cosine read against the space's random pairs
-		// (baseline 0.5: sims 0.8/0.5/0.1 → 0.6, 0, 0; filled D 0.7 → 0.4,
-		// E 0.4 → 0), s over the best s (3): B 1, D 1/3, E 1/12, A (filled
-		// s 1) 1/3, C (filled 0.5) 1/6. C and E fall under 0.2.
+		// The default: cosine read from the space's random pairs (baseline
+		// 0.5) to the query's best (A, 0.8): sims 0.8/0.5/0.1 → 1, 0, 0;
+		// filled D 0.7 → 2/3, E 0.4 → 0. s over the best s (3): B 1, D 1/3,
+		// E 1/12, A (filled s 1) 1/3, C (filled 0.5) 1/6. C and E fall
+		// under 0.2.
 		name: "space fill", cands: withBaseline(fill, 0.5), cfg: DefaultConfig(),
 		want: []want{
-			{"A", 0.6*0.6 + 0.4/3, f(0.6), f(1.0 / 3), 1, 0},
+			{"A", 0.6 + 0.4/3, f(1), f(1.0 / 3), 1, 0},
+			{"D", 0.6*2/3 + 0.4/3, f(2.0 / 3), f(1.0 / 3), 0, 2},
 			{"B", 0.4, f(0), f(1), 2, 1},
-			{"D", 0.6*0.4 + 0.4/3, f(0.4), f(1.0 / 3), 0, 2},
 		},
 	}, {
 		// With fill, a lexical candidate neither listed nor filled on the
@@ -233,20 +234,21 @@ func TestFuse(t *testing.T) {
 		// one. D (s 1 of the best 3) scores 1/3, E (0.25) 1/12.
 		name: "space fill, chunks without a vector", cands: withBaseline(handLists(), 0.5), cfg: withDefault(func(c *Config) { c.Threshold = 0 }),
 		want: []want{
+			{"A", 0.6, f(1), nil, 1, 0},
 			{"B", 0.4, f(0), f(1), 2, 1},
-			{"A", 0.6 * 0.6, f(0.6), nil, 1, 0},
 			{"D", 1.0 / 3, nil, f(1.0 / 3), 0, 2},
 			{"E", 0.25 / 3, nil, f(0.25 / 3), 0, 3},
 			{"C", 0, f(0), nil, 3, 0},
 		},
 	}, {
-		// An unmeasured space (baseline 0) reads cosine as it is.
+		// An unmeasured space (baseline 0) reads cosine over the best: A
+		// 0.8 → 1, B 0.5 → 0.625, C 0.1 → 0.125.
 		name: "space, no baseline", cands: handLists(), cfg: withDefault(func(c *Config) { c.Fill = false; c.Threshold = 0 }),
 		want: []want{
-			{"B", 0.6*0.5 + 0.4, f(0.5), f(1), 2, 1},
-			{"A", 0.48, f(0.8), nil, 1, 0},
+			{"B", 0.6*0.625 + 0.4, f(0.625), f(1), 2, 1},
+			{"A", 0.6, f(1), nil, 1, 0},
 			{"D", 0.4 / 3, nil, f(1.0 / 3), 0, 2},
-			{"C", 0.06, f(0.1), nil, 3, 0},
+			{"C", 0.6 * 0.125, f(0.125), nil, 3, 0},
 			{"E", 0.4 * 0.25 / 3, nil, f(0.25 / 3), 0, 3},
 		},
 	}} {

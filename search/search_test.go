@@ -90,6 +90,7 @@ func TestSearch_Hybrid(t *testing.T) {
 	c := newCorpus(t)
 	emb := upEmbedder(e1)
 	s := searcher(c.st, emb)
+	s.Config = SeedConfig() // raw cosine and s/(s+1): the arithmetic below
 	resp := c.search(t, s, Request{Query: `How are the "fusion" weights tuned? -nothing`})
 
 	if emb.texts[0] != "How are the fusion weights tuned?" {
@@ -135,7 +136,7 @@ func TestSearch_Hybrid(t *testing.T) {
 	if resp.Hits[2].Scope != ragd.ScopeADR || resp.Hits[2].Origin.SourcePath != "docs/adr/0001-fusion.md" {
 		t.Errorf("adr hit %+v", resp.Hits[2])
 	}
-	if resp.Fusion != string(FusionWeighted) || resp.Normalization != string(NormSpace) || !resp.Fill ||
+	if resp.Fusion != string(FusionWeighted) || resp.Normalization != string(NormSaturate) || resp.Fill ||
 		*resp.Weights.Vector != 0.6 || *resp.Weights.Lexical != 0.4 || *resp.Weights.Threshold != 0.2 || resp.LatencyMs <= 0 {
 		t.Errorf("settings in the answer: %+v %+v", resp, resp.Weights)
 	}
@@ -640,7 +641,7 @@ func TestSearch_Telemetry(t *testing.T) {
 		!slices.Equal(rec.Scopes, []string{ragd.ScopeDocs, ragd.ScopeSession}) || rec.ProjectID != c.project {
 		t.Errorf("row %+v", rec)
 	}
-	const frozen = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"space","rrfK":60,"candidates":40,"fill":true}`
+	const frozen = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"space","rrfK":60,"candidates":50,"fill":true}`
 	if string(rec.Weights) != frozen {
 		t.Errorf("weights %s\nwant %s", rec.Weights, frozen)
 	}
