@@ -15,6 +15,9 @@
 #                background; its admin URL is the last line; make postgres-down stops it
 #   make pglite  a PGlite server (in memory, pgvector) on PGPORT, in the foreground,
 #                for bench-scale-pg and `ragd eval --database` (docs/engines.md)
+#   make quality the tables of docs/quality.md: ragd eval and calibrate with each
+#                real model of scripts/models.sh (MODELS="all-minilm" for one);
+#                not part of make test
 #   make run     the newcomer's path: start ragd on its own docs
 #   make screenshots  remake docs/report-*.png (the HTML reports, in headless chromium)
 #
@@ -36,7 +39,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS := -O2 -g -I$(INCLUDE) $(AVX)
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_fts5
 
-.PHONY: setup build test test-realmodel bench bench-models bench-scale bench-scale-pg postgres postgres-down pglite run fuzz vet clean header record-session screenshots
+.PHONY: quality setup build test test-realmodel bench bench-models bench-scale bench-scale-pg postgres postgres-down pglite run fuzz vet clean header record-session screenshots
 
 setup:
 	bash scripts/setup.sh
@@ -60,6 +63,10 @@ test: header
 
 test-realmodel: header
 	bash scripts/test-realmodel.sh
+
+# MODELS narrows make quality to some of the served models.
+quality: header
+	MODELS="$(MODELS)" bash scripts/quality.sh
 
 fuzz: header
 	bash scripts/fuzz.sh

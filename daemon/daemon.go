@@ -179,7 +179,7 @@ func Open(ctx context.Context, opt Options) (_ *Daemon, err error) {
 		return nil, err
 	}
 	d.searcher = &search.Searcher{Store: d.store, Embedder: d.embedder, Config: scfg, Logger: opt.Logger,
-		KeepFrequentTerms: !cfg.Search.PruneFrequentTerms}
+		KeepFrequentTerms: !cfg.Search.PruneFrequentTerms, Baseline: d.baseline}
 
 	d.watcher, err = newWatcher(d)
 	if err != nil {

@@ -31,7 +31,7 @@ func TestWriteSearchConfigCreatesFromTemplate(t *testing.T) {
 	}
 	b, _ := os.ReadFile(path)
 	text := string(b)
-	for _, want := range []string{"# ragd configuration", `normalization = "minmax"   # lexical scale`, "vector_weight = 0.3       # weighted", "threshold = 0.0", "[chunking]"} {
+	for _, want := range []string{"# ragd configuration", `normalization = "minmax"  # lexical scale`, "vector_weight = 0.3       # weighted", "threshold = 0.0", "[chunking]"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("file lacks %q:\n%s", want, text)
 		}

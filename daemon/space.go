@@ -50,6 +50,21 @@ func (d *Daemon) spaceProfile(ctx context.Context, cfg search.Config) (*api.Spac
 	return &p, nil
 }
 
+// baseline is search.Searcher.Baseline: the random-pair cosine of the
+// store's space, from its profile. A failure to measure reads cosine as
+// it is: the search answers.
+func (d *Daemon) baseline(ctx context.Context) (float64, bool) {
+	p, err := d.spaceProfile(ctx, d.searcher.Config)
+	if err != nil {
+		d.logger.Debug("search: measure the embedding space", "err", err)
+		return 0, false
+	}
+	if p == nil {
+		return 0, false
+	}
+	return p.RandomCosine, true
+}
+
 // firstNotice returns the advice of an unreliable weighted fusion for the
 // daemon's first search that ran with it, "" otherwise and afterwards. A
 // failure to measure says nothing: the search answered.

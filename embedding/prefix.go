@@ -8,9 +8,12 @@ const (
 	// prefixes (model card: "search_document" / "search_query").
 	nomicDocumentPrefix = "search_document: "
 	nomicQueryPrefix    = "search_query: "
-	// retrievalQueryInstruction is the query instruction of the BERT-large
-	// retrieval models trained in the BGE style (mxbai-embed-large,
-	// snowflake-arctic-embed v1); their documents take no prefix.
+	// retrievalQueryInstruction is the query instruction of the BGE English
+	// models (bge-small/base/large-en v1 and v1.5, model card: "Represent
+	// this sentence for searching relevant passages: " for short queries
+	// retrieving passages) and of those trained in their style
+	// (mxbai-embed-large, snowflake-arctic-embed v1); their documents take
+	// no prefix.
 	retrievalQueryInstruction = "Represent this sentence for searching relevant passages: "
 	// e5QueryPrefix and e5DocumentPrefix are the E5 models' (model card:
 	// "query: " / "passage: "; without them quality drops).
@@ -48,7 +51,18 @@ func knownPrefixes() map[string]taskPrefixes {
 		"multilingual-e5-base":                 e5,
 		"multilingual-e5-large":                e5,
 		"mxbai-embed-large":                    {query: retrievalQueryInstruction},
-		"snowflake-arctic-embed":               {query: retrievalQueryInstruction},
+		// BGE English, under Hugging Face's names and Ollama's ("bge-large"
+		// is bge-large-en-v1.5 there). bge-m3 takes no instruction.
+		"bge-small-en":           {query: retrievalQueryInstruction},
+		"bge-base-en":            {query: retrievalQueryInstruction},
+		"bge-large-en":           {query: retrievalQueryInstruction},
+		"bge-small-en-v1.5":      {query: retrievalQueryInstruction},
+		"bge-base-en-v1.5":       {query: retrievalQueryInstruction},
+		"bge-large-en-v1.5":      {query: retrievalQueryInstruction},
+		"bge-small":              {query: retrievalQueryInstruction},
+		"bge-base":               {query: retrievalQueryInstruction},
+		"bge-large":              {query: retrievalQueryInstruction},
+		"snowflake-arctic-embed": {query: retrievalQueryInstruction},
 		// EmbeddingGemma's model card prompts for retrieval.
 		"embeddinggemma": {document: "title: none | text: ", query: "task: search result | query: "},
 	}

@@ -50,6 +50,11 @@ func TestModelFamilyAndPrefixes(t *testing.T) {
 		{"intfloat/multilingual-e5-small", "passage: ", "query: "},
 		{"intfloat/multilingual-e5-large-instruct", "", ""}, // instructions, not prefixes
 		{"text-embedding-3-small", "", ""},
+		{"bge-small-en-v1.5", "", "Represent this sentence for searching relevant passages: "},
+		{"BAAI/bge-base-en-v1.5", "", "Represent this sentence for searching relevant passages: "},
+		{"bge-large:335m", "", "Represent this sentence for searching relevant passages: "},
+		{"e5-small-v2", "passage: ", "query: "},
+		{"bge-m3", "", ""}, // no instruction
 	}
 	for _, tt := range tests {
 		doc, query := PrefixesFor(tt.model)

@@ -6,12 +6,13 @@ import "math"
 const (
 	NDCG10    = "ndcg@10"
 	Recall6   = "recall@6"
+	Recall10  = "recall@10"
 	Recall100 = "recall@100"
 	MRR10     = "mrr@10"
 )
 
 // Metrics lists the metric names in report order.
-var Metrics = []string{NDCG10, Recall6, Recall100, MRR10}
+var Metrics = []string{NDCG10, Recall6, Recall10, Recall100, MRR10}
 
 // ValidMetric reports whether name is one of Metrics.
 func ValidMetric(name string) bool {
@@ -96,7 +97,7 @@ func ReciprocalRank(gains []int, k int) float64 {
 
 // Scores are one query's metrics under one mode.
 type Scores struct {
-	NDCG10, Recall6, Recall100, MRR10 float64
+	NDCG10, Recall6, Recall10, Recall100, MRR10 float64
 	// NoHit is set when the mode answered nothing: no hit above the
 	// threshold (weighted fusion), or no candidate at all (RRF and single
 	// signals, which have no threshold).
@@ -108,6 +109,7 @@ func score(gains, ideal []int, relevant int, noHit bool) Scores {
 	return Scores{
 		NDCG10:    NDCG(gains, ideal, 10),
 		Recall6:   Recall(gains, relevant, 6),
+		Recall10:  Recall(gains, relevant, 10),
 		Recall100: Recall(gains, relevant, 100),
 		MRR10:     ReciprocalRank(gains, 10),
 		NoHit:     noHit,
@@ -121,6 +123,8 @@ func (s Scores) Get(metric string) float64 {
 		return s.NDCG10
 	case Recall6:
 		return s.Recall6
+	case Recall10:
+		return s.Recall10
 	case Recall100:
 		return s.Recall100
 	case MRR10:

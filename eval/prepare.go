@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -60,6 +61,10 @@ type Options struct {
 	// KeepFrequentTerms searches every word of a query, as
 	// search.Searcher's field of that name: to compare with pruning.
 	KeepFrequentTerms bool
+	// VectorShare, between 0 and 1, searches as if only that share of the
+	// chunks had a vector yet (the rest waiting for the background fill):
+	// a fixed sample by chunk id (partialStore). 0 means all of them.
+	VectorShare float64
 	// Vectors and QuantizeFrom open the store as the daemon's [search]
 	// vectors would (store.Options of those names); QuantizeFrom 1 puts
 	// every project through the codes, to measure what they cost.
@@ -116,6 +121,8 @@ func (o *Options) validate() error {
 		return errors.New("evaluate: nothing to evaluate on: a golden file, a BEIR folder or telemetry")
 	case o.Repo != "" && (o.BEIR != "" || o.Database == ""):
 		return fmt.Errorf("evaluate: repository %s is indexed into a database of its own for a golden file: not with a BEIR folder, and a database is needed", o.Repo)
+	case o.VectorShare < 0 || o.VectorShare > 1 || math.IsNaN(o.VectorShare):
+		return fmt.Errorf("evaluate: vector share %v: want 0..1", o.VectorShare)
 	case o.Bootstrap.Resamples < 1 || o.Bootstrap.Level <= 0 || o.Bootstrap.Level >= 1:
 		return fmt.Errorf("evaluate: bootstrap %+v: want at least 1 resample and a level between 0 and 1", o.Bootstrap)
 	}
@@ -247,7 +254,15 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 	rep.QueryEmbedding, rep.Timings.QueryEmbed = qv.Stats, qv.Stats.Elapsed
 
 	rep.Depth = max(minDepth, opt.Search.Candidates, opt.Depth)
-	searcher := &search.Searcher{Store: st, Embedder: qv, Config: opt.Search, Logger: opt.Logger, KeepFrequentTerms: opt.KeepFrequentTerms}
+	var searched search.Store = st
+	if opt.VectorShare > 0 && opt.VectorShare < 1 {
+		searched = partialStore{Store: st, share: opt.VectorShare}
+		rep.VectorShare = opt.VectorShare
+	}
+	searcher := &search.Searcher{Store: searched, Embedder: qv, Config: opt.Search, Logger: opt.Logger, KeepFrequentTerms: opt.KeepFrequentTerms}
+	if p := rep.SpaceProfile; p != nil {
+		searcher.Baseline = func(context.Context) (float64, bool) { return p.RandomCosine, true }
+	}
 	start := time.Now()
 	step := max(1, len(judged)/10) // about ten progress lines
 	ev.Retrievals, err = Retrieve(ctx, searcher, judged, RetrieveOptions{

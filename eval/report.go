@@ -29,6 +29,9 @@ type Report struct {
 	QueryEmbedding    EmbedStats `json:"queryEmbedding"`
 	VectorUnavailable int        `json:"vectorUnavailable"`
 	VectorReason      string     `json:"vectorReason,omitempty"`
+	// VectorShare is set when the search saw only that share of the
+	// chunks' vectors (Options.VectorShare).
+	VectorShare float64 `json:"vectorShare,omitempty"`
 	// Depth is the candidates per signal retrieved (with fill) once per
 	// query; every mode is a replay of them.
 	Depth     int           `json:"depth"`
@@ -127,7 +130,7 @@ func CompareModes(results []*ModeResult, base string, metrics []string, bs Boots
 }
 
 // metricHeads are the table's column heads, in Metrics order.
-var metricHeads = map[string]string{NDCG10: "nDCG@10", Recall6: "R@6", Recall100: "R@100", MRR10: "MRR@10"}
+var metricHeads = map[string]string{NDCG10: "nDCG@10", Recall6: "R@6", Recall10: "R@10", Recall100: "R@100", MRR10: "MRR@10"}
 
 func f3(x float64) string {
 	if math.IsNaN(x) {
@@ -178,6 +181,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	if q := r.QueryEmbedding; q.Texts > 0 {
 		fmt.Fprintf(w, "query vectors: %d texts, %d embedded, %d from cache, %d failed (%s)\n", q.Texts, q.Embedded, q.Cached, q.Failed, sec(r.Timings.QueryEmbed))
+	}
+	if r.VectorShare > 0 {
+		fmt.Fprintf(w, "vectors: searched as if only %.0f%% of the chunks had one yet (a fixed sample by chunk id; the rest wait for the fill)\n", 100*r.VectorShare)
 	}
 	if r.VectorUnavailable > 0 {
 		fmt.Fprintf(w, "! %d of %d queries searched without a vector (%s): vector and fused modes are degraded\n",

@@ -147,7 +147,7 @@ func StandardModes(current search.Config, depth int) []Mode {
 	modes := []Mode{LexicalMode(depth), VectorMode(depth),
 		{Name: string(search.FusionWeighted), Signals: SignalsBoth, Config: weighted},
 		{Name: string(search.FusionRRF), Signals: SignalsBoth, Config: rrf}}
-	if seed := search.DefaultConfig(); seed != weighted {
+	if seed := search.SeedConfig(); seed != weighted {
 		modes = append(modes, Mode{Name: "seed", Signals: SignalsBoth, Config: seed})
 	}
 	return modes

@@ -16,7 +16,7 @@ import (
 const maxNotes = 20
 
 // metricHead names a metric as the tables do.
-var metricHead = map[string]string{eval.NDCG10: "nDCG@10", eval.Recall6: "R@6", eval.Recall100: "R@100", eval.MRR10: "MRR@10"}
+var metricHead = map[string]string{eval.NDCG10: "nDCG@10", eval.Recall6: "R@6", eval.Recall10: "R@10", eval.Recall100: "R@100", eval.MRR10: "MRR@10"}
 
 // chartMetrics are the metrics drawn per mode: the page's question is
 // ranking quality at the top, what a search shows, and the first hit.

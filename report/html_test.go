@@ -164,7 +164,7 @@ func TestMeasureHTML_NoDataIsNotZero(t *testing.T) {
 	// One day measured, one day searched without votes, one day with
 	// nothing: the precision chart hatches the last two, draws one dot.
 	r := smallMeasure()
-	weighted, _ := json.Marshal(search.DefaultConfig().Weights())
+	weighted, _ := json.Marshal(search.SeedConfig().Weights())
 	r.Groups = []api.MeasureGroup{{Weights: weighted}}
 	lo, hi := 0.2, 0.9
 	r.Series = []api.MeasureBucket{

@@ -15,7 +15,7 @@ func f(x float64) *float64 { return &x }
 // smallMeasure is a hand-made window: two weight sets, one without votes.
 func smallMeasure() *api.MeasureReport {
 	at := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
-	weighted, _ := json.Marshal(search.DefaultConfig().Weights())
+	weighted, _ := json.Marshal(search.SeedConfig().Weights())
 	return &api.MeasureReport{
 		Project: "demo", Since: at, Until: at.Add(24 * time.Hour), K: 1,
 		Total: api.MeasureStats{Searches: 5, Degraded: 2, DegradedShare: f(0.4), ZeroHit: 1, ZeroHitShare: f(0.2),

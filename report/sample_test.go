@@ -26,8 +26,8 @@ func sampleRand() *rand.Rand { return rand.New(rand.NewPCG(13, 17)) }
 func sampleMeasure() *api.MeasureReport {
 	rng := sampleRand()
 	since := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	before, _ := json.Marshal(search.DefaultConfig().Weights())
-	after := search.DefaultConfig()
+	before, _ := json.Marshal(search.SeedConfig().Weights())
+	after := search.SeedConfig()
 	after.VectorWeight, after.LexicalWeight, after.Normalization, after.Fill = 0.7, 0.3, search.NormMinMax, true
 	afterJSON, _ := json.Marshal(after.Weights())
 	rep := &api.MeasureReport{Project: "ragd", Since: since, Until: since.Add(14 * 24 * time.Hour), K: 6, BucketDays: 1,
@@ -140,7 +140,7 @@ func wilsonForSample(n, d int) (*float64, *float64) {
 // sampleEval is an evaluation of five modes over 120 judged queries.
 func sampleEval() *eval.Report {
 	rng := sampleRand()
-	cfg := search.DefaultConfig()
+	cfg := search.SeedConfig()
 	modes := eval.StandardModes(cfg, 100)
 	tuned := cfg
 	tuned.VectorWeight, tuned.LexicalWeight, tuned.Normalization, tuned.Fill = 0.7, 0.3, search.NormMinMax, true
@@ -230,7 +230,7 @@ func sampleCalibrate() *eval.Report {
 			}
 		}
 	}
-	current := search.DefaultConfig()
+	current := search.SeedConfig()
 	bestCfg := current
 	bestCfg.VectorWeight, bestCfg.LexicalWeight, bestCfg.Threshold = best.VectorWeight, math.Round((1-best.VectorWeight)*10)/10, best.Threshold
 	bestCfg.Normalization, bestCfg.Fill, bestCfg.Candidates = best.Normalization, best.Fill, best.Depth

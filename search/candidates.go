@@ -67,6 +67,9 @@ func (s *Searcher) Candidates(ctx context.Context, req CandidatesRequest) (*Retr
 		return nil, fmt.Errorf("search candidates %q at depth %d: %w", clip(req.Query), req.Depth, err)
 	}
 	vec, available, reason := s.embed(ctx, r.query)
+	if vec != nil {
+		r.baseline = s.baseline(ctx) // before the snapshot, as Search
+	}
 	out := &Retrieved{
 		Query: r.query, VectorAvailable: available, Reason: reason, Depth: req.Depth, Fill: req.Fill,
 		Chunks: map[string]ragd.Chunk{},
@@ -98,6 +101,7 @@ func (s *Searcher) candidates(ctx context.Context, r *request, vec []float32, ou
 		if c.Vector, err = sn.VectorCandidates(ctx, filter, vec, r.cfg.Candidates); err != nil {
 			return err
 		}
+		c.Baseline = r.baseline
 	}
 	if c.Lexical, err = lexicalCandidates(ctx, sn, filter, r, r.cfg.Candidates); err != nil {
 		return err
@@ -152,8 +156,9 @@ func (r *Retrieved) index() {
 func (r *Retrieved) At(depth int) Candidates {
 	depth = max(1, min(depth, r.Depth))
 	c := Candidates{
-		Vector:  r.Candidates.Vector[:min(depth, len(r.Candidates.Vector))],
-		Lexical: r.Candidates.Lexical[:min(depth, len(r.Candidates.Lexical))],
+		Vector:   r.Candidates.Vector[:min(depth, len(r.Candidates.Vector))],
+		Lexical:  r.Candidates.Lexical[:min(depth, len(r.Candidates.Lexical))],
+		Baseline: r.Candidates.Baseline,
 	}
 	if r.Fill {
 		c.VectorFill, c.LexicalFill = r.distances, r.lexical

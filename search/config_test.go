@@ -48,16 +48,26 @@ func TestConfig_Validate(t *testing.T) {
 	}
 }
 
+// The seed's configuration is what ragd shipped first; evaluation reports
+// it beside the default.
+func TestSeedConfig(t *testing.T) {
+	b, _ := json.Marshal(SeedConfig().Weights())
+	const want = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"saturate","rrfK":60,"candidates":12,"fill":false}`
+	if string(b) != want {
+		t.Errorf("seed %s\nwant %s", b, want)
+	}
+}
+
 func TestConfig_Weights(t *testing.T) {
 	c := DefaultConfig()
 	w := c.Weights()
 	c.VectorWeight, c.Fill = 0.1, true // a later change does not reach the copy
 	b, _ := json.Marshal(w)
-	const want = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"saturate","rrfK":60,"candidates":12,"fill":false}`
+	const want = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"space","rrfK":60,"candidates":50,"fill":true}`
 	if string(b) != want {
 		t.Errorf("weights %s\nwant %s", b, want)
 	}
-	if got := c.Weights().String(); got != "weighted v=0.1 l=0.4 t=0.2 saturate c=12 fill" {
+	if got := c.Weights().String(); got != "weighted v=0.1 l=0.4 t=0.2 space c=50 fill" {
 		t.Errorf("String() = %q", got)
 	}
 }

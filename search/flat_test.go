@@ -6,10 +6,11 @@ import (
 )
 
 func TestWeightedUnreliable(t *testing.T) {
-	weighted := DefaultConfig()
-	rrf := DefaultConfig()
+	weighted := SeedConfig() // raw cosine
+	rrf := SeedConfig()
 	rrf.Fusion = FusionRRF
-	lexical := DefaultConfig()
+	space := DefaultConfig() // cosine read against the random pairs
+	lexical := SeedConfig()
 	lexical.VectorWeight, lexical.LexicalWeight = 0.2, 0.8
 	for _, tc := range []struct {
 		name   string
@@ -24,6 +25,11 @@ func TestWeightedUnreliable(t *testing.T) {
 		{"just short of it", weighted, 0.49, false},
 		{"rrf compares ranks", rrf, 0.87, false},
 		{"weights fitted", lexical, 0.87, false},
+		{"e5-small-v2, raw cosine", weighted, 0.72, true},
+		{"e5-small-v2, read against its random pairs", space, 0.72, false},
+		{"glove-100d, read against its random pairs", space, 0.87, false},
+		{"all-MiniLM-L6-v2, read against its random pairs", space, 0.05, false},
+		{"every pair identical", space, 1, true},
 	} {
 		if got := tc.c.WeightedUnreliable(tc.cosine); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)

@@ -21,6 +21,10 @@ type Candidates struct {
 	// query term in its text).
 	VectorFill  map[string]float64
 	LexicalFill map[string]float64
+	// Baseline is the mean cosine of random chunk pairs in the vectors'
+	// space (store.RandomPairCosine): what the vector signal scores by
+	// chance, read by NormSpace. 0 when not measured: cosine as it is.
+	Baseline float64
 }
 
 // Fused is one candidate after fusion.
@@ -46,6 +50,14 @@ type Fused struct {
 // it scores every candidate of the union, drops weighted-fusion scores below
 // the threshold, and orders the rest by score, best first, ties by chunk id.
 // Fuse is pure: calibration can replay stored candidate lists through it.
+//
+// With fill, weighted fusion knows which candidates have no stored vector
+// (listed by neither the vector list nor VectorFill while the query has a
+// vector): while a scope's vectors are being filled, such a chunk is scored
+// by the lexical signal alone, VectorWeight + LexicalWeight times its
+// lexical score, as if its vector agreed with its words. Counting its
+// missing vector as 0 would rank every chunk that has one above it, the
+// keyword matches of the unfilled part below vector-only noise.
 func Fuse(c Candidates, cfg Config) []Fused {
 	cfg = cfg.Effective(c)
 	all := make([]*Fused, 0, len(c.Vector)+len(c.Lexical))
@@ -82,7 +94,7 @@ func Fuse(c Candidates, cfg Config) []Fused {
 		}
 	}
 
-	normalize(all, cfg.Normalization)
+	normalize(all, cfg.Normalization, c.Baseline)
 
 	out := make([]Fused, 0, len(all))
 	for _, f := range all {
@@ -100,6 +112,9 @@ func Fuse(c Candidates, cfg Config) []Fused {
 			}
 			if f.LexicalScore != nil {
 				f.Score += cfg.LexicalWeight * *f.LexicalScore
+			}
+			if unvectored(f, c, cfg) {
+				f.Score = (cfg.VectorWeight + cfg.LexicalWeight) * *f.LexicalScore
 			}
 			if f.Score < cfg.Threshold {
 				continue
@@ -132,8 +147,20 @@ func (c Config) Effective(cands Candidates) Config {
 	return c
 }
 
-// normalize sets VectorScore and LexicalScore from the raw scores.
-func normalize(all []*Fused, n Normalization) {
+// unvectored reports whether weighted fusion with fill knows that f's
+// chunk has no stored vector: the query has one and found candidates, but
+// neither the list nor the fill scored f, which the lexical list holds.
+func unvectored(f *Fused, c Candidates, cfg Config) bool {
+	return cfg.Fill && cfg.VectorWeight > 0 && len(c.Vector) > 0 && f.Distance == nil && f.LexicalScore != nil && f.LexicalRank > 0
+}
+
+// minRoom is the least room above the baseline NormSpace divides by: a
+// best cosine at the baseline leaves no scale to read.
+const minRoom = 1e-3
+
+// normalize sets VectorScore and LexicalScore from the raw scores;
+// baseline is Candidates.Baseline.
+func normalize(all []*Fused, n Normalization, baseline float64) {
 	for _, f := range all {
 		if f.Distance != nil {
 			f.VectorScore = ptr(1 - *f.Distance)
@@ -144,11 +171,26 @@ func normalize(all []*Fused, n Normalization) {
 			f.LexicalScore = ptr(math.Max(0, *f.Lexical))
 		}
 	}
+	if n == NormSpace {
+		// Cosine over the room between chance and the query's best.
+		best := math.Inf(-1)
+		for _, f := range all {
+			if f.Distance != nil {
+				best = math.Max(best, 1-*f.Distance)
+			}
+		}
+		room := max(minRoom, best-baseline)
+		for _, f := range all {
+			if f.Distance != nil {
+				f.VectorScore = ptr(min(1, max(0, (1-*f.Distance-baseline)/room)))
+			}
+		}
+	}
 	switch n {
 	case NormMinMax:
 		minMax(all, func(f *Fused) *float64 { return f.VectorScore })
 		minMax(all, func(f *Fused) *float64 { return f.LexicalScore })
-	case NormMax:
+	case NormMax, NormSpace:
 		best := math.Inf(-1)
 		for _, f := range all {
 			if f.LexicalScore != nil {

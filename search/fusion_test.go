@@ -60,8 +60,10 @@ func show(p *float64) string {
 	return fmt.Sprint(*p)
 }
 
+// withConfig changes the seed's configuration (SeedConfig), which the
+// hand-made cases were written for.
 func withConfig(mut func(*Config)) Config {
-	c := DefaultConfig()
+	c := SeedConfig()
 	mut(&c)
 	if err := c.Validate(); err != nil {
 		panic(err)
@@ -82,7 +84,7 @@ func TestFuse(t *testing.T) {
 	}{{
 		// 0.6·sim + 0.4·s/(s+1); C (0.06) and E (0.08) fall under 0.2. D is a
 		// keyword-only hit at s = 1 (bm25 −1) that scores exactly the threshold.
-		name: "weighted saturate", cands: handLists(), cfg: DefaultConfig(),
+		name: "weighted saturate", cands: handLists(), cfg: SeedConfig(),
 		want: []want{
 			{"B", 0.6*0.5 + 0.4*0.75, f(0.5), f(0.75), 2, 1},
 			{"A", 0.6 * 0.8, f(0.8), nil, 1, 0},
@@ -143,7 +145,7 @@ func TestFuse(t *testing.T) {
 		},
 	}, {
 		// Without Fill the maps are ignored: the same answer as without them.
-		name: "fill maps without Fill", cands: fill, cfg: DefaultConfig(),
+		name: "fill maps without Fill", cands: fill, cfg: SeedConfig(),
 		want: []want{
 			{"B", 0.6, f(0.5), f(0.75), 2, 1},
 			{"A", 0.48, f(0.8), nil, 1, 0},
@@ -186,7 +188,7 @@ func TestFuse(t *testing.T) {
 		// threshold on that. W (s 0.5 of the best 4: 0.125) is dropped.
 		name:  "lexical only",
 		cands: Candidates{Lexical: []ragd.LexicalCandidate{{ChunkID: "K", Score: 4}, {ChunkID: "W", Score: 0.5}}},
-		cfg:   DefaultConfig(),
+		cfg:   SeedConfig(),
 		want:  []want{{"K", 1, nil, f(1), 0, 1}},
 	}, {
 		// A word in most chunks has an idf near FTS5's floor: bm25 near 0
@@ -195,7 +197,7 @@ func TestFuse(t *testing.T) {
 		name: "lexical only, common word",
 		cands: Candidates{Lexical: []ragd.LexicalCandidate{
 			{ChunkID: "A", Score: 1e-6}, {ChunkID: "B", Score: 0.9e-6}, {ChunkID: "C", Score: 0.1e-6}}},
-		cfg:  DefaultConfig(),
+		cfg:  SeedConfig(),
 		want: []want{{"A", 1, nil, f(1), 0, 1}, {"B", 0.9, nil, f(0.9), 0, 2}},
 	}, {
 		// The configured normalisation does not apply to the lexical half
@@ -211,12 +213,64 @@ func TestFuse(t *testing.T) {
 		cfg:   withConfig(func(c *Config) { c.Fusion = FusionRRF }),
 		want:  []want{{"K", 1.0 / 61, nil, f(0.8), 0, 1}, {"W", 1.0 / 62, nil, f(0.5 / 1.5), 0, 2}},
 	}, {
-		name: "nothing", cands: Candidates{}, cfg: DefaultConfig(), want: nil,
+		name: "nothing", cands: Candidates{}, cfg: SeedConfig(), want: nil,
+	}, {
+		// The default: cosine read from the space's random pairs (baseline
+		// 0.5) to the query's best (A, 0.8): sims 0.8/0.5/0.1 → 1, 0, 0;
+		// filled D 0.7 → 2/3, E 0.4 → 0. s over the best s (3): B 1, D 1/3,
+		// E 1/12, A (filled s 1) 1/3, C (filled 0.5) 1/6. C and E fall
+		// under 0.2.
+		name: "space fill", cands: withBaseline(fill, 0.5), cfg: DefaultConfig(),
+		want: []want{
+			{"A", 0.6 + 0.4/3, f(1), f(1.0 / 3), 1, 0},
+			{"D", 0.6*2/3 + 0.4/3, f(2.0 / 3), f(1.0 / 3), 0, 2},
+			{"B", 0.4, f(0), f(1), 2, 1},
+		},
+	}, {
+		// With fill, a lexical candidate neither listed nor filled on the
+		// vector signal has no vector yet (the background fill has not
+		// reached it): it is scored by its lexical score alone, weights
+		// summed, instead of losing the vector weight to chunks that have
+		// one. D (s 1 of the best 3) scores 1/3, E (0.25) 1/12.
+		name: "space fill, chunks without a vector", cands: withBaseline(handLists(), 0.5), cfg: withDefault(func(c *Config) { c.Threshold = 0 }),
+		want: []want{
+			{"A", 0.6, f(1), nil, 1, 0},
+			{"B", 0.4, f(0), f(1), 2, 1},
+			{"D", 1.0 / 3, nil, f(1.0 / 3), 0, 2},
+			{"E", 0.25 / 3, nil, f(0.25 / 3), 0, 3},
+			{"C", 0, f(0), nil, 3, 0},
+		},
+	}, {
+		// An unmeasured space (baseline 0) reads cosine over the best: A
+		// 0.8 → 1, B 0.5 → 0.625, C 0.1 → 0.125.
+		name: "space, no baseline", cands: handLists(), cfg: withDefault(func(c *Config) { c.Fill = false; c.Threshold = 0 }),
+		want: []want{
+			{"B", 0.6*0.625 + 0.4, f(0.625), f(1), 2, 1},
+			{"A", 0.6, f(1), nil, 1, 0},
+			{"D", 0.4 / 3, nil, f(1.0 / 3), 0, 2},
+			{"C", 0.6 * 0.125, f(0.125), nil, 3, 0},
+			{"E", 0.4 * 0.25 / 3, nil, f(0.25 / 3), 0, 3},
+		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkFused(t, Fuse(tc.cands, tc.cfg), tc.want)
 		})
 	}
+}
+
+// withDefault changes the default configuration.
+func withDefault(mut func(*Config)) Config {
+	c := DefaultConfig()
+	mut(&c)
+	if err := c.Validate(); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func withBaseline(c Candidates, b float64) Candidates {
+	c.Baseline = b
+	return c
 }
 
 func TestFuse_TiesAreDeterministic(t *testing.T) {

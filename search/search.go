@@ -99,6 +99,12 @@ type Searcher struct {
 	// Config is the fusion configuration of every search that does not
 	// override it.
 	Config Config
+	// Baseline returns the mean cosine of random chunk pairs in the
+	// store's embedding space, what NormSpace reads the vector signal
+	// against (Candidates.Baseline); ok is false while too few vectors are
+	// stored to measure it. Optional: cosine is then read as it is. The
+	// daemon measures once per space and remembers.
+	Baseline func(ctx context.Context) (mean float64, ok bool)
 	// Logger. Optional: slog.Default().
 	Logger *slog.Logger
 	// Now stamps telemetry rows and is the end of Measure's default window.
@@ -157,6 +163,8 @@ type request struct {
 	// (ragd.ErrVectorsUnavailable), "" when it could: the answer is then
 	// the lexical half alone, degraded.
 	vectorsGone string
+	// baseline is Candidates.Baseline, read before the snapshot.
+	baseline float64
 }
 
 // validate checks req and fills its defaults.
@@ -286,6 +294,12 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 
 	// Embed before the snapshot: no transaction is held while the model runs.
 	vec, vectorAvailable, reason := s.embed(ctx, r.query)
+	if vec != nil {
+		// Also before: measuring takes a connection of its own, and a
+		// search holding its snapshot's while waiting for another could
+		// exhaust the pool under load.
+		r.baseline = s.baseline(ctx)
+	}
 
 	var fused []Fused
 	var chunks map[string]ragd.Chunk
@@ -405,6 +419,7 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 		} else if err != nil {
 			return nil, nil, c, err
 		}
+		c.Baseline = r.baseline
 	}
 	if s.betweenQueries != nil {
 		s.betweenQueries()
@@ -441,6 +456,18 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 		return compareCitations(chunks[a.ChunkID], chunks[b.ChunkID])
 	})
 	return fused[:min(len(fused), r.Limit)], chunks, c, nil
+}
+
+// baseline is Baseline's mean, 0 when unknown. Call it with no snapshot
+// open: it may read the store.
+func (s *Searcher) baseline(ctx context.Context) float64 {
+	if s.Baseline == nil {
+		return 0
+	}
+	if mean, ok := s.Baseline(ctx); ok {
+		return mean
+	}
+	return 0
 }
 
 // analyse analyses r's query for the language of its project's lexical

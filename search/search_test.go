@@ -90,6 +90,7 @@ func TestSearch_Hybrid(t *testing.T) {
 	c := newCorpus(t)
 	emb := upEmbedder(e1)
 	s := searcher(c.st, emb)
+	s.Config = SeedConfig() // raw cosine and s/(s+1): the arithmetic below
 	resp := c.search(t, s, Request{Query: `How are the "fusion" weights tuned? -nothing`})
 
 	if emb.texts[0] != "How are the fusion weights tuned?" {
@@ -333,7 +334,7 @@ func TestSearch_DegradedAnswersWhatLexicalFinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *resp.Weights.Vector != DefaultVectorWeight || *resp.Weights.Lexical != DefaultLexicalWeight || resp.Normalization != string(NormSaturate) {
+	if *resp.Weights.Vector != DefaultVectorWeight || *resp.Weights.Lexical != DefaultLexicalWeight || resp.Normalization != string(NormSpace) {
 		t.Errorf("hybrid weights v=%s l=%s %s", show(resp.Weights.Vector), show(resp.Weights.Lexical), resp.Normalization)
 	}
 
@@ -370,11 +371,12 @@ func TestSearch_LimitAboveCandidateDepth(t *testing.T) {
 	}{
 		{"lexical alone, limit 20", downEmbedder("down"), MaxLimit, MaxLimit},
 		{"hybrid rrf, limit 20", upEmbedder(e1), MaxLimit, MaxLimit},
-		{"lexical alone, limit 5", downEmbedder("down"), 5, DefaultCandidates},
+		{"lexical alone, limit 5", downEmbedder("down"), 5, seedCandidates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := searcher(st, tc.emb)
-			s.Config.Fusion = FusionRRF // no threshold: the depth alone bounds the hits
+			s.Config.Fusion = FusionRRF          // no threshold: the depth alone bounds the hits
+			s.Config.Candidates = seedCandidates // under the largest limit
 			resp, err := s.Search(ctx, Request{ProjectID: project, Query: "gadget", Limit: tc.limit, Explain: true})
 			if err != nil {
 				t.Fatal(err)
@@ -639,7 +641,7 @@ func TestSearch_Telemetry(t *testing.T) {
 		!slices.Equal(rec.Scopes, []string{ragd.ScopeDocs, ragd.ScopeSession}) || rec.ProjectID != c.project {
 		t.Errorf("row %+v", rec)
 	}
-	const frozen = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"saturate","rrfK":60,"candidates":12,"fill":false}`
+	const frozen = `{"vector":0.6,"lexical":0.4,"threshold":0.2,"fusion":"weighted","normalization":"space","rrfK":60,"candidates":50,"fill":true}`
 	if string(rec.Weights) != frozen {
 		t.Errorf("weights %s\nwant %s", rec.Weights, frozen)
 	}

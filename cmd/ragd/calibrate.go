@@ -34,7 +34,7 @@ func cmdCalibrate(ctx context.Context, e *env, args []string) error {
 	e.projectFlag(fs)
 	var src evalSource
 	src.addFlags(fs)
-	metric := fs.String("metric", eval.NDCG10, "objective: ndcg@10, recall@6, recall@100 or mrr@10")
+	metric := fs.String("metric", eval.NDCG10, "objective: ndcg@10, recall@6, recall@10, recall@100 or mrr@10")
 	holdout := fs.Float64("holdout", 0, "share of queries held out of the search (0..0.9), split by query-id hash, to check the chosen settings generalise")
 	apply := fs.Bool("apply", false, "write the best settings to the [search] section of the configuration file (then restart the daemon)")
 	html := htmlFlag(fs)
@@ -46,7 +46,7 @@ func cmdCalibrate(ctx context.Context, e *env, args []string) error {
 		return usagef("calibrate takes one GOLDEN file, got %d arguments", len(pos))
 	}
 	if !eval.ValidMetric(*metric) {
-		return usagef("--metric %q: want ndcg@10, recall@6, recall@100 or mrr@10", *metric)
+		return usagef("--metric %q: want ndcg@10, recall@6, recall@10, recall@100 or mrr@10", *metric)
 	}
 	if *holdout < 0 || *holdout > 0.9 {
 		return usagef("--holdout %v: want 0..0.9", *holdout)

@@ -20,7 +20,7 @@ var evalCommand = command{
        ragd eval --telemetry [GOLDEN] [flags]
        ragd eval --beir DIR [flags]
 
-Measure retrieval quality (nDCG@10, recall@6, recall@100, MRR@10) of the
+Measure retrieval quality (nDCG@10, recall@6, recall@10, recall@100, MRR@10) of the
 lexical and the vector half alone and of each fusion, on judged queries:
 a golden file of the project (JSON lines naming the files, sections,
 sessions or messages a query should find), the votes recorded in telemetry,

@@ -22,6 +22,7 @@ type evalSource struct {
 	since, until      string
 	resamples         int
 	quantizeFrom      int
+	vectorShare       float64
 	seed              uint64
 	level             float64
 }
@@ -38,6 +39,7 @@ func (s *evalSource) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.until, "until", "", "with --telemetry: window end (default now)")
 	fs.IntVar(&s.resamples, "bootstrap", 2000, "bootstrap resamples")
 	fs.IntVar(&s.quantizeFrom, "quantize-from", 0, "search projects of at least this many vectors through the one-bit codes (default: the store's 20000; 1 = every project, to measure what the codes cost)")
+	fs.Float64Var(&s.vectorShare, "vector-share", 0, "search as if only this share (0..1) of the chunks had a vector yet, the rest waiting for the background fill (a fixed sample by chunk id; default: all)")
 	fs.Uint64Var(&s.seed, "seed", 1, "bootstrap seed")
 	fs.Float64Var(&s.level, "level", 0.95, "confidence level of the intervals")
 }
@@ -48,6 +50,9 @@ func (s *evalSource) addFlags(fs *flag.FlagSet) {
 func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, daemon.Paths, error) {
 	if s.quantizeFrom < 0 {
 		return eval.Options{}, daemon.Paths{}, usagef("--quantize-from %d: want 1 or more (0: the store's default)", s.quantizeFrom)
+	}
+	if s.vectorShare < 0 || s.vectorShare > 1 {
+		return eval.Options{}, daemon.Paths{}, usagef("--vector-share %v: want 0..1", s.vectorShare)
 	}
 	if s.resamples < 1 || s.level <= 0 || s.level >= 1 {
 		return eval.Options{}, daemon.Paths{}, usagef("--bootstrap %d, --level %v: want at least 1 resample and a level between 0 and 1", s.resamples, s.level)
@@ -84,6 +89,7 @@ func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, da
 		// [search] vectors: exact or quantized, as the daemon searches.
 		Vectors:      store.VectorMode(cfg.Search.Vectors),
 		QuantizeFrom: s.quantizeFrom,
+		VectorShare:  s.vectorShare,
 		Depth:        depth,
 		Bootstrap:    eval.Bootstrap{Resamples: s.resamples, Seed: s.seed, Level: s.level},
 		Logger:       logger,
