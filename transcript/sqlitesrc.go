@@ -28,8 +28,12 @@ import (
 
 // snapshotAttempts is how many times a database is copied before a copy
 // taken while the tool keeps writing is read anyway: the tool is busy,
-// and the next change reads it again.
-const snapshotAttempts = 3
+// and the next change reads it again. A copy of a tool's database takes
+// about a millisecond, so many attempts cost little, and a torn copy (a
+// checkpoint between copying the database and its -wal loses the writes
+// it moved) is read only when the tool wrote during every one of them: 3
+// were too few for a writer committing in a loop on a loaded machine.
+const snapshotAttempts = 20
 
 // DatabaseStat returns the size and modification time of a database
 // source together with its -wal file: a write in WAL mode changes the
