@@ -294,10 +294,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 
 	// Embed before the snapshot: no transaction is held while the model runs.
 	vec, vectorAvailable, reason := s.embed(ctx, r.query)
-	if vec != nil {
-		// Also before: measuring takes a connection of its own, and a
-		// search holding its snapshot's while waiting for another could
-		// exhaust the pool under load.
+	if vec != nil && r.cfg.Normalization == NormSpace {
+		// Only NormSpace reads the baseline. Also before the snapshot:
+		// measuring takes a connection of its own, and a search holding
+		// its snapshot's while waiting for another could exhaust the pool
+		// under load.
 		r.baseline = s.baseline(ctx)
 	}
 
