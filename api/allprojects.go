@@ -33,6 +33,9 @@ type ProjectSearch struct {
 	VectorCoverage  *VectorCoverage `json:"vectorCoverage,omitempty"`
 	Stale           []string        `json:"stale"`
 	VectorAvailable bool            `json:"vectorAvailable"`
+	// Explain is what the project's search made of the query, present
+	// when the request asked for it.
+	Explain *Explain `json:"explain,omitempty"`
 	// Error is why the project could not be searched; its hits are absent.
 	Error string `json:"error,omitempty"`
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -420,40 +419,6 @@ func (m Model) explainSearch() (Model, tea.Cmd) {
 	m.seq++
 	m.busy = true
 	return m, m.runSearch(true)
-}
-
-// searchExplainedAll searches every project with req (Explain set), each
-// on its own statistics, and merges their lists by rank as
-// SearchAllProjects does, keeping what each project said of the query,
-// which the merged answer leaves out.
-func searchExplainedAll(ctx context.Context, b Backend, req api.SearchRequest) (*api.AllProjectsResponse, []projectExplain, error) {
-	ps, err := b.Projects(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := &api.AllProjectsResponse{Fusion: api.FusionRRF, RRFK: api.AllProjectsRRFK}
-	var responses []*api.SearchResponse
-	var explains []projectExplain
-	var errs []error
-	limit := 0
-	for _, p := range ps {
-		r, err := b.Search(ctx, p.ID, req)
-		if err != nil {
-			errs = append(errs, err)
-			out.Projects = append(out.Projects, api.ProjectSearch{Project: p.ID, Error: err.Error()})
-			continue
-		}
-		responses = append(responses, r)
-		explains = append(explains, projectExplain{project: p.ID, explain: r.Explain})
-		out.Projects = append(out.Projects, api.ProjectSearch{Project: p.ID, SearchID: r.SearchID, Hits: len(r.Hits),
-			Degraded: r.Degraded, Reason: r.Reason, VectorCoverage: r.VectorCoverage, Stale: r.Stale, VectorAvailable: r.VectorAvailable})
-		limit = max(limit, len(r.Hits))
-	}
-	if len(errs) > 0 && len(responses) == 0 {
-		return nil, nil, fmt.Errorf("search every project: %w", errors.Join(errs...))
-	}
-	out.Hits = api.MergeProjects(responses, api.AllProjectsRRFK, limit)
-	return out, explains, nil
 }
 
 // explainLines is the explanation the preview pane shows after C-r: what

@@ -165,18 +165,20 @@ func (m Model) runSearch(explain bool) tea.Cmd {
 		defer cancel()
 		out := searchMsg{seq: seq}
 		if all {
-			var r *api.AllProjectsResponse
-			var err error
-			if explain {
-				r, out.explains, err = searchExplainedAll(ctx, b, req)
-			} else {
-				r, err = b.SearchAllProjects(ctx, req)
-			}
+			r, err := b.SearchAllProjects(ctx, req)
 			if err != nil {
 				out.err = err
 				return out
 			}
 			out.res = allResult(r)
+			if explain {
+				out.explains = []projectExplain{}
+				for _, p := range r.Projects {
+					if p.Error == "" {
+						out.explains = append(out.explains, projectExplain{project: p.Project, explain: p.Explain})
+					}
+				}
+			}
 			for _, h := range r.Hits {
 				out.hits = append(out.hits, hit{Hit: h.Hit, project: h.Project, searchID: h.SearchID, place: h.Position})
 			}

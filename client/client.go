@@ -141,9 +141,10 @@ func (c *Client) Search(ctx context.Context, project string, req api.SearchReque
 // its own ranking statistics, and merges the hits by reciprocal rank (see
 // api.MergeProjects), keeping the request's limit, or by default the
 // limit the daemon's searches say they used, of the merged list. A
-// project whose search fails is reported in Projects and left out; an
-// error comes back only when the projects cannot be listed, or every
-// search failed.
+// project whose search fails is reported in Projects and left out. With
+// req.Explain, each project's entry in Projects says what its search made
+// of the query, and each hit why it was found. An error comes back only
+// when the projects cannot be listed, or every search failed.
 func (c *Client) SearchAllProjects(ctx context.Context, req api.SearchRequest) (*api.AllProjectsResponse, error) {
 	projects, err := c.Projects(ctx)
 	if err != nil {
@@ -171,6 +172,7 @@ func (c *Client) SearchAllProjects(ctx context.Context, req api.SearchRequest) (
 		}
 		r := responses[i]
 		ps.SearchID, ps.Hits, ps.Degraded, ps.Reason, ps.VectorCoverage, ps.VectorAvailable = r.SearchID, len(r.Hits), r.Degraded, r.Reason, r.VectorCoverage, r.VectorAvailable
+		ps.Explain = r.Explain
 		if r.Stale != nil {
 			ps.Stale = r.Stale
 		}
