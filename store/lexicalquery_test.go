@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/store/rules"
 )
 
@@ -59,9 +60,8 @@ func english(t testing.TB, text string) ragd.LexicalQuery {
 	return q
 }
 
-func term(word string, prefix bool, tokens ...string) ragd.LexicalTerm {
-	return ragd.LexicalTerm{Word: word, Tokens: tokens, Prefix: prefix}
-}
+// term is a lexical query's term (testdb.Term).
+var term = testdb.Term
 
 func TestMatchExpression(t *testing.T) {
 	for _, tc := range []struct {

@@ -48,6 +48,12 @@ func Replace(tb testing.TB, s Replacer, projectID int64, scope string, chunks []
 	return r
 }
 
+// Term is a term of a lexical query: the word as typed, its analysed
+// tokens (more than one: a phrase), and whether it is a prefix.
+func Term(word string, prefix bool, tokens ...string) ragd.LexicalTerm {
+	return ragd.LexicalTerm{Word: word, Tokens: tokens, Prefix: prefix}
+}
+
 // T0 is when the engines' tests' events start.
 var T0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 

@@ -5,12 +5,9 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/store/rules"
 )
-
-func term(word string, prefix bool, tokens ...string) ragd.LexicalTerm {
-	return ragd.LexicalTerm{Word: word, Tokens: tokens, Prefix: prefix}
-}
 
 func TestRenderTSQuery(t *testing.T) {
 	for _, tc := range []struct {
@@ -162,3 +159,6 @@ func countMatches(t testing.TB, s *Store, projectID int64, tokens []string) int 
 	}
 	return len(m.Candidates)
 }
+
+// term is a lexical query's term (testdb.Term).
+var term = testdb.Term
