@@ -13,6 +13,72 @@ var appendTests = []subtest{
 	{"re-append is a no-op", testAppendAgain},
 	{"conflict changes nothing", testAppendConflict},
 	{"refused stores nothing", testAppendRefused},
+	{"a session's title", testAppendTitle},
+	{"messages of some types, in order", testMessages},
+}
+
+// testAppendTitle: AppendEvents titles a session by the title of its
+// latest event that has one: a title on an event earlier than those
+// stored does not rename it.
+func testAppendTitle(t *testing.T, e *env) {
+	s := e.store()
+	ctx := t.Context()
+	p := e.project("p")
+	titled := func(ev ragd.Event, title string) ragd.Event { ev.Title = title; return ev }
+	for _, st := range []struct {
+		event ragd.Event
+		want  string
+	}{
+		{message("e1", "s1", 1, "a"), ""},
+		{titled(message("e2", "s1", 2, "b"), "First"), "First"}, // no title yet
+		{titled(message("e3", "s1", 0, "c"), "Older"), "First"}, // earlier than the stored events
+		{titled(message("e4", "s1", 3, "d"), "Renamed"), "Renamed"},
+	} {
+		if _, err := s.AppendEvents(ctx, p.ID, []ragd.Event{st.event}); err != nil {
+			t.Fatalf("append %s: %v", st.event.ID, err)
+		}
+		ms, err := s.Messages(ctx, p.ID, []string{ragd.TypeChatMessage})
+		if err != nil || len(ms) == 0 {
+			t.Fatalf("messages after %s: %v, %v", st.event.ID, ms, err)
+		}
+		if ms[0].SessionTitle != st.want {
+			t.Errorf("after %s: title %q, want %q", st.event.ID, ms[0].SessionTitle, st.want)
+		}
+	}
+}
+
+// testMessages: Messages reads the events of the types asked, by session
+// then time, with their time and when they were stored; no type asked is
+// no message.
+func testMessages(t *testing.T, e *env) {
+	s := e.store()
+	ctx := t.Context()
+	p := e.project("p")
+	answer := message("b2", "s2", 2, "answer")
+	answer.Type, answer.Actor = ragd.TypeAgentResponse, ragd.ActorAgent
+	failed := message("a3", "s1", 7, "boom")
+	failed.Type = "agent.error"
+	events := []ragd.Event{answer, message("b1", "s2", 1, "question"), message("a1", "s1", 5, "first"), toolCall("a2", "s1", 6), failed}
+	if _, err := s.AppendEvents(ctx, p.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := s.Messages(ctx, p.ID, []string{ragd.TypeChatMessage, ragd.TypeAgentResponse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.EventID)
+	}
+	if want := []string{"a1", "b1", "b2"}; !slices.Equal(got, want) {
+		t.Fatalf("messages %v, want %v", got, want)
+	}
+	if m := ms[0]; m.SessionTitle != "" || !m.Time.Equal(at(5)) || m.CreatedAt.IsZero() {
+		t.Errorf("message a1: %+v", m)
+	}
+	if none, err := s.Messages(ctx, p.ID, nil); err != nil || len(none) != 0 {
+		t.Errorf("no types: %d messages, %v", len(none), err)
+	}
 }
 
 // testAppend: AppendSession stores the events, creates their sessions, and

@@ -225,66 +225,6 @@ func TestAppendEvents_NULInText(t *testing.T) {
 	}
 }
 
-func TestAppendEvents_SessionTitle(t *testing.T) {
-	ctx := context.Background()
-	s, _ := openTest(t, Options{})
-	p := sessProject(t, s, "p")
-	titled := func(e ragd.Event, title string) ragd.Event { e.Title = title; return e }
-	for _, st := range []struct {
-		event ragd.Event
-		want  string
-	}{
-		{ev("e1", "s1", "chat.message", "a", time.Minute), ""},
-		{titled(ev("e2", "s1", "chat.message", "b", 2*time.Minute), "First"), "First"}, // no title yet
-		{titled(ev("e3", "s1", "chat.message", "c", time.Second), "Older"), "First"},   // earlier than stored events
-		{titled(ev("e4", "s1", "chat.message", "d", 3*time.Minute), "Renamed"), "Renamed"},
-	} {
-		if _, err := s.AppendEvents(ctx, p, []ragd.Event{st.event}); err != nil {
-			t.Fatal(err)
-		}
-		ms, err := s.Messages(ctx, p, []string{"chat.message"})
-		if err != nil || len(ms) == 0 {
-			t.Fatalf("messages: %v, %v", ms, err)
-		}
-		if ms[0].SessionTitle != st.want {
-			t.Errorf("after %s: title %q, want %q", st.event.ID, ms[0].SessionTitle, st.want)
-		}
-	}
-}
-
-func TestMessages_OnlyTypesInOrder(t *testing.T) {
-	ctx := context.Background()
-	s, _ := openTest(t, Options{})
-	p := sessProject(t, s, "p")
-	events := []ragd.Event{
-		ev("b2", "s2", "agent.response", "answer", 2*time.Second),
-		ev("b1", "s2", "chat.message", "question", time.Second),
-		ev("a1", "s1", "chat.message", "first", 5*time.Second),
-		ev("a2", "s1", "tool.call", "", 6*time.Second),
-		ev("a3", "s1", "agent.error", "boom", 7*time.Second),
-	}
-	if _, err := s.AppendEvents(ctx, p, events); err != nil {
-		t.Fatal(err)
-	}
-	ms, err := s.Messages(ctx, p, []string{"chat.message", "agent.response"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, m := range ms {
-		ids = append(ids, m.EventID)
-	}
-	if want := []string{"a1", "b1", "b2"}; !slices.Equal(ids, want) {
-		t.Errorf("messages %v, want %v", ids, want)
-	}
-	if ms[0].SessionTitle != "" || !ms[0].Time.Equal(t0.Add(5*time.Second)) || ms[0].CreatedAt.IsZero() {
-		t.Errorf("message a1: %+v", ms[0])
-	}
-	if none, _ := s.Messages(ctx, p, nil); len(none) != 0 {
-		t.Errorf("no types: %d messages", len(none))
-	}
-}
-
 func TestAppendSession_ChunksAndIdempotence(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTest(t, Options{})
