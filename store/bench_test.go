@@ -5,58 +5,29 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/testdb"
 )
 
-// benchStores caches one populated store per size: building 100k chunks takes
-// longer than the measurement.
-var benchStores sync.Map // int -> *benchStore
+// benchStores are the benchmarks' populated stores, one per size.
+var benchStores testdb.BenchStores[*Store]
 
-type benchStore struct {
-	once    sync.Once
-	s       *Store
-	project int64
-	err     error
-}
-
+// populated is the store of n chunks of dims dimensions, made once.
 func populated(b *testing.B, n, dims int) (*Store, int64) {
 	b.Helper()
-	v, _ := benchStores.LoadOrStore(n, &benchStore{})
-	bs := v.(*benchStore)
-	bs.once.Do(func() {
+	open := func() (*Store, error) {
 		dir, err := mkdirTemp()
 		if err != nil {
-			bs.err = err
-			return
+			return nil, err
 		}
-		s, err := Open(context.Background(), filepath.Join(dir, "bench.db"), Options{Space: "bench/768", Dims: dims})
-		if err != nil {
-			bs.err = err
-			return
-		}
-		p, err := s.AddProject(context.Background(), "bench", "/bench")
-		if err != nil {
-			bs.err = err
-			return
-		}
-		for _, in := range testdb.BenchFiles(n, dims, docChunk) {
-			// One scope per file would replace the previous file: write
-			// the rows directly instead, through the same statements.
-			if err := s.appendChunks(context.Background(), p.ID, ragd.ScopeDocs, in); err != nil {
-				bs.err = err
-				return
-			}
-		}
-		bs.s, bs.project = s, p.ID
-	})
-	if bs.err != nil {
-		b.Fatalf("populate %d: %v", n, bs.err)
+		return Open(context.Background(), filepath.Join(dir, "bench.db"), Options{Space: "bench/768", Dims: dims})
 	}
-	return bs.s, bs.project
+	write := func(s *Store, projectID int64, in []ragd.ChunkInput) error {
+		return s.appendChunks(context.Background(), projectID, ragd.ScopeDocs, in)
+	}
+	return benchStores.Populated(b, n, dims, open, write, docChunk)
 }
 
 func BenchmarkKNN(b *testing.B) {
@@ -106,28 +77,7 @@ func BenchmarkFTS(b *testing.B) {
 }
 
 func BenchmarkReplaceScope(b *testing.B) {
-	const n = 1000
-	r := rand.New(rand.NewSource(3))
-	var in []ragd.ChunkInput
-	for i := 0; i < n; i++ {
-		in = append(in, docChunk("docs/a.md", i, testdb.BenchContent(r), randomUnit(r, 768)))
-	}
-	s := mustOpen(b, 768)
-	p := mustProject(b, s, "p")
-	ctx := context.Background()
-	b.ReportAllocs()
-	flip := 0
-	for b.Loop() {
-		// Alternate two scopes' worth of fresh chunks so every round inserts.
-		flip++
-		for i := range in {
-			in[i].Position = i + flip*n
-		}
-		if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "chunks/s")
+	testdb.BenchReplaceScope(b, mustOpen(b, 768), 768, docChunk)
 }
 
 // BenchmarkRescoreReads compares the two ways of reading a shortlist's

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -51,43 +50,19 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 	return tx.Commit(ctx)
 }
 
-var benchStores sync.Map // size -> *benchStore
+// benchStores are the benchmarks' populated stores, one per size.
+var benchStores testdb.BenchStores[*Store]
 
-type benchStore struct {
-	once    sync.Once
-	s       *Store
-	project int64
-	err     error
-}
-
+// populated is the store of n chunks, made once.
 func populated(b *testing.B, n int) (*Store, int64) {
 	b.Helper()
-	v, _ := benchStores.LoadOrStore(n, &benchStore{})
-	bs := v.(*benchStore)
-	bs.once.Do(func() {
-		url := testURL(b)
-		s, err := Open(context.Background(), url, Options{Space: "bench/768", Dims: benchDims, MaxConns: testConns, Owner: "bench"})
-		if err != nil {
-			bs.err = err
-			return
-		}
-		p, err := s.AddProject(context.Background(), "bench", "/bench")
-		if err != nil {
-			bs.err = err
-			return
-		}
-		for _, in := range testdb.BenchFiles(n, benchDims, doc) {
-			if err := s.appendChunks(context.Background(), p.ID, ragd.ScopeDocs, in); err != nil {
-				bs.err = err
-				return
-			}
-		}
-		bs.s, bs.project = s, p.ID
-	})
-	if bs.err != nil {
-		b.Fatalf("populate %d: %v", n, bs.err)
+	open := func() (*Store, error) {
+		return Open(context.Background(), testURL(b), Options{Space: "bench/768", Dims: benchDims, MaxConns: testConns, Owner: "bench"})
 	}
-	return bs.s, bs.project
+	write := func(s *Store, projectID int64, in []ragd.ChunkInput) error {
+		return s.appendChunks(context.Background(), projectID, ragd.ScopeDocs, in)
+	}
+	return benchStores.Populated(b, n, benchDims, open, write, doc)
 }
 
 func BenchmarkKNN(b *testing.B) {
@@ -171,33 +146,10 @@ func BenchmarkHybrid(b *testing.B) {
 }
 
 func BenchmarkReplaceScope(b *testing.B) {
-	const n = 1000
-	r := rand.New(rand.NewSource(3))
-	var in []ragd.ChunkInput
-	for i := 0; i < n; i++ {
-		in = append(in, doc("docs/a.md", i, testdb.BenchContent(r), randomUnit(r, benchDims)))
-	}
 	s, err := Open(context.Background(), testURL(b), Options{Space: "bench/768", Dims: benchDims, MaxConns: testConns, Owner: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	p, err := s.AddProject(context.Background(), "p", "/p")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	flip := 0
-	for b.Loop() {
-		// Fresh positions every round, so every round inserts n and
-		// deletes the n of the round before.
-		flip++
-		for i := range in {
-			in[i].Position = i + flip*n
-		}
-		if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "chunks/s")
+	testdb.BenchReplaceScope(b, s, benchDims, doc)
 }
