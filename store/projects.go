@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -45,18 +44,13 @@ func (s *Store) AddProject(ctx context.Context, name, path string) (ragd.Project
 
 const projectColumns = "id, name, path, auto_reindex, created_at, language, lexical_language, layout"
 
-func scanProject(r scanner) (ragd.Project, error) {
-	var p ragd.Project
-	var created, layout string
-	if err := r.Scan(&p.ID, &p.Name, &p.Path, &p.AutoReindex, &created, &p.Language, &p.LexicalLanguage, &layout); err != nil {
+func scanProject(r rules.Scanner) (ragd.Project, error) {
+	var created string
+	p, err := rules.ScanProject(r, &created)
+	if err != nil {
 		return p, err
 	}
 	p.CreatedAt = parseTime(created)
-	if layout != "" {
-		if err := json.Unmarshal([]byte(layout), &p.Layout); err != nil {
-			return p, fmt.Errorf("project %s: layout settings: %w", p.Name, err)
-		}
-	}
 	return p, nil
 }
 
@@ -64,13 +58,9 @@ func scanProject(r scanner) (ragd.Project, error) {
 // next reindex reads by them.
 func (s *Store) SetLayout(ctx context.Context, projectID int64, l ragd.Layout) error {
 	defer s.projects.forget()
-	var text string
-	if !l.IsZero() {
-		b, err := json.Marshal(l)
-		if err != nil {
-			return fmt.Errorf("set layout of project %d: %w", projectID, err)
-		}
-		text = string(b)
+	text, err := rules.EncodeLayout(projectID, l)
+	if err != nil {
+		return err
 	}
 	r, err := s.db.ExecContext(ctx, "UPDATE projects SET layout = ? WHERE id = ?", text, projectID)
 	if err != nil {
@@ -89,7 +79,7 @@ func (s *Store) Projects(ctx context.Context) ([]ragd.Project, error) {
 		return nil, fmt.Errorf("list projects: %w", err)
 	}
 	defer rows.Close()
-	out, err := rules.Collect(rows, func(r rules.Scanner) (ragd.Project, error) { return scanProject(r) })
+	out, err := rules.Collect(rows, scanProject)
 	if err != nil {
 		return nil, fmt.Errorf("list projects: %w", err)
 	}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -64,19 +63,13 @@ const projectSelect = `SELECT p.id, p.name, coalesce(pp.path, ''), coalesce(pp.a
 	p.language, p.lexical_language, p.layout
 	FROM projects p LEFT JOIN project_paths pp ON pp.project_id = p.id AND pp.owner = $1`
 
-func scanProject(r pgx.Row) (ragd.Project, error) {
-	var p ragd.Project
+func scanProject(r rules.Scanner) (ragd.Project, error) {
 	var created time.Time
-	var layout string
-	if err := r.Scan(&p.ID, &p.Name, &p.Path, &p.AutoReindex, &created, &p.Language, &p.LexicalLanguage, &layout); err != nil {
+	p, err := rules.ScanProject(r, &created)
+	if err != nil {
 		return p, err
 	}
 	p.CreatedAt = created.UTC()
-	if layout != "" {
-		if err := json.Unmarshal([]byte(layout), &p.Layout); err != nil {
-			return p, fmt.Errorf("project %s: layout settings: %w", p.Name, err)
-		}
-	}
 	return p, nil
 }
 
@@ -99,8 +92,7 @@ func (s *Store) Projects(ctx context.Context) ([]ragd.Project, error) {
 	if err != nil {
 		return nil, s.describe("list projects", err)
 	}
-	defer rows.Close()
-	out, err := rules.Collect(rows, func(r rules.Scanner) (ragd.Project, error) { return scanProject(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ragd.Project, error) { return scanProject(r) })
 	if err != nil {
 		return nil, s.describe("list projects", err)
 	}
@@ -138,13 +130,9 @@ func (s *Store) SetAutoReindex(ctx context.Context, projectID int64, on bool) er
 // SetLayout replaces a project's settings for where its docs are (the
 // shared project's: every owner's next reindex reads by them).
 func (s *Store) SetLayout(ctx context.Context, projectID int64, l ragd.Layout) error {
-	var text string
-	if !l.IsZero() {
-		b, err := json.Marshal(l)
-		if err != nil {
-			return fmt.Errorf("set layout of project %d: %w", projectID, err)
-		}
-		text = string(b)
+	text, err := rules.EncodeLayout(projectID, l)
+	if err != nil {
+		return err
 	}
 	tag, err := s.pool.Exec(ctx, "UPDATE projects SET layout = $1 WHERE id = $2", text, projectID)
 	if err != nil {

@@ -412,6 +412,38 @@ type Scanner interface {
 	Scan(dest ...any) error
 }
 
+// ScanProject reads a project from a row of (id, name, path,
+// auto_reindex, created_at, language, lexical_language, layout), its
+// layout settings decoded (EncodeLayout's); created is where the engine
+// reads created_at into (its type is the engine's), for the caller to set
+// CreatedAt from.
+func ScanProject(r Scanner, created any) (ragd.Project, error) {
+	var p ragd.Project
+	var layout string
+	if err := r.Scan(&p.ID, &p.Name, &p.Path, &p.AutoReindex, created, &p.Language, &p.LexicalLanguage, &layout); err != nil {
+		return p, err
+	}
+	if layout != "" {
+		if err := json.Unmarshal([]byte(layout), &p.Layout); err != nil {
+			return p, fmt.Errorf("project %s: layout settings: %w", p.Name, err)
+		}
+	}
+	return p, nil
+}
+
+// EncodeLayout is a project's layout settings as an engine stores them:
+// JSON, or "" for none (the zero settings).
+func EncodeLayout(projectID int64, l ragd.Layout) (string, error) {
+	if l.IsZero() {
+		return "", nil
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return "", fmt.Errorf("set layout of project %d: %w", projectID, err)
+	}
+	return string(b), nil
+}
+
 // ScanChunk reads a chunk from a row of (id, project_id, scope,
 // source_path, source_commit, session_id, event_id, heading_path, title,
 // position, start_offset, end_offset, content, content_hash,

@@ -213,3 +213,48 @@ func TestFirstLanguage(t *testing.T) {
 		t.Errorf("detected %q, want russian", got)
 	}
 }
+
+// row is a row of values, as a database driver scans them.
+type row []any
+
+func (r row) Scan(dest ...any) error {
+	if len(dest) != len(r) {
+		return errors.New("column count")
+	}
+	for i, d := range dest {
+		switch d := d.(type) {
+		case *int64:
+			*d = r[i].(int64)
+		case *string:
+			*d = r[i].(string)
+		case *bool:
+			*d = r[i].(bool)
+		default:
+			return errors.New("column type")
+		}
+	}
+	return nil
+}
+
+// TestLayoutStored: a project's layout settings read back as written, the
+// zero settings stored as "", and stored settings that are not JSON an
+// error naming the project.
+func TestLayoutStored(t *testing.T) {
+	l := ragd.Layout{Include: []string{"tests/**"}, ADRDirs: []string{"decisions"}}
+	for _, want := range []ragd.Layout{{}, l} {
+		text, err := EncodeLayout(1, want)
+		if err != nil || want.IsZero() != (text == "") {
+			t.Fatalf("encode %+v: %q, %v", want, text, err)
+		}
+		var created string
+		p, err := ScanProject(row{int64(1), "demo", "/p", true, "2026-01-01", "en", "english", text}, &created)
+		if err != nil || !slices.Equal(p.Layout.Include, want.Include) || !slices.Equal(p.Layout.ADRDirs, want.ADRDirs) ||
+			p.Name != "demo" || created != "2026-01-01" || !p.AutoReindex || p.LexicalLanguage != "english" {
+			t.Errorf("read %q: %+v (created %q), %v", text, p, created, err)
+		}
+	}
+	var created string
+	if _, err := ScanProject(row{int64(1), "demo", "/p", true, "", "", "", "{not json"}, &created); err == nil || !strings.Contains(err.Error(), "project demo: layout settings") {
+		t.Errorf("bad layout: %v", err)
+	}
+}
