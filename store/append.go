@@ -203,15 +203,7 @@ func (s *Store) writeAppended(ctx context.Context, tx *sql.Tx, projectID int64, 
 		return false, err
 	}
 	defer lw.Close()
-	analysedTitles := map[string]string{}
-	analysedTitle := func(t string) string {
-		if at, ok := analysedTitles[t]; ok {
-			return at
-		}
-		at := a.Text(t)
-		analysedTitles[t] = at
-		return at
-	}
+	analysedTitle := rules.TitleText(a)
 
 	if err := retitleSessions(ctx, tx, projectID, titled, titleOf, a, analysedTitle, lw, res); err != nil {
 		return false, err

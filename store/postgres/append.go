@@ -34,12 +34,12 @@ import (
 // events: it wraps ragd.ErrInvalidEvent for an event), an unknown project
 // (ragd.ErrNotFound) and database failures; either way nothing is stored.
 func (s *Store) AppendSession(ctx context.Context, projectID int64, events []ragd.Event, chunks [][]ragd.ChunkInput) (ragd.AppendResult, error) {
-	res := ragd.AppendResult{ByType: map[string]int{}}
-	items, err := prepareAppended(projectID, events, chunks)
+	items, err := rules.PrepareAppended(projectID, events, chunks, headingJSON)
 	if err != nil {
 		return ragd.AppendResult{}, err
 	}
 	events = storableEvents(events)
+	res := ragd.AppendResult{ByType: map[string]int{}}
 	if len(events) == 0 {
 		return res, nil
 	}
@@ -48,7 +48,7 @@ func (s *Store) AppendSession(ctx context.Context, projectID int64, events []rag
 	// as ReplaceScope decides it (see decideLanguage).
 	var sample []ragd.ChunkInput
 	for _, it := range items {
-		sample = append(sample, *it.in)
+		sample = append(sample, *it.In)
 	}
 	if _, err := s.decideLanguage(ctx, projectID, sample); err != nil {
 		return ragd.AppendResult{}, s.describe(what, err)
@@ -109,27 +109,6 @@ func storableEvents(events []ragd.Event) []ragd.Event {
 	return out
 }
 
-// appendedChunk is a chunk to append, with its id and its heading path as
-// stored.
-type appendedChunk struct {
-	in      *ragd.ChunkInput
-	event   int // index of its event
-	id      string
-	heading string
-	content string // as stored (pgText)
-}
-
-// prepareAppended checks chunks against events (rules.PrepareAppended)
-// and lists them with their ids.
-func prepareAppended(projectID int64, events []ragd.Event, chunks [][]ragd.ChunkInput) ([]appendedChunk, error) {
-	prepared, err := rules.PrepareAppended(projectID, events, chunks, headingJSON)
-	items := make([]appendedChunk, len(prepared))
-	for i, p := range prepared {
-		items[i] = appendedChunk{in: p.In, event: p.Event, id: p.ID, heading: p.Heading, content: pgText(p.In.Content)}
-	}
-	return items, err
-}
-
 // reshare gives the own sessions whose sharing differs from the store's
 // the store's, with their stored chunks.
 func (s *Store) reshare(ctx context.Context, tx pgx.Tx, projectID int64, sessions map[string]*sessionState) error {
@@ -157,11 +136,11 @@ func (s *Store) reshare(ctx context.Context, tx pgx.Tx, projectID int64, session
 // titles of the sessions in titled; lang is the language of the project's
 // lexical column, "" while none was decided. It reads the sessions and the
 // chunks to retitle, then writes each kind in one statement.
-func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, lang string, items []appendedChunk, stored []bool,
+func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, lang string, items []rules.AppendedChunk, stored []bool,
 	titled map[string]bool, res *ragd.AppendResult) error {
-	var write []*appendedChunk
+	var write []*rules.AppendedChunk
 	for i := range items {
-		if stored[items[i].event] {
+		if stored[items[i].Event] {
 			write = append(write, &items[i])
 		}
 	}
@@ -179,7 +158,7 @@ func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, l
 	// events are.
 	need := map[string]bool{}
 	for _, it := range write {
-		need[it.in.SessionID] = true
+		need[it.In.SessionID] = true
 	}
 	for id := range titled {
 		need[id] = true
@@ -188,15 +167,7 @@ func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, l
 	if err != nil {
 		return err
 	}
-	analysedTitles := map[string]string{}
-	analysedTitle := func(t string) string {
-		if at, ok := analysedTitles[t]; ok {
-			return at
-		}
-		at := a.Text(t)
-		analysedTitles[t] = at
-		return at
-	}
+	analysedTitle := rules.TitleText(a)
 
 	if len(titled) > 0 {
 		old, err := chunksToRetitle(ctx, tx, projectID, titled, sessions)
@@ -217,12 +188,12 @@ func (s *Store) writeAppended(ctx context.Context, tx pgx.Tx, projectID int64, l
 		position, start, end                                          []int
 	}
 	for _, it := range write {
-		c, r := it.in, sessions[it.in.SessionID]
-		cols.id, cols.session, cols.event = append(cols.id, it.id), append(cols.session, c.SessionID), append(cols.event, c.EventID)
-		cols.heading, cols.title, cols.content = append(cols.heading, it.heading), append(cols.title, r.title), append(cols.content, it.content)
+		c, r, content := it.In, sessions[it.In.SessionID], pgText(it.In.Content)
+		cols.id, cols.session, cols.event = append(cols.id, it.ID), append(cols.session, c.SessionID), append(cols.event, c.EventID)
+		cols.heading, cols.title, cols.content = append(cols.heading, it.Heading), append(cols.title, r.title), append(cols.content, content)
 		cols.hash, cols.shared = append(cols.hash, c.ContentHash), append(cols.shared, r.shared)
 		cols.position, cols.start, cols.end = append(cols.position, c.Position), append(cols.start, c.Start), append(cols.end, c.End)
-		cols.at, cols.ah, cols.ac = append(cols.at, analysedTitle(r.title)), append(cols.ah, a.Text(rules.HeadingText(it.heading))), append(cols.ac, a.Text(it.content))
+		cols.at, cols.ah, cols.ac = append(cols.at, analysedTitle(r.title)), append(cols.ah, a.Text(rules.HeadingText(it.Heading))), append(cols.ac, a.Text(content))
 	}
 	// A chunk whose id is already stored is skipped: its id fixes its text.
 	tag, err := tx.Exec(ctx, `INSERT INTO chunks (id, project_id, scope, session_id, event_id, owner, shared,

@@ -246,6 +246,20 @@ func AnalyzerFor(lang string) (*lexical.Analyzer, error) {
 	return lexical.New(l)
 }
 
+// TitleText returns a's analysis of a title, each title analysed once:
+// appending a session's messages writes its title on every chunk.
+func TitleText(a *lexical.Analyzer) func(title string) string {
+	done := map[string]string{}
+	return func(title string) string {
+		if text, ok := done[title]; ok {
+			return text
+		}
+		text := a.Text(title)
+		done[title] = text
+		return text
+	}
+}
+
 // SearchRow is what a search record's row holds beside the record's own
 // fields: its scopes and hits as JSON arrays (empty, never null), and its
 // project (nil for a search of every project).

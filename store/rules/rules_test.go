@@ -258,3 +258,18 @@ func TestLayoutStored(t *testing.T) {
 		t.Errorf("bad layout: %v", err)
 	}
 }
+
+// TestTitleText: the memoised analysis of a title is the analyser's, for
+// each title, asked once or again.
+func TestTitleText(t *testing.T) {
+	a, err := AnalyzerFor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := TitleText(a)
+	for _, title := range []string{"Rotating the keys", "Databases compared", "Rotating the keys", ""} {
+		if got, want := text(title), a.Text(title); got != want {
+			t.Errorf("title %q: %q, want %q", title, got, want)
+		}
+	}
+}
