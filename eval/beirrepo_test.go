@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 )
 
 const beirCorpus = `{"_id": "4983", "title": "Microstructural development", "text": "Alterations of the architecture.", "metadata": {}}
@@ -44,7 +45,7 @@ func TestWriteBEIRRepo(t *testing.T) {
 				t.Errorf("untitled document: %q", body)
 			}
 
-			s := openStore(t)
+			s := sqlitedb.OpenDims(t, testDims)
 			p, err := s.AddProject(ctx, "beir", dir)
 			if err != nil {
 				t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/testdb"
-	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
@@ -22,10 +21,6 @@ import (
 var quiet = slog.New(slog.DiscardHandler)
 
 const testDims = 8
-
-func openStore(tb testing.TB) *store.Store {
-	return sqlitedb.Open(tb, fmt.Sprintf("test/%d", testDims), testDims)
-}
 
 func hashOf(s string) string {
 	h := fnv.New64a()
@@ -36,11 +31,6 @@ func hashOf(s string) string {
 func fileChunk(path string, pos int, title string, heading []string, content string, vec []float32) ragd.ChunkInput {
 	return ragd.ChunkInput{SourcePath: path, SourceCommit: "c0ffee", Title: title, HeadingPath: heading,
 		Position: pos, Content: content, ContentHash: hashOf(content), Vector: vec}
-}
-
-func replace(tb testing.TB, st *store.Store, project int64, scope string, in []ragd.ChunkInput) {
-	tb.Helper()
-	testdb.Replace(tb, st, project, scope, in)
 }
 
 func randomUnit(r *rand.Rand) []float32 { return vectest.RandomUnit(r, testDims) }
@@ -102,8 +92,8 @@ func randomCorpus(tb testing.TB, st *store.Store, seed int64, files int) ragd.Pr
 			*scope = append(*scope, fileChunk(path, pos, fmt.Sprintf("File %d", f), heading, randomText(r, 5+r.Intn(30)), vec))
 		}
 	}
-	replace(tb, st, p.ID, ragd.ScopeDocs, docs)
-	replace(tb, st, p.ID, ragd.ScopeADR, adrs)
+	testdb.Replace(tb, st, p.ID, ragd.ScopeDocs, docs)
+	testdb.Replace(tb, st, p.ID, ragd.ScopeADR, adrs)
 	return p
 }
 

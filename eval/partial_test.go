@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 )
 
 // A partial store shows the vectors of the filled share only: the KNN
@@ -16,7 +18,7 @@ import (
 // coverage counts the share.
 func TestPartialStore(t *testing.T) {
 	ctx := context.Background()
-	st := openStore(t)
+	st := sqlitedb.OpenDims(t, testDims)
 	p, err := st.AddProject(ctx, "p", "/repos/p")
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +28,7 @@ func TestPartialStore(t *testing.T) {
 	for i := range 200 {
 		in = append(in, fileChunk(fmt.Sprintf("docs/%03d.md", i), 0, "T", nil, fmt.Sprintf("chunk %d", i), randomUnit(r)))
 	}
-	replace(t, st, p.ID, ragd.ScopeDocs, in)
+	testdb.Replace(t, st, p.ID, ragd.ScopeDocs, in)
 	const share = 0.1
 	query := randomUnit(r)
 	f := ragd.Filter{ProjectID: p.ID}

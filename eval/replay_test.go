@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/search"
 )
 
@@ -30,7 +31,7 @@ func replayConfigs() []search.Config {
 
 func TestReplayMatchesSearch(t *testing.T) {
 	ctx := context.Background()
-	st := openStore(t)
+	st := sqlitedb.OpenDims(t, testDims)
 	p := randomCorpus(t, st, 1, 80)
 	s := newSearcher(st, &vecEmbedder{vecs: map[string][]float32{}, rng: rand.New(rand.NewSource(2))})
 	r := rand.New(rand.NewSource(3))
@@ -73,7 +74,7 @@ func TestReplayMatchesSearch(t *testing.T) {
 // configuration: same top hits.
 func TestRetrieveModeMatchesSearch(t *testing.T) {
 	ctx := context.Background()
-	st := openStore(t)
+	st := sqlitedb.OpenDims(t, testDims)
 	p := randomCorpus(t, st, 4, 60)
 	s := newSearcher(st, &vecEmbedder{vecs: map[string][]float32{}, rng: rand.New(rand.NewSource(5))})
 	r := rand.New(rand.NewSource(6))
@@ -116,7 +117,7 @@ func ids(cs []ragd.Chunk) []string {
 // evaluation searches never count in measurements.
 func TestCandidatesRecordNothing(t *testing.T) {
 	ctx := context.Background()
-	st := openStore(t)
+	st := sqlitedb.OpenDims(t, testDims)
 	p := randomCorpus(t, st, 7, 10)
 	s := newSearcher(st, &vecEmbedder{vecs: map[string][]float32{}, rng: rand.New(rand.NewSource(8))})
 	if _, err := s.Candidates(ctx, search.CandidatesRequest{ProjectID: p.ID, Query: "alpha beta", Depth: 50, Fill: true}); err != nil {
@@ -138,7 +139,7 @@ func TestCandidatesRecordNothing(t *testing.T) {
 }
 
 func TestCandidatesBadInput(t *testing.T) {
-	st := openStore(t)
+	st := sqlitedb.OpenDims(t, testDims)
 	p := randomCorpus(t, st, 9, 3)
 	s := newSearcher(st, nil)
 	for _, req := range []search.CandidatesRequest{

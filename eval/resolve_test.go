@@ -8,6 +8,8 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 )
 
 func TestResolveAgainstProject(t *testing.T) {
@@ -19,12 +21,12 @@ func TestResolveAgainstProject(t *testing.T) {
 		"README.md":             "# Readme\n",
 	})
 	repo.Remove(t, "drop 9", "docs/adr/0009-gone.md")
-	st := openStore(t)
+	st := sqlitedb.OpenDims(t, testDims)
 	p, err := st.AddProject(ctx, "p", repo.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	replace(t, st, p.ID, ragd.ScopeADR, []ragd.ChunkInput{
+	testdb.Replace(t, st, p.ID, ragd.ScopeADR, []ragd.ChunkInput{
 		fileChunk("docs/adr/0002-x.md", 0, "ADR 2", []string{"Decision"}, "We weigh.", nil),
 	})
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -35,7 +37,7 @@ func TestResolveAgainstProject(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	replace(t, st, p.ID, ragd.ScopeSession, []ragd.ChunkInput{
+	testdb.Replace(t, st, p.ID, ragd.ScopeSession, []ragd.ChunkInput{
 		{SessionID: "s1", EventID: "e5", Position: 0, Content: "why weights?", ContentHash: hashOf("why weights?")},
 	})
 

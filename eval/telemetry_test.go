@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/search"
 )
 
 func TestTelemetrySet(t *testing.T) {
 	ctx := context.Background()
-	st := openStore(t)
+	st := sqlitedb.OpenDims(t, testDims)
 	p := randomCorpus(t, st, 11, 30)
 	s := newSearcher(st, &vecEmbedder{vecs: map[string][]float32{}, rng: rand.New(rand.NewSource(12))})
 	at := time.Now().Add(-time.Hour)

@@ -10,6 +10,7 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // TestAppendEvents_IndexedAtOnceAsReindexWould: appended messages get the
@@ -18,7 +19,7 @@ import (
 func TestAppendEvents_IndexedAtOnceAsReindexWould(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 
 	long := strings.Repeat("A paragraph about chunk boundaries and their offsets. ", 60)
@@ -95,7 +96,7 @@ func TestAppendEvents_IndexedAtOnceAsReindexWould(t *testing.T) {
 func TestImportEvents_TwiceAddsNoChunk(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 	if _, err := ix.ImportEvents(ctx, p, strings.NewReader(eventFile)); err != nil {
 		t.Fatal(err)
@@ -116,7 +117,7 @@ func TestImportEvents_TwiceAddsNoChunk(t *testing.T) {
 func TestAppendEvents_InvalidWritesNoChunk(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 	bad := event("e2", "s1", "agent.response", "bad \xff bytes", 1)
 	_, err := ix.AppendEvents(ctx, p, []ragd.Event{event("e1", "s1", "chat.message", "fine words", 0), bad})

@@ -10,6 +10,7 @@ import (
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // partlyFailing embeds every text but the first of its first call: the
@@ -51,7 +52,7 @@ func TestBackfill_RetriesWhatAPartlyFailedBatchLeft(t *testing.T) {
 	s := openStore(t)
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/a.md": doc("Alpha", 3)})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	reindex(t, newIndexer(s, downService(t, s)), p, ragd.ScopeDocs)
 	total, err := s.PendingVectorCount(ctx)
 	if err != nil || total < 2 {

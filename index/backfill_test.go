@@ -7,6 +7,7 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // A reindex whose provider is down writes its chunks without vectors; the
@@ -17,7 +18,7 @@ func TestBackfill_FillsWhatAReindexLeftWithoutVectors(t *testing.T) {
 	s := openStore(t)
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/a.md": doc("Alpha", 4), "docs/b.md": doc("Beta", 3)})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	reindex(t, newIndexer(s, downService(t, s)), p, ragd.ScopeDocs)
 	total := len(chunks(t, s, p, ragd.ScopeDocs))
 	if n, err := s.PendingVectorCount(ctx); err != nil || total < 5 || n != total {
@@ -81,7 +82,7 @@ func TestReindex_DefersLargeScopesToTheBackfill(t *testing.T) {
 	s := openStore(t)
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/a.md": doc("Alpha", 4), "docs/b.md": doc("Beta", 3)})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	srv, svc := fakeOllama(t, s, testDims)
 	b := &index.Backfill{Store: s, Embedder: svc, Batch: 3, Logger: quiet}
 	stepped := make(chan error, 100)

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ragd/ragd/internal/testdb"
 	"io"
 	"os"
 	"path/filepath"
@@ -238,7 +239,7 @@ func BenchmarkIndex(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
 					s := openStoreAt(b, filepath.Join(b.TempDir(), fmt.Sprint("ragd", i, ".db")), embedding.DefaultDims)
-					p := addProject(b, s, "p", r.dir)
+					p := testdb.AddProject(b, s, "p", r.dir)
 					ix := newIndexer(s, nil)
 					if srv != nil {
 						ix.Embedder = service(b, srv.URL, s, embedding.DefaultDims)
@@ -273,7 +274,7 @@ func BenchmarkReindexUnchanged(b *testing.B) {
 			s := openStoreAt(b, filepath.Join(b.TempDir(), "ragd.db"), embedding.DefaultDims)
 			srv := ollamatest.NewServer(b, ollamatest.Options{})
 			ix := newIndexer(s, service(b, srv.URL, s, embedding.DefaultDims))
-			p := addProject(b, s, "p", r.dir)
+			p := testdb.AddProject(b, s, "p", r.dir)
 
 			peak := startPeak()
 			start := time.Now()

@@ -14,6 +14,7 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 func TestReindex_AlreadyRunning(t *testing.T) {
@@ -21,8 +22,8 @@ func TestReindex_AlreadyRunning(t *testing.T) {
 	s := openStore(t)
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/a.md": doc("A", 2)})
-	p := addProject(t, s, "p", repo.Dir)
-	q := addProject(t, s, "q", repo.Dir+"/.")
+	p := testdb.AddProject(t, s, "p", repo.Dir)
+	q := testdb.AddProject(t, s, "q", repo.Dir+"/.")
 	ix := newIndexer(s, nil)
 	since := time.Date(2026, 11, 29, 10, 30, 0, 0, time.UTC)
 	ix.Now = func() time.Time { return since }
@@ -73,7 +74,7 @@ func TestReindex_CancelledBeforeWriteWritesNothing(t *testing.T) {
 			_, svc := fakeOllama(t, s, testDims)
 			repo := gittest.New(t)
 			repo.Commit(t, "v1", map[string]string{"docs/a.md": doc("Old", 3), "docs/adr/x.md": doc("Old ADR", 1)})
-			p := addProject(t, s, "p", repo.Dir)
+			p := testdb.AddProject(t, s, "p", repo.Dir)
 			ix := newIndexer(s, svc)
 			reindex(t, ix, p)
 			before := ids(chunks(t, s, p, "docs"))
@@ -127,7 +128,7 @@ func TestReindex_Progress(t *testing.T) {
 		files["docs/f"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+time.Duration(i).String()+".md"] = doc("File", 1)
 	}
 	repo.Commit(t, "many", files)
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	var log progressLog
 	if _, err := newIndexer(s, svc).Reindex(context.Background(), p, []string{"docs"}, log.add); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/source"
 )
 
@@ -37,7 +38,7 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 		files[k] = v
 	}
 	head := repo.Commit(t, "docs", files)
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, svc)
 
 	// Never indexed.
@@ -143,7 +144,7 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 func TestCoverage_UnreadableRepository(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{event("e1", "s1", "chat.message", "hi", 0)}); err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func TestCoverage_WorkTreeMode(t *testing.T) {
 	s := openStore(t)
 	repo := gittest.New(t)
 	repo.Commit(t, "v1", map[string]string{"docs/a.md": "# A\n\none\n"})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, nil)
 	ix.Source.WorkTree = true
 	reindex(t, ix, p, "docs")

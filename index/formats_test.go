@@ -11,6 +11,7 @@ import (
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/source"
 )
 
@@ -35,7 +36,7 @@ func TestReindex_FormatsCiteTheirSections(t *testing.T) {
 		"docs/guide.adoc":  "= The Guide\n:toc: left\n\n== Configuration\n\nSet the port.\n\ninclude::partials/more.adoc[]\n\n=== Ports\n\nUse 8080.\n",
 		"docs/intro.mdx":   "---\ntitle: Getting started\n---\nimport Tabs from '@theme/Tabs';\n\n## Install\n\n<Tabs><TabItem value=\"npm\">Run npm install.</TabItem></Tabs>\n",
 	})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	reindex(t, newIndexer(s, nil), p, "docs")
 	got := map[string][]string{}
 	for _, c := range chunks(t, s, p, ragd.ScopeDocs) {

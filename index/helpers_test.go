@@ -16,7 +16,6 @@ import (
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
-	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/store"
 )
@@ -37,11 +36,6 @@ func openStore(tb testing.TB) *store.Store {
 
 func openStoreAt(tb testing.TB, path string, dims int) *store.Store {
 	return sqlitedb.OpenAt(tb, path, embedding.SpaceOf(testModel, dims).String(), dims)
-}
-
-func addProject(tb testing.TB, s *store.Store, name, path string) ragd.Project {
-	tb.Helper()
-	return testdb.AddProject(tb, s, name, path)
 }
 
 // fakeOllama starts the fake provider and a Service on it that caches in s.

@@ -17,6 +17,7 @@ import (
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/store"
 )
 
@@ -62,7 +63,7 @@ func TestReindex_KilledMidWriteLeavesOldIndexWhole(t *testing.T) {
 	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{testModel: killDims}})
 	repo := gittest.New(t)
 	oldHead := repo.Commit(t, "v1", killCorpus(1, 60, 40))
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, service(t, srv.URL, s, killDims))
 	rep := reindex(t, ix, p, "docs")
 	if !rep.Complete {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // TestLayout_DaemonAndProjectSettings: the daemon's settings for every
@@ -24,7 +25,7 @@ func TestLayout_DaemonAndProjectSettings(t *testing.T) {
 		"docs/drafts/a.md":  "# Draft",
 		"docs/archive/b.md": "# Old",
 	})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, nil)
 	ix.Source.Layout = ragd.Layout{Exclude: []string{"drafts"}, NoRootFiles: true}
 	p.Layout = ragd.Layout{Exclude: []string{"docs/archive"}}

@@ -9,6 +9,7 @@ import (
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // Sizes of the hung-provider project: enough chunks for several of the
@@ -45,13 +46,13 @@ func TestReindex_HungProviderBreaker(t *testing.T) {
 	warmRepo := gittest.New(t)
 	warmRepo.Commit(t, "warm", warm)
 	_, healthy := fakeOllama(t, s, testDims)
-	if rep := reindex(t, newIndexer(s, healthy), addProject(t, s, "warm", warmRepo.Dir), "docs"); !rep.Complete {
+	if rep := reindex(t, newIndexer(s, healthy), testdb.AddProject(t, s, "warm", warmRepo.Dir), "docs"); !rep.Complete {
 		t.Fatalf("warming the cache: %s", rep.Summary)
 	}
 
 	repo := gittest.New(t)
 	repo.Commit(t, "all", all)
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	hung := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{testModel: testDims}})
 	hung.SetFault(hung.Hang())
 	svc, err := embedding.New(embedding.Config{Host: hung.URL, Model: testModel, Dims: testDims, IndexTimeout: faultTimeout}, s)

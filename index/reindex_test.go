@@ -15,6 +15,7 @@ import (
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/source"
 	"github.com/ragd/ragd/store"
 )
@@ -37,7 +38,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 	srv, svc := fakeOllama(t, s, testDims)
 	repo := gittest.New(t)
 	head := repo.Commit(t, "docs", corpus)
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, svc)
 
 	var log progressLog
@@ -120,7 +121,7 @@ func TestReindex_TwiceIsIdempotentWithoutProviderCalls(t *testing.T) {
 	srv, svc := fakeOllama(t, s, testDims)
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", corpus)
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, svc)
 
 	reindex(t, ix, p)
@@ -167,7 +168,7 @@ func TestReindex_FollowsCommits(t *testing.T) {
 		"docs/adr/a.md":  doc("Decision", 1),
 		"docs/to-adr.md": doc("Promoted", 1),
 	})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, svc)
 	reindex(t, ix, p)
 	byPath := func(scope string) map[string][]ragd.Chunk {
@@ -242,7 +243,7 @@ func TestReindex_UncommittedEditNotIndexed(t *testing.T) {
 	repo.Commit(t, "v1", map[string]string{"docs/a.md": "# A\n\ncommitted text\n"})
 	repo.WriteUncommitted(t, "docs/a.md", "# A\n\nuncommitted edit\n")
 	repo.WriteUncommitted(t, "docs/untracked.md", "# U\n\nnever added\n")
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 
 	reindex(t, newIndexer(s, nil), p, "docs")
 	cs := chunks(t, s, p, "docs")
@@ -285,7 +286,7 @@ func TestReindex_DegradedThenFilled(t *testing.T) {
 			s := openStore(t)
 			repo := gittest.New(t)
 			repo.Commit(t, "docs", corpus)
-			p := addProject(t, s, "p", repo.Dir)
+			p := testdb.AddProject(t, s, "p", repo.Dir)
 
 			rep, err := newIndexer(s, tc.down(t, s)).Reindex(context.Background(), p, []string{"docs", "adr"}, nil)
 			if err != nil {
@@ -346,7 +347,7 @@ func TestReindex_PartialFailureIsCounted(t *testing.T) {
 	srv.SetFault(ollamatest.WhenInput("Poisoned", ollamatest.Respond(500, `{"error":"boom"}`)))
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/ok.md": "# Fine\n\nfine text\n", "docs/bad.md": "# Poisoned\n\nPoisoned text\n"})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, svc)
 	ix.Embedder = service(t, srv.URL, s, testDims)
 
@@ -365,7 +366,7 @@ func TestReindex_SpaceMismatchDegrades(t *testing.T) {
 	_, svc := fakeOllama(t, s, 16) // another model size than the index's
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/a.md": "# A\n\ntext\n"})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	rep := reindex(t, newIndexer(s, svc), p, "docs")
 	if e := rep.Scopes[0].Embedding; e.Available || e.Calls != 0 || !strings.Contains(e.Reason, "not the index's") {
 		t.Errorf("embedding: %+v", e)
@@ -393,7 +394,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openStore(t)
-			p := addProject(t, s, "p", tc.path)
+			p := testdb.AddProject(t, s, "p", tc.path)
 			if _, err := s.AppendEvents(ctx, p.ID, []ragd.Event{{ID: "e1", SessionID: "s", Type: "chat.message", Actor: "a", Text: "hi", Time: gittest.Epoch}}); err != nil {
 				t.Fatal(err)
 			}
@@ -421,7 +422,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 
 	t.Run("no docs folder", func(t *testing.T) {
 		s := openStore(t)
-		p := addProject(t, s, "p", noDocs.Dir)
+		p := testdb.AddProject(t, s, "p", noDocs.Dir)
 		rep := reindex(t, newIndexer(s, nil), p, "docs", "adr")
 		for _, sr := range rep.Scopes {
 			if sr.Status != api.StatusOK || sr.Files != 0 || sr.Chunks.Total != 0 || !slices.Contains(sr.Notes, source.NoteNoProseAtHead) {
@@ -436,7 +437,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 
 func TestReindex_UnknownScope(t *testing.T) {
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	if _, err := newIndexer(s, nil).Reindex(context.Background(), p, []string{"docs", "code"}, nil); !errors.Is(err, index.ErrUnknownScope) {
 		t.Fatalf("err = %v", err)
 	}
@@ -479,7 +480,7 @@ func TestReindex_SkippedAndReplacedInputs(t *testing.T) {
 		"docs/adr/large.md": "# Big ADR\n\n" + strings.Repeat("word ", 400),
 	})
 	repo.CommitSymlink(t, "link", "docs/link.md", "ok.md")
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, nil)
 	ix.Source.MaxFileBytes = 1000
 
@@ -524,7 +525,7 @@ func TestReport_JSONShape(t *testing.T) {
 	s := openStore(t)
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/a.md": "# A\n\ntext\n"})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	rep := reindex(t, newIndexer(s, downService(t, s)), p, "docs")
 	b, err := json.Marshal(rep)
 	if err != nil {
@@ -575,7 +576,7 @@ func TestReindex_BrokenEmbedderDegrades(t *testing.T) {
 	_, svc := fakeOllama(t, s, testDims)
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/a.md": doc("A", 2)})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	rep := reindex(t, newIndexer(s, shortEmbedder{svc}), p, "docs")
 	if sr := rep.Scopes[0]; sr.Vectors != 0 || sr.Complete || !strings.Contains(sr.Embedding.Reason, "vectors for") {
 		t.Errorf("report: %+v", sr)
@@ -603,7 +604,7 @@ func TestReindex_ProgressCountsFailures(t *testing.T) {
 			}
 			repo := gittest.New(t)
 			repo.Commit(t, "docs", corpus)
-			p := addProject(t, s, "p", repo.Dir)
+			p := testdb.AddProject(t, s, "p", repo.Dir)
 			var log progressLog
 			rep, err := newIndexer(s, svc).Reindex(context.Background(), p, []string{"docs", "adr"}, log.add)
 			if err != nil {

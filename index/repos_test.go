@@ -12,6 +12,7 @@ import (
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/benchrepos"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // reach is what a reindex indexed of one real repository against its
@@ -82,7 +83,7 @@ func reachOf(t *testing.T, dir string, r benchrepos.Repo) reach {
 	g := gittest.New(t)
 	g.CommitTree(t, "upstream", files)
 	s := openStore(t)
-	p := addProject(t, s, "p", g.Dir)
+	p := testdb.AddProject(t, s, "p", g.Dir)
 	start := time.Now()
 	rep := reindex(t, newIndexer(s, nil), p, ragd.ScopeDocs, ragd.ScopeADR)
 	took := time.Since(start)

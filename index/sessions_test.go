@@ -13,6 +13,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/index"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 var at = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -28,7 +29,7 @@ func event(id, session, typ, text string, sec int) ragd.Event {
 func TestAppendEvents_IdempotentAndConflicts(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 	first := event("e1", "s1", "chat.message", "Why SQLite?", 0)
 	first.Title = "Storage"
@@ -68,7 +69,7 @@ func TestAppendEvents_IdempotentAndConflicts(t *testing.T) {
 func TestAppendEvents_InvalidStoresNothing(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 	noText := event("e2", "s1", "chat.message", "  ", 1)
 	_, err := ix.AppendEvents(ctx, p, []ragd.Event{event("e1", "s1", "chat.message", "ok", 0), noText})
@@ -83,8 +84,8 @@ func TestAppendEvents_InvalidStoresNothing(t *testing.T) {
 func TestEvent_FetchByID(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
-	other := addProject(t, s, "other", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
+	other := testdb.AddProject(t, s, "other", t.TempDir())
 	ix := newIndexer(s, nil)
 	e := event("e1", "s1", "tool.result", "", 0)
 	e.Time = e.Time.In(time.FixedZone("BRT", -3*3600))
@@ -130,7 +131,7 @@ this is not json
 func TestImportEvents_ReportsBadLinesAndGoesOn(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 	// c1 is already stored with other text: a conflict at import.
 	if _, err := ix.AppendEvents(ctx, p, []ragd.Event{event("c1", "s3", "chat.message", "the original", 0)}); err != nil {
@@ -172,7 +173,7 @@ func TestImportEvents_ReportsBadLinesAndGoesOn(t *testing.T) {
 func TestImportEvents_ManyBatches(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	const n = 1234
@@ -189,7 +190,7 @@ func TestReindex_SessionChunksCiteEvents(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	srv, svc := fakeOllama(t, s, testDims)
-	p := addProject(t, s, "p", t.TempDir()) // sessions need no repository
+	p := testdb.AddProject(t, s, "p", t.TempDir()) // sessions need no repository
 	ix := newIndexer(s, svc)
 	if _, err := ix.ImportEvents(ctx, p, strings.NewReader(eventFile)); err != nil {
 		t.Fatal(err)
@@ -270,7 +271,7 @@ func TestReindex_SessionChunksCiteEvents(t *testing.T) {
 func TestImportEvents_ReadFailureKeepsWhatWasRead(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	p := addProject(t, s, "p", t.TempDir())
+	p := testdb.AddProject(t, s, "p", t.TempDir())
 	ix := newIndexer(s, nil)
 	lines := strings.Join(strings.Split(eventFile, "\n")[:3], "\n") + "\n"
 	broken := io.MultiReader(strings.NewReader(lines), iotest.ErrReader(errors.New("disk gone")))

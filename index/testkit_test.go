@@ -11,6 +11,7 @@
 package index_test
 
 import (
+	"github.com/ragd/ragd/internal/testdb"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,7 +43,7 @@ func TestKitReindex(t *testing.T) {
 	}
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", corpus)
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, svc)
 
 	first := reindex(t, ix, p, "docs", "adr")

@@ -13,6 +13,7 @@ import (
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/search"
 )
 
@@ -45,7 +46,7 @@ func TestBackfill_TooLongTextIsNotRetriedInALoop(t *testing.T) {
 	}
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/short.md": "# Short\n\nalpha beta gamma\n", "docs/long.md": tooLongForTheFake()})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, svc)
 	rep := reindex(t, ix, p, ragd.ScopeDocs)
 	if sr := rep.Scopes[0]; sr.Vectors != 1 || sr.LexicalOnly != 1 {
@@ -116,7 +117,7 @@ func TestReindex_TextPastTheLearnedLimitIsCut(t *testing.T) {
 	svc := service(t, srv.URL, s, testDims)
 	repo := gittest.New(t)
 	repo.Commit(t, "docs", map[string]string{"docs/long.md": tooLongForTheFake()})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	rep := reindex(t, newIndexer(s, svc), p, ragd.ScopeDocs)
 	if sr := rep.Scopes[0]; sr.Vectors != 1 || sr.LexicalOnly != 0 || !sr.Embedding.Available {
 		t.Fatalf("reindex: %+v", sr)

@@ -19,6 +19,7 @@ import (
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
+	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/search"
 	"github.com/ragd/ragd/store"
 )
@@ -75,7 +76,7 @@ func TestKitLongTextNoLoop(t *testing.T) {
 		"docs/zh.md":    "# ragdzhmarker\n\n" + string(zh) + "\n",
 		"docs/short.md": "# Short\n\na dog runs in the park\n",
 	})
-	p := addProject(t, s, "p", repo.Dir)
+	p := testdb.AddProject(t, s, "p", repo.Dir)
 	ix := newIndexer(s, svc)
 	rep := reindex(t, ix, p, ragd.ScopeDocs)
 	sr := rep.Scopes[0]

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 func TestFeedback(t *testing.T) {
@@ -61,7 +62,7 @@ func TestFeedback(t *testing.T) {
 
 	// A reindex that changes the voted chunk takes its vote and refuses new
 	// ones with a clear reason.
-	replace(t, c.st, c.project, second.Scope, nil)
+	testdb.Replace(t, c.st, c.project, second.Scope, nil)
 	_, err = s.Feedback(ctx, FeedbackRequest{SearchID: id, ChunkID: second.ChunkID, Verdict: VerdictUseful})
 	if !errors.Is(err, ragd.ErrNotFound) || !errors.Is(err, ragd.ErrChunkGone) || !strings.Contains(err.Error(), "reindex") {
 		t.Errorf("vote on a removed chunk: %v", err)

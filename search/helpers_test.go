@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/internal/testdb"
-	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/store"
 )
@@ -68,20 +66,6 @@ func (s *syncBuffer) String() string {
 }
 
 var quiet = slog.New(slog.DiscardHandler)
-
-func openStore(tb testing.TB, dims int) *store.Store {
-	return sqlitedb.Open(tb, fmt.Sprintf("test/%d", dims), dims)
-}
-
-func addProject(tb testing.TB, st *store.Store, name string) int64 {
-	tb.Helper()
-	return testdb.AddProject(tb, st, name, "/repos/"+name).ID
-}
-
-func replace(tb testing.TB, st *store.Store, project int64, scope string, in []ragd.ChunkInput) {
-	tb.Helper()
-	testdb.Replace(tb, st, project, scope, in)
-}
 
 func hashOf(s string) string {
 	h := fnv.New64a()

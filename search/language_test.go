@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 )
 
 // TestSearch_UnspacedScripts: Chinese and Japanese text, which a word
@@ -12,9 +14,9 @@ import (
 // characters, best ranked where most of them occur; English text beside
 // it ranks as before.
 func TestSearch_UnspacedScripts(t *testing.T) {
-	st := openStore(t, 4)
-	project := addProject(t, st, "cjk")
-	replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
+	st := sqlitedb.OpenDims(t, 4)
+	project := testdb.AddProject(t, st, "cjk", "/repos/cjk").ID
+	testdb.Replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
 		doc("docs/ja.md", 0, []string{"検索"}, "このデーモンはプロジェクトごとに全文検索の索引を作ります。", unit(1)),
 		doc("docs/zh.md", 0, []string{"索引"}, "我们使用倒排索引来加速全文检索。", unit(1)),
 		doc("docs/en.md", 0, []string{"Search"}, "The daemon builds a full-text search index per project.", unit(1)),

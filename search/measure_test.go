@@ -13,6 +13,8 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/store"
 )
 
@@ -26,13 +28,13 @@ type window struct {
 
 func newWindow(t *testing.T) *window {
 	t.Helper()
-	st := openStore(t, 4)
-	project := addProject(t, st, "m")
+	st := sqlitedb.OpenDims(t, 4)
+	project := testdb.AddProject(t, st, "m", "/repos/m").ID
 	var in []ragd.ChunkInput
 	for i := range 10 {
 		in = append(in, doc("docs/m.md", i, nil, fmt.Sprintf("chunk %d", i), nil))
 	}
-	replace(t, st, project, ragd.ScopeDocs, in)
+	testdb.Replace(t, st, project, ragd.ScopeDocs, in)
 	chunks, _ := st.ScopeChunks(context.Background(), project, ragd.ScopeDocs)
 	w := &window{st: st, project: project, base: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)}
 	for _, c := range chunks {
@@ -206,7 +208,7 @@ func TestMeasure_Window(t *testing.T) {
 	s.Now = func() time.Time { return now }
 	w.add(t, 30*24-1, setA, "search", true, 10, 0, nil) // an hour ago
 	w.add(t, 23*24-1, setA, "search", true, 10, 0, nil) // 7 days and an hour ago
-	other := addProject(t, w.st, "other")
+	other := testdb.AddProject(t, w.st, "other", "/repos/other").ID
 	if _, err := w.st.RecordSearch(context.Background(), ragd.SearchRecord{ProjectID: other, Query: "x", Weights: setA,
 		Actor: "person", VectorAvailable: true, CreatedAt: now.Add(-time.Minute)}); err != nil {
 		t.Fatal(err)

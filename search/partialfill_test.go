@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 )
 
 // While the background fill has embedded only part of a scope, the chunks
@@ -15,12 +17,12 @@ import (
 // searcher's default ranks the keyword matches as the lexical half alone
 // does, with the vector-only chunks below them.
 func TestSearch_DuringFillKeywordMatchesKeepTheirRank(t *testing.T) {
-	st := openStore(t, 4)
-	project := addProject(t, st, "kuma")
+	st := sqlitedb.OpenDims(t, 4)
+	project := testdb.AddProject(t, st, "kuma", "/repos/kuma").ID
 	// Filled: two off-topic sections whose vectors sit nearer the query
 	// than random pairs do (cosine 0.75 and 0.7 in a space whose random
 	// pairs score 0.6), matching no word of it.
-	replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
+	testdb.Replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
 		doc("docs/make.md", 0, []string{"Make Targets"}, "Run make build to compile the binaries and make check for linters.", unit(0.75)),
 		doc("docs/design.md", 0, []string{"Design"}, "The control plane keeps its state in the store and pushes it to the proxies.", unit(0.7)),
 		// Not filled yet: the sections that answer, by their words.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 )
 
 // Passage resolves citations against the engine through PassageStore
@@ -15,9 +17,9 @@ import (
 // not there as an error wrapping ragd.ErrNotFound that says what is.
 func TestPassage(t *testing.T) {
 	ctx := context.Background()
-	st := openStore(t, 4)
-	pid := addProject(t, st, "demo")
-	other := addProject(t, st, "other")
+	st := sqlitedb.OpenDims(t, 4)
+	pid := testdb.AddProject(t, st, "demo", "/repos/demo").ID
+	other := testdb.AddProject(t, st, "other", "/repos/other").ID
 	// The document's title is "Guide"; its heading paths start below it.
 	intro := doc("docs/guide.md", 0, nil, "Guide intro.", nil)
 	a1 := doc("docs/guide.md", 1, []string{"Install"}, "Install with make. Then run it.", nil)
@@ -30,8 +32,8 @@ func TestPassage(t *testing.T) {
 	for i := range in {
 		in[i].Title = "Guide"
 	}
-	replace(t, st, pid, ragd.ScopeDocs, in)
-	replace(t, st, other, ragd.ScopeDocs, []ragd.ChunkInput{doc("docs/x.md", 0, []string{"X"}, "elsewhere", nil)})
+	testdb.Replace(t, st, pid, ragd.ScopeDocs, in)
+	testdb.Replace(t, st, other, ragd.ScopeDocs, []ragd.ChunkInput{doc("docs/x.md", 0, []string{"X"}, "elsewhere", nil)})
 	ids := chunkIDs(t, st, pid)
 	otherIDs := chunkIDs(t, st, other)
 	p := ragd.Project{ID: pid, Name: "demo"}

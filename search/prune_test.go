@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/store"
 )
 
@@ -21,8 +23,8 @@ import (
 // percent. It returns the store's searcher and project.
 func pruneCorpus(t *testing.T, n int) (*Searcher, int64) {
 	t.Helper()
-	st := openStore(t, 4)
-	p := addProject(t, st, "zipf")
+	st := sqlitedb.OpenDims(t, 4)
+	p := testdb.AddProject(t, st, "zipf", "/repos/zipf").ID
 	r := rand.New(rand.NewSource(5))
 	z := rand.NewZipf(r, 1.07, 2, 5000)
 	for i, scope := range []string{ragd.ScopeDocs, ragd.ScopeADR} {
@@ -38,7 +40,7 @@ func pruneCorpus(t *testing.T, n int) (*Searcher, int64) {
 			}
 			in = append(in, doc(path, j%10, []string{"Heading"}, b.String(), nil))
 		}
-		replace(t, st, p, scope, in)
+		testdb.Replace(t, st, p, scope, in)
 	}
 	return searcher(st, nil), p
 }

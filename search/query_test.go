@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/lexical"
 	"github.com/ragd/ragd/store"
 )
@@ -188,9 +190,9 @@ func fuzzSeeds() []string {
 
 // ftsStore is a store with a few chunks for FTS5 to match against.
 func ftsStore(tb testing.TB) (*store.Store, int64) {
-	st := openStore(tb, 4)
-	project := addProject(tb, st, "fts")
-	replace(tb, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
+	st := sqlitedb.OpenDims(tb, 4)
+	project := testdb.AddProject(tb, st, "fts", "/repos/fts").ID
+	testdb.Replace(tb, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
 		doc("docs/a.md", 0, []string{"Search"}, "hybrid search: weighted fusion, threshold, rrf", unit(1)),
 		doc("docs/b.md", 0, []string{"Contenu"}, "поиск по документам, café naïve, content near secret", unit(0.5)),
 	})

@@ -16,6 +16,8 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/store"
 )
 
@@ -41,23 +43,23 @@ var sims = map[string]float64{cFusion: 0.9, cThreshold: 0.3, cADR: 0.6, cAsk: 0.
 
 func newCorpus(t *testing.T) corpus {
 	t.Helper()
-	st := openStore(t, 4)
-	project := addProject(t, st, "p")
-	replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
+	st := sqlitedb.OpenDims(t, 4)
+	project := testdb.AddProject(t, st, "p", "/repos/p").ID
+	testdb.Replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
 		doc("docs/guide.md", 0, []string{"Guide", "Fusion"}, cFusion, unit(sims[cFusion])),
 		doc("docs/guide.md", 1, []string{"Guide", "Threshold"}, cThreshold, unit(sims[cThreshold])),
 		doc("docs/etag.md", 0, []string{"Caching"}, cETag, nil),
 	})
-	replace(t, st, project, ragd.ScopeADR, []ragd.ChunkInput{
+	testdb.Replace(t, st, project, ragd.ScopeADR, []ragd.ChunkInput{
 		doc("docs/adr/0001-fusion.md", 0, []string{"ADR 0001", "Decision"}, cADR, unit(sims[cADR])),
 	})
-	replace(t, st, project, ragd.ScopeSession, []ragd.ChunkInput{
+	testdb.Replace(t, st, project, ragd.ScopeSession, []ragd.ChunkInput{
 		message("s1", "e1", 0, cAsk, unit(sims[cAsk])),
 		message("s1", "e2", 0, cAnswer, unit(sims[cAnswer])),
 	})
 	// Another project's chunks must never show up.
-	other := addProject(t, st, "other")
-	replace(t, st, other, ragd.ScopeDocs, []ragd.ChunkInput{doc("docs/guide.md", 0, nil, cFusion+" elsewhere", unit(1))})
+	other := testdb.AddProject(t, st, "other", "/repos/other").ID
+	testdb.Replace(t, st, other, ragd.ScopeDocs, []ragd.ChunkInput{doc("docs/guide.md", 0, nil, cFusion+" elsewhere", unit(1))})
 	return corpus{st: st, project: project, ids: chunkIDs(t, st, project)}
 }
 
@@ -284,8 +286,8 @@ func TestSearch_Degraded(t *testing.T) {
 // finds, however common the word (issue 15 #6, docs/adr/0007): the answer's
 // weights and the telemetry say the fusion ran on it alone.
 func TestSearch_DegradedAnswersWhatLexicalFinds(t *testing.T) {
-	st := openStore(t, 4)
-	project := addProject(t, st, "p")
+	st := sqlitedb.OpenDims(t, 4)
+	project := testdb.AddProject(t, st, "p", "/repos/p").ID
 	r := rand.New(rand.NewSource(3))
 	var in []ragd.ChunkInput
 	const chunks = 30
@@ -294,7 +296,7 @@ func TestSearch_DegradedAnswersWhatLexicalFinds(t *testing.T) {
 		in = append(in, doc(fmt.Sprintf("docs/w%02d.md", i), 0, []string{"Widgets"},
 			fmt.Sprintf("The widgets of part %d are blue.", i), randomUnit(r, 4)))
 	}
-	replace(t, st, project, ragd.ScopeDocs, in)
+	testdb.Replace(t, st, project, ragd.ScopeDocs, in)
 	s := searcher(st, downEmbedder("connection refused"))
 	ctx := context.Background()
 
@@ -352,8 +354,8 @@ func TestSearch_DegradedAnswersWhatLexicalFinds(t *testing.T) {
 // candidates as hits were asked for, and the row freezes the depth used
 // (issue 15 #9).
 func TestSearch_LimitAboveCandidateDepth(t *testing.T) {
-	st := openStore(t, 4)
-	project := addProject(t, st, "p")
+	st := sqlitedb.OpenDims(t, 4)
+	project := testdb.AddProject(t, st, "p", "/repos/p").ID
 	r := rand.New(rand.NewSource(4))
 	var in []ragd.ChunkInput
 	const chunks = 40
@@ -361,7 +363,7 @@ func TestSearch_LimitAboveCandidateDepth(t *testing.T) {
 		in = append(in, doc(fmt.Sprintf("docs/g%02d.md", i), 0, []string{"Gadgets"},
 			fmt.Sprintf("Gadget number %d, a gadget among gadgets.", i), randomUnit(r, 4)))
 	}
-	replace(t, st, project, ragd.ScopeDocs, in)
+	testdb.Replace(t, st, project, ragd.ScopeDocs, in)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
@@ -425,12 +427,12 @@ func TestSearch_Scopes(t *testing.T) {
 }
 
 func TestSearch_TiesAreDeterministic(t *testing.T) {
-	st := openStore(t, 4)
-	project := addProject(t, st, "ties")
+	st := sqlitedb.OpenDims(t, 4)
+	project := testdb.AddProject(t, st, "ties", "/repos/ties").ID
 	const text = "identical tie text"
 	v := unit(0.8)
 	// Written in an order that is neither the citation order nor the ids'.
-	replace(t, st, project, ragd.ScopeSession, []ragd.ChunkInput{
+	testdb.Replace(t, st, project, ragd.ScopeSession, []ragd.ChunkInput{
 		message("s1", "e2", 0, text, v), message("s1", "e1", 0, text, v),
 	})
 	docs := []ragd.ChunkInput{
@@ -441,7 +443,7 @@ func TestSearch_TiesAreDeterministic(t *testing.T) {
 	for i := range docs {
 		docs[i].Title = "Session s1"
 	}
-	replace(t, st, project, ragd.ScopeDocs, docs)
+	testdb.Replace(t, st, project, ragd.ScopeDocs, docs)
 	s := searcher(st, upEmbedder(e1))
 	for _, fusion := range []Fusion{FusionWeighted, FusionRRF} {
 		resp, err := s.Search(context.Background(), Request{ProjectID: project, Query: "tie", Limit: MaxLimit, Fusion: fusion})
@@ -518,16 +520,16 @@ func TestSearch_Fill(t *testing.T) {
 
 func TestSearch_SnapshotDuringReindex(t *testing.T) {
 	for _, fill := range []bool{false, true} {
-		st := openStore(t, 4)
-		project := addProject(t, st, "p")
-		replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{doc("docs/a.md", 0, nil, "snapshot old words", unit(0.9))})
+		st := sqlitedb.OpenDims(t, 4)
+		project := testdb.AddProject(t, st, "p", "/repos/p").ID
+		testdb.Replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{doc("docs/a.md", 0, nil, "snapshot old words", unit(0.9))})
 		s := searcher(st, upEmbedder(e1))
 		s.Config.Fill = fill
 		reindexed := 0
 		// Between the vector query and the lexical one, a reindex replaces
 		// the scope and commits.
 		s.betweenQueries = func() {
-			replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
+			testdb.Replace(t, st, project, ragd.ScopeDocs, []ragd.ChunkInput{
 				doc("docs/a.md", 0, nil, "snapshot new words", unit(0.95)),
 				doc("docs/b.md", 0, nil, "snapshot more words", unit(0.99)),
 			})
@@ -754,7 +756,7 @@ func TestSearch_VectorCoverage(t *testing.T) {
 		t.Errorf("a query with no positive term reports coverage %+v", resp.VectorCoverage)
 	}
 	// A project without chunks is fully covered, not divided by zero.
-	empty := addProject(t, c.st, "empty")
+	empty := testdb.AddProject(t, c.st, "empty", "/repos/empty").ID
 	if resp := c.search(t, s, Request{ProjectID: empty, Query: "fusion"}); resp.VectorCoverage == nil || resp.VectorCoverage.Share != 1 {
 		t.Errorf("empty project: coverage %+v, want share 1", resp.VectorCoverage)
 	}

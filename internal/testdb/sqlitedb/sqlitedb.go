@@ -5,6 +5,7 @@ package sqlitedb
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"testing"
@@ -17,6 +18,13 @@ import (
 func Open(tb testing.TB, space string, dims int) *store.Store {
 	tb.Helper()
 	return OpenAt(tb, filepath.Join(tb.TempDir(), "ragd.db"), space, dims)
+}
+
+// OpenDims is Open in the space "test/DIMS" of dims dimensions: a store
+// for tests that choose their vectors themselves, no provider's.
+func OpenDims(tb testing.TB, dims int) *store.Store {
+	tb.Helper()
+	return Open(tb, fmt.Sprintf("test/%d", dims), dims)
 }
 
 // OpenAt is Open of the database at path.
