@@ -2,11 +2,8 @@ package search
 
 import (
 	"context"
-	"fmt"
-	"math/rand"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/ragd/ragd"
@@ -18,29 +15,18 @@ import (
 // Frequent-word pruning is the store's (store/lexicalquery.go, tested
 // there): the searcher asks for it, or not, and reports what was dropped.
 
-// pruneCorpus indexes n chunks of words drawn from a Zipf distribution, as
-// the benchmarks' corpus: "w1" is in nearly every chunk, "w300" in a few
-// percent. It returns the store's searcher and project.
+// pruneCorpus indexes testdb.ZipfScopes' n chunks: "w1" is in nearly
+// every chunk, "w300" in a few percent. It returns the store's searcher
+// and project.
 func pruneCorpus(t *testing.T, n int) (*Searcher, int64) {
 	t.Helper()
 	st := sqlitedb.OpenDims(t, 4)
 	p := testdb.AddProject(t, st, "zipf", "/repos/zipf").ID
-	r := rand.New(rand.NewSource(5))
-	z := rand.NewZipf(r, 1.07, 2, 5000)
-	for i, scope := range []string{ragd.ScopeDocs, ragd.ScopeADR} {
-		var in []ragd.ChunkInput
-		for j := range n / 2 {
-			var b strings.Builder
-			for b.Len() < 300+r.Intn(600) {
-				b.WriteString("w" + strconv.FormatUint(z.Uint64()+1, 10) + " ")
-			}
-			path := fmt.Sprintf("docs/%d/%d.md", i, j/10)
-			if scope == ragd.ScopeADR {
-				path = fmt.Sprintf("docs/adr/%d.md", j)
-			}
-			in = append(in, doc(path, j%10, []string{"Heading"}, b.String(), nil))
-		}
-		testdb.Replace(t, st, p, scope, in)
+	corpus := testdb.ZipfScopes(n, func(path string, pos int, text string) ragd.ChunkInput {
+		return doc(path, pos, []string{"Heading"}, text, nil)
+	})
+	for _, sc := range corpus {
+		testdb.Replace(t, st, p, sc.Scope, sc.Chunks)
 	}
 	return searcher(st, nil), p
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,29 +154,15 @@ func TestPrune(t *testing.T) {
 	}
 }
 
-// zipfCorpus indexes n chunks of words drawn from a Zipf distribution, as
-// the benchmarks' corpus: "w1" is in nearly every chunk, "w300" in a few
-// percent.
+// zipfCorpus indexes testdb.ZipfScopes' n chunks: "w1" is in nearly every
+// chunk, "w300" in a few percent.
 func zipfCorpus(t *testing.T, n int) (*Store, int64) {
 	t.Helper()
 	s := mustOpen(t, 4)
 	p := mustProject(t, s, "zipf")
-	r := rand.New(rand.NewSource(5))
-	z := rand.NewZipf(r, 1.07, 2, 5000)
-	for i, scope := range []string{ragd.ScopeDocs, ragd.ScopeADR} {
-		var in []ragd.ChunkInput
-		for j := range n / 2 {
-			var b strings.Builder
-			for b.Len() < 300+r.Intn(600) {
-				b.WriteString("w" + strconv.FormatUint(z.Uint64()+1, 10) + " ")
-			}
-			path := fmt.Sprintf("docs/%d/%d.md", i, j/10)
-			if scope == ragd.ScopeADR {
-				path = fmt.Sprintf("docs/adr/%d.md", j)
-			}
-			in = append(in, docChunk(path, j%10, b.String(), nil))
-		}
-		mustReplace(t, s, p.ID, scope, in)
+	corpus := testdb.ZipfScopes(n, func(path string, pos int, text string) ragd.ChunkInput { return docChunk(path, pos, text, nil) })
+	for _, sc := range corpus {
+		mustReplace(t, s, p.ID, sc.Scope, sc.Chunks)
 	}
 	return s, p.ID
 }

@@ -103,6 +103,39 @@ func BenchContent(r *rand.Rand) string {
 	return string(b)
 }
 
+// ScopeChunks are the chunks of one scope.
+type ScopeChunks struct {
+	Scope  string
+	Chunks []ragd.ChunkInput
+}
+
+// ZipfScopes is a corpus of n chunks of 300 to 900 bytes of words drawn
+// from a Zipf distribution over 5,000 (seed 5), as the benchmarks' corpus
+// but smaller: "w1" is in nearly every chunk, "w300" in a few percent.
+// Half are docs, ten chunks a file, half adr, a chunk a file; each chunk
+// is made by chunk(path, position, text). Docs come first.
+func ZipfScopes(n int, chunk func(path string, pos int, text string) ragd.ChunkInput) []ScopeChunks {
+	r := rand.New(rand.NewSource(5))
+	z := rand.NewZipf(r, 1.07, 2, 5000)
+	var out []ScopeChunks
+	for i, scope := range []string{ragd.ScopeDocs, ragd.ScopeADR} {
+		sc := ScopeChunks{Scope: scope}
+		for j := range n / 2 {
+			var b strings.Builder
+			for b.Len() < 300+r.Intn(600) {
+				b.WriteString("w" + strconv.FormatUint(z.Uint64()+1, 10) + " ")
+			}
+			path := fmt.Sprintf("docs/%d/%d.md", i, j/10)
+			if scope == ragd.ScopeADR {
+				path = fmt.Sprintf("docs/adr/%d.md", j)
+			}
+			sc.Chunks = append(sc.Chunks, chunk(path, j%10, b.String()))
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
 // BenchFiles is a benchmark corpus of n chunks of dims-dimensional random
 // unit vectors (seed 42), a thousand per file: each file's chunks made by
 // chunk(path, position, text, vector).
