@@ -11,6 +11,7 @@ import (
 
 var runTests = []subtest{
 	{"start, finish, last", testRuns},
+	{"refused runs", testRunsRefused},
 }
 
 // testRuns: a run starts running, is finished once, and LastRun finds the
@@ -59,6 +60,44 @@ func testRuns(t *testing.T, e *env) {
 	}
 	if _, err := s.LastRun(ctx, p.ID, ragd.ScopeSession, ""); !errors.Is(err, ragd.ErrNotFound) {
 		t.Errorf("last session run: %v, want ErrNotFound", err)
+	}
+	// Runs lists the project's runs of every scope, newest first.
+	runs, err := s.Runs(ctx, p.ID, 2)
+	if err != nil || len(runs) != 2 || runs[0].ID != running.ID || runs[1].ID != second.ID {
+		t.Errorf("the last 2 runs: %+v, %v; want the adr run, then the failed docs run", runs, err)
+	}
+	if all, err := s.Runs(ctx, p.ID, 0); err != nil || len(all) != 3 {
+		t.Errorf("every run (limit 0): %d runs, %v; want 3", len(all), err)
+	}
+}
+
+// testRunsRefused: a run of an unknown scope is not started, and one is
+// finished only with a final status and a JSON report.
+func testRunsRefused(t *testing.T, e *env) {
+	s := e.store()
+	ctx := t.Context()
+	p := e.project("p")
+	if r, err := s.StartRun(ctx, p.ID, "code"); err == nil {
+		t.Errorf("run of an unknown scope: %+v, no error", r)
+	}
+	run, err := s.StartRun(ctx, p.ID, ragd.ScopeSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what, status string
+		report       []byte
+	}{
+		{"finished as running", ragd.RunRunning, nil},
+		{"an unknown status", "maybe", nil},
+		{"a report that is not JSON", ragd.RunOK, []byte("{")},
+	} {
+		if err := s.FinishRun(ctx, run.ID, c.status, "", c.report); err == nil {
+			t.Errorf("%s: no error", c.what)
+		}
+	}
+	if last, err := s.LastRun(ctx, p.ID, ragd.ScopeSession, ""); err != nil || last.ID != run.ID || last.Status != ragd.RunRunning {
+		t.Errorf("after the refused finishes: %+v, %v; want the run still running", last, err)
 	}
 }
 
