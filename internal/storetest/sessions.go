@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -45,6 +46,7 @@ func testSessions(t *testing.T, e *env) {
 		{ragd.SessionFilter{Since: at(2)}, []string{"codex:b", "a"}},
 		{ragd.SessionFilter{Since: at(3)}, []string{"codex:b"}},
 		{ragd.SessionFilter{Since: at(11)}, nil},
+		{ragd.SessionFilter{IDPrefix: "gemini:"}, nil},
 	} {
 		list, err := s.ListSessions(ctx, p.ID, c.f)
 		var got []string
@@ -69,6 +71,12 @@ func testSessions(t *testing.T, e *env) {
 	evs, err = s.SessionEvents(ctx, p.ID, "codex:b")
 	if err != nil || len(evs) != 1 || evs[0].Title != "The later one" || evs[0].Text != "later session" || evs[0].Actor != ragd.ActorPerson {
 		t.Errorf("events of codex:b: %+v, %v", evs, err)
+	}
+	if evs, err := s.SessionEvents(ctx, p.ID, "nope"); !errors.Is(err, ragd.ErrNotFound) {
+		t.Errorf("events of an unknown session: %+v, %v; want ErrNotFound", evs, err)
+	}
+	if evs, err := s.SessionEvents(ctx, q.ID, "a"); !errors.Is(err, ragd.ErrNotFound) {
+		t.Errorf("events of another project's session: %+v, %v; want ErrNotFound", evs, err)
 	}
 }
 
