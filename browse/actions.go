@@ -18,6 +18,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/client"
 )
 
 // The actions on the selected hit: open it in $VISUAL/$EDITOR at its
@@ -431,7 +432,7 @@ func searchExplainedAll(ctx context.Context, b Backend, req api.SearchRequest) (
 	if err != nil {
 		return nil, nil, err
 	}
-	out := &api.AllProjectsResponse{Fusion: api.FusionRRF, RRFK: api.AllProjectsRRFK}
+	out := &api.AllProjectsResponse{Fusion: api.FusionRRF, RRFK: client.AllProjectsRRFK}
 	var responses []*api.SearchResponse
 	var explains []projectExplain
 	var errs []error
@@ -452,7 +453,7 @@ func searchExplainedAll(ctx context.Context, b Backend, req api.SearchRequest) (
 	if len(errs) > 0 && len(responses) == 0 {
 		return nil, nil, fmt.Errorf("search every project: %w", errors.Join(errs...))
 	}
-	out.Hits = api.MergeProjects(responses, api.AllProjectsRRFK, limit)
+	out.Hits = client.MergeProjects(responses, client.AllProjectsRRFK, limit)
 	return out, explains, nil
 }
 
