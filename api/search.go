@@ -1,44 +1,22 @@
 package api
 
-import (
-	"strings"
+import "github.com/ragd/ragd"
 
-	"github.com/ragd/ragd"
-)
-
-// The search route's vocabulary and bounds, said once for every client and
-// layer: package search defines its Fusion values and limits from these.
+// The search route's vocabulary and bounds: the domain's (ragd), as the
+// wire spells them.
 const (
-	// FusionWeighted blends the two signals' scores; FusionRRF fuses their
-	// ranks (reciprocal rank fusion).
-	FusionWeighted = "weighted"
-	FusionRRF      = "rrf"
-	// MaxLimit bounds the hits of one search: more is a dump, not a citation.
-	MaxLimit = 20
-	// MaxQueryLength is the longest query, in characters after trimming: a
-	// question, not a document.
-	MaxQueryLength = 1000
+	FusionWeighted = ragd.FusionWeighted
+	FusionRRF      = ragd.FusionRRF
+	MaxLimit       = ragd.MaxSearchLimit
+	MaxQueryLength = ragd.MaxQueryLength
 )
 
 // Fusions lists the fusions the search route takes, the default first.
-func Fusions() []string { return []string{FusionWeighted, FusionRRF} }
-
-// fusionSummaries says in a few words what each fusion does.
-var fusionSummaries = map[string]string{
-	FusionWeighted: "score blend",
-	FusionRRF:      "reciprocal rank fusion",
-}
+func Fusions() []string { return ragd.Fusions() }
 
 // FusionChoices names the fusions for help texts and the MCP tool's
-// schema, each with what it does: "weighted (score blend) or rrf
-// (reciprocal rank fusion)".
-func FusionChoices() string {
-	var parts []string
-	for _, f := range Fusions() {
-		parts = append(parts, f+" ("+fusionSummaries[f]+")")
-	}
-	return strings.Join(parts, " or ")
-}
+// schema (ragd.FusionChoices).
+func FusionChoices() string { return ragd.FusionChoices() }
 
 // SearchRequest is the body of POST /v1/projects/{project}/search.
 type SearchRequest struct {
@@ -112,13 +90,10 @@ type VectorCoverage struct {
 	Share float64 `json:"share"`
 }
 
-// NewVectorCoverage returns the coverage of vectors among chunks.
+// NewVectorCoverage returns the coverage of vectors among chunks
+// (ragd.NewVectorCoverage) on the wire.
 func NewVectorCoverage(chunks, vectors int) *VectorCoverage {
-	c := &VectorCoverage{Chunks: chunks, Vectors: vectors, Share: 1}
-	if chunks > 0 {
-		c.Share = float64(vectors) / float64(chunks)
-	}
-	return c
+	return FromVectorCoverage(ragd.NewVectorCoverage(chunks, vectors))
 }
 
 // AppliedWeights are the weights and threshold the fusion used. All three are
@@ -207,3 +182,68 @@ type Vote struct {
 	// Replaced is the verdict this vote replaced; absent for a first vote.
 	Replaced string `json:"replaced,omitempty"`
 }
+
+// FromSearchResult returns r on the wire; nil for nil.
+func FromSearchResult(r *ragd.SearchResult) *SearchResult {
+	if r == nil {
+		return nil
+	}
+	out := &SearchResult{
+		SearchID: r.SearchID, Hits: make([]Hit, 0, len(r.Hits)),
+		VectorAvailable: r.VectorAvailable, Degraded: r.Degraded, Reason: r.Reason,
+		Weights: AppliedWeights(r.Weights), Fusion: r.Fusion, Normalization: r.Normalization,
+		Fill: r.Fill, RRFK: r.RRFK, VectorCoverage: FromVectorCoverage(r.VectorCoverage),
+		LatencyMs: r.LatencyMs, Explain: FromExplain(r.Explain),
+	}
+	for _, h := range r.Hits {
+		out.Hits = append(out.Hits, FromHit(h))
+	}
+	return out
+}
+
+// FromHit returns h on the wire.
+func FromHit(h ragd.Hit) Hit {
+	out := Hit{
+		ChunkID: h.ChunkID, Rank: h.Rank, Content: h.Content, Score: h.Score,
+		VectorScore: h.VectorScore, LexicalScore: h.LexicalScore, Scope: h.Scope, Origin: h.Origin,
+	}
+	if h.Explain != nil {
+		e := HitExplain(*h.Explain)
+		out.Explain = &e
+	}
+	return out
+}
+
+// FromVectorCoverage returns c on the wire; nil for nil.
+func FromVectorCoverage(c *ragd.VectorCoverage) *VectorCoverage {
+	if c == nil {
+		return nil
+	}
+	out := VectorCoverage(*c)
+	return &out
+}
+
+// FromExplain returns e on the wire; nil for nil.
+func FromExplain(e *ragd.Explain) *Explain {
+	if e == nil {
+		return nil
+	}
+	out := &Explain{Match: e.Match, Dropped: e.Dropped, Vector: fromCandidates(e.Vector), Lexical: fromCandidates(e.Lexical)}
+	return out
+}
+
+// fromCandidates keeps a nil list nil and an empty one empty: the wire
+// says null or [] as the domain had it.
+func fromCandidates(cs []ragd.ExplainCandidate) []ExplainCandidate {
+	if cs == nil {
+		return nil
+	}
+	out := make([]ExplainCandidate, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, ExplainCandidate(c))
+	}
+	return out
+}
+
+// FromVote returns v on the wire.
+func FromVote(v ragd.RecordedVote) Vote { return Vote(v) }
