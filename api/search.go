@@ -188,62 +188,34 @@ func FromSearchResult(r *ragd.SearchResult) *SearchResult {
 	if r == nil {
 		return nil
 	}
-	out := &SearchResult{
-		SearchID: r.SearchID, Hits: make([]Hit, 0, len(r.Hits)),
+	return &SearchResult{
+		SearchID: r.SearchID, Hits: fromEach(r.Hits, FromHit),
 		VectorAvailable: r.VectorAvailable, Degraded: r.Degraded, Reason: r.Reason,
 		Weights: AppliedWeights(r.Weights), Fusion: r.Fusion, Normalization: r.Normalization,
 		Fill: r.Fill, RRFK: r.RRFK, VectorCoverage: FromVectorCoverage(r.VectorCoverage),
-		LatencyMs: r.LatencyMs, Explain: FromExplain(r.Explain),
+		LatencyMs: r.LatencyMs, Explain: fromPtr(r.Explain, fromExplain),
 	}
-	for _, h := range r.Hits {
-		out.Hits = append(out.Hits, FromHit(h))
-	}
-	return out
 }
 
 // FromHit returns h on the wire.
 func FromHit(h ragd.Hit) Hit {
-	out := Hit{
+	return Hit{
 		ChunkID: h.ChunkID, Rank: h.Rank, Content: h.Content, Score: h.Score,
 		VectorScore: h.VectorScore, LexicalScore: h.LexicalScore, Scope: h.Scope, Origin: h.Origin,
+		Explain: fromPtr(h.Explain, func(e ragd.HitExplain) HitExplain { return HitExplain(e) }),
 	}
-	if h.Explain != nil {
-		e := HitExplain(*h.Explain)
-		out.Explain = &e
-	}
-	return out
 }
 
 // FromVectorCoverage returns c on the wire; nil for nil.
 func FromVectorCoverage(c *ragd.VectorCoverage) *VectorCoverage {
-	if c == nil {
-		return nil
-	}
-	out := VectorCoverage(*c)
-	return &out
+	return fromPtr(c, func(c ragd.VectorCoverage) VectorCoverage { return VectorCoverage(c) })
 }
 
-// FromExplain returns e on the wire; nil for nil.
-func FromExplain(e *ragd.Explain) *Explain {
-	if e == nil {
-		return nil
-	}
-	out := &Explain{Match: e.Match, Dropped: e.Dropped, Vector: fromCandidates(e.Vector), Lexical: fromCandidates(e.Lexical)}
-	return out
+func fromExplain(e ragd.Explain) Explain {
+	return Explain{Match: e.Match, Dropped: e.Dropped, Vector: fromEach(e.Vector, fromCandidate), Lexical: fromEach(e.Lexical, fromCandidate)}
 }
 
-// fromCandidates keeps a nil list nil and an empty one empty: the wire
-// says null or [] as the domain had it.
-func fromCandidates(cs []ragd.ExplainCandidate) []ExplainCandidate {
-	if cs == nil {
-		return nil
-	}
-	out := make([]ExplainCandidate, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, ExplainCandidate(c))
-	}
-	return out
-}
+func fromCandidate(c ragd.ExplainCandidate) ExplainCandidate { return ExplainCandidate(c) }
 
 // FromVote returns v on the wire.
 func FromVote(v ragd.RecordedVote) Vote { return Vote(v) }

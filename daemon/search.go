@@ -178,7 +178,7 @@ func (d *Daemon) handleMeasure(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, rep)
+	writeJSON(w, http.StatusOK, api.FromMeasureReport(rep))
 	return nil
 }
 
