@@ -22,17 +22,20 @@ func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if c, ok := d.store.(engine.Checker); ok && r.URL.Query().Has(api.HealthChecks) {
-		h.Database.Checks = c.Checks(ctx)
+		h.Database.Checks = api.FromDatabaseChecks(c.Checks(ctx))
 	}
-	if h.Index, err = d.store.Stats(ctx); err != nil {
+	stats, err := d.store.Stats(ctx)
+	if err != nil {
 		return err
 	}
-	h.Embedding = d.embedder.Health(ctx)
+	h.Index = api.FromIndexStats(stats)
+	h.Embedding = api.FromEmbeddingHealth(d.embedder.Health(ctx))
 	bp, err := d.backfill.Progress(ctx)
 	if err != nil {
 		return err
 	}
-	h.Backfill = &bp
+	backfill := api.FromBackfillProgress(bp)
+	h.Backfill = &backfill
 	if h.Space, err = d.spaceProfile(ctx, d.searcher.Config); err != nil {
 		return err
 	}

@@ -131,7 +131,8 @@ func (d *Daemon) handleCoverage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cov.Backfill = &bp
+	backfill := api.FromBackfillProgress(bp)
+	cov.Backfill = &backfill
 	if cov.Space, err = d.spaceProfile(r.Context(), d.searcher.Config); err != nil {
 		return err
 	}

@@ -358,8 +358,8 @@ func (ev *Evaluation) Calibrate(grid Grid, metric string, holdout float64) (*Cal
 }
 
 // spaceProfile measures how flat the index's embedding space is (see
-// api.SpaceProfile); nil when too few chunks have a vector.
-func spaceProfile(ctx context.Context, st Store, space string, cfg search.Config) (*api.SpaceProfile, error) {
+// ragd.SpaceProfile); nil when too few chunks have a vector.
+func spaceProfile(ctx context.Context, st Store, space string, cfg search.Config) (*ragd.SpaceProfile, error) {
 	mean, n, err := st.RandomPairCosine(ctx, search.ProfilePairs)
 	if err != nil {
 		return nil, err
@@ -367,6 +367,6 @@ func spaceProfile(ctx context.Context, st Store, space string, cfg search.Config
 	if n < search.MinProfilePairs {
 		return nil, nil
 	}
-	return &api.SpaceProfile{Space: space, Pairs: n, RandomCosine: mean,
+	return &ragd.SpaceProfile{Space: space, Pairs: n, RandomCosine: mean,
 		WeightedUnreliable: cfg.WeightedUnreliable(mean), Advice: cfg.FlatSpaceAdvice(space, mean)}, nil
 }
