@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/engine"
@@ -81,7 +80,7 @@ type Options struct {
 	// retrieval is.
 	Log io.Writer
 	// Progress, if not nil, receives the BEIR corpus's reindex progress.
-	Progress func(api.Progress)
+	Progress func(ragd.Progress)
 }
 
 // minDepth is the fewest candidates per signal retrieved: recall@100 reads
