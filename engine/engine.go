@@ -123,7 +123,8 @@ type VecVersioner interface {
 // Checker is an engine with checks of its own for ragd doctor (a server's
 // version, an extension, the schema): each is shown as one line of the
 // report, and one that fails makes doctor fail. The health route runs
-// them only when asked (the health route's checks parameter): they may read a whole index.
+// them only when asked (its checks parameter): they may read a whole
+// index.
 type Checker interface {
 	Checks(ctx context.Context) []ragd.DatabaseCheck
 }

@@ -159,7 +159,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 	rep := &Report{Space: space.String(), Bootstrap: opt.Bootstrap, Warnings: []string{}}
 	ev.Report = rep
 
-	var st Store
+	var st engine.Store
 	var project ragd.Project
 	var cache embedding.Cache
 	if opt.BEIR != "" {
@@ -282,7 +282,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 
 // judgedInProject reads the golden file, resolved against the project,
 // and the telemetry votes, as one set.
-func judgedInProject(ctx context.Context, st Store, project ragd.Project, opt Options) (*Set, error) {
+func judgedInProject(ctx context.Context, st engine.Store, project ragd.Project, opt Options) (*Set, error) {
 	set := &Set{}
 	if opt.Golden != "" {
 		g, err := ReadGoldenFile(opt.Golden)
@@ -358,7 +358,7 @@ func (ev *Evaluation) Calibrate(grid Grid, metric string, holdout float64) (*Cal
 
 // spaceProfile measures how flat the index's embedding space is (see
 // ragd.SpaceProfile); nil when too few chunks have a vector.
-func spaceProfile(ctx context.Context, st Store, space string, cfg search.Config) (*ragd.SpaceProfile, error) {
+func spaceProfile(ctx context.Context, st engine.Store, space string, cfg search.Config) (*ragd.SpaceProfile, error) {
 	mean, n, err := st.RandomPairCosine(ctx, search.ProfilePairs)
 	if err != nil {
 		return nil, err
