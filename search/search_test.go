@@ -16,6 +16,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/syncbuf"
 	"github.com/ragd/ragd/store"
 )
 
@@ -666,7 +667,7 @@ func TestSearch_Telemetry(t *testing.T) {
 
 func TestSearch_TelemetryFailure(t *testing.T) {
 	c := newCorpus(t)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	s := searcher(c.st, upEmbedder(e1))
 	s.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	s.Recorder = failingRecorder{errors.New("disk I/O error")}
