@@ -36,9 +36,11 @@ func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	}
 	backfill := api.FromBackfillProgress(bp)
 	h.Backfill = &backfill
-	if h.Space, err = d.spaceProfile(ctx, d.searcher.Config); err != nil {
+	space, err := d.spaceProfile(ctx, d.searcher.Config)
+	if err != nil {
 		return err
 	}
+	h.Space = api.FromSpaceProfile(space)
 	writeJSON(w, http.StatusOK, h)
 	return nil
 }

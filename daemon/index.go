@@ -135,9 +135,11 @@ func (d *Daemon) handleCoverage(w http.ResponseWriter, r *http.Request) error {
 	}
 	backfill := api.FromBackfillProgress(bp)
 	cov.Backfill = &backfill
-	if cov.Space, err = d.spaceProfile(r.Context(), d.searcher.Config); err != nil {
+	space, err := d.spaceProfile(r.Context(), d.searcher.Config)
+	if err != nil {
 		return err
 	}
+	cov.Space = api.FromSpaceProfile(space)
 	writeJSON(w, http.StatusOK, cov)
 	return nil
 }
