@@ -50,6 +50,10 @@ func FromTranscriptProgress(p ragd.TranscriptProgress) TranscriptProgress {
 // FromRedactedProject returns p on the wire.
 func FromRedactedProject(p ragd.RedactedProject) RedactedProject { return RedactedProject(p) }
 
+// The copies below: leaf types by Go conversion, which fails to compile
+// when the two declarations drift apart; the others field by field, which
+// TestFromCopiesEveryField checks.
+
 func fromChunkCounts(v ragd.ChunkCounts) ChunkCounts { return ChunkCounts(v) }
 
 func fromEmbeddingReport(v ragd.EmbeddingReport) EmbeddingReport { return EmbeddingReport(v) }
@@ -60,8 +64,6 @@ func fromDurations(v ragd.Durations) Durations { return Durations(v) }
 
 func fromFound(v ragd.Found) Found { return Found(v) }
 
-func fromProgress(v ragd.Progress) Progress { return Progress(v) }
-
 func fromHead(v ragd.Head) Head { return Head(v) }
 
 func fromNoVectorReason(v ragd.NoVectorReason) NoVectorReason { return NoVectorReason(v) }
@@ -71,12 +73,6 @@ func fromLeftOut(v ragd.LeftOut) LeftOut { return LeftOut(v) }
 func fromDeclared(v ragd.Declared) Declared { return Declared(v) }
 
 func fromConflict(v ragd.Conflict) Conflict { return Conflict(v) }
-
-func fromRedactedProject(v ragd.RedactedProject) RedactedProject { return RedactedProject(v) }
-
-func fromTranscriptProgress(v ragd.TranscriptProgress) TranscriptProgress {
-	return TranscriptProgress(v)
-}
 
 func fromFileLineError(v ragd.FileLineError) FileLineError { return FileLineError(v) }
 
