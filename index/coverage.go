@@ -18,7 +18,7 @@ import (
 // maxUnindexed bounds ragd.ScopeCoverage.Unindexed: enough to act on, not a dump.
 const maxUnindexed = 100
 
-// ragd.Coverage compares project p's index with its sources: the markdown files
+// Coverage compares project p's index with its sources: the markdown files
 // under docs/ at HEAD (or in the working tree, with Indexer.Source.WorkTree)
 // and the sessions of its log. A repository that cannot be read is a note,
 // not an error: the session coverage still holds. The error is the store's.
