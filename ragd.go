@@ -1,8 +1,10 @@
 // Package ragd holds the domain every layer of ragd shares: scopes,
-// projects, chunks and their citations, session events, and the sentinel
-// errors callers branch on. It has no SQL, no HTTP and no flags; the
-// packages below it (source, store, index, search, daemon) speak these types
-// so that none of them imports another just for a type.
+// projects, chunks and their citations, session events, what the layers
+// answer (a search's result, a reindex's report, a project's coverage, the
+// index's sizes), and the sentinel errors callers branch on. It has no SQL,
+// no HTTP and no flags; the packages below it (source, store, index,
+// search, daemon) speak these types so that none of them imports another
+// just for a type, and package api gives each answer its wire form.
 package ragd
 
 import "errors"

@@ -1,6 +1,10 @@
 package api
 
-import "time"
+import (
+	"time"
+
+	"github.com/ragd/ragd"
+)
 
 // Health is the answer of GET /v1/health.
 type Health struct {
@@ -100,3 +104,20 @@ type IndexStats struct {
 	Votes       int   `json:"votes"`
 	FileBytes   int64 `json:"fileBytes"` // the database file, without its WAL
 }
+
+// FromIndexStats returns s on the wire.
+func FromIndexStats(s ragd.IndexStats) IndexStats { return IndexStats(s) }
+
+// FromDatabaseCheck returns c on the wire.
+func FromDatabaseCheck(c ragd.DatabaseCheck) DatabaseCheck { return DatabaseCheck(c) }
+
+// FromDatabaseChecks returns cs on the wire.
+func FromDatabaseChecks(cs []ragd.DatabaseCheck) []DatabaseCheck {
+	return fromEach(cs, FromDatabaseCheck)
+}
+
+// FromEmbeddingHealth returns h on the wire.
+func FromEmbeddingHealth(h ragd.EmbeddingHealth) EmbeddingHealth { return EmbeddingHealth(h) }
+
+// FromBackfillProgress returns p on the wire.
+func FromBackfillProgress(p ragd.BackfillProgress) BackfillProgress { return BackfillProgress(p) }

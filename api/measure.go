@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/ragd/ragd"
 )
 
 // MeasureQuery selects the window of GET /v1/measure. Every field is
@@ -158,4 +160,40 @@ type MeasureStats struct {
 type RankCount struct {
 	Rank  int `json:"rank"`
 	Count int `json:"count"`
+}
+
+// FromMeasureReport returns r on the wire; nil for nil.
+func FromMeasureReport(r *ragd.MeasureReport) *MeasureReport {
+	if r == nil {
+		return nil
+	}
+	return &MeasureReport{
+		Project: r.Project, Since: r.Since, Until: r.Until, K: r.K, Total: fromMeasureStats(r.Total),
+		Groups: fromEach(r.Groups, fromMeasureGroup), Failed: r.Failed, FailReason: r.FailReason,
+		BucketDays: r.BucketDays, Series: fromEach(r.Series, fromMeasureBucket),
+		Slowest:        fromEach(r.Slowest, func(l ragd.SearchLine) SearchLine { return SearchLine(l) }),
+		ZeroHitQueries: fromEach(r.ZeroHitQueries, func(z ragd.ZeroHitQuery) ZeroHitQuery { return ZeroHitQuery(z) }),
+	}
+}
+
+func fromMeasureStats(s ragd.MeasureStats) MeasureStats {
+	return MeasureStats{
+		Searches: s.Searches, Degraded: s.Degraded, DegradedShare: s.DegradedShare,
+		VectorUnavailable: s.VectorUnavailable, ZeroHit: s.ZeroHit, ZeroHitShare: s.ZeroHitShare,
+		LatencyP50Ms: s.LatencyP50Ms, LatencyP95Ms: s.LatencyP95Ms, Votes: s.Votes,
+		Judged: s.Judged, Useful: s.Useful, PrecisionAtK: s.PrecisionAtK,
+		UsefulRanks: fromEach(s.UsefulRanks, func(r ragd.RankCount) RankCount { return RankCount(r) }),
+	}
+}
+
+func fromMeasureGroup(g ragd.MeasureGroup) MeasureGroup {
+	return MeasureGroup{Weights: g.Weights, MeasureStats: fromMeasureStats(g.MeasureStats)}
+}
+
+func fromMeasureBucket(b ragd.MeasureBucket) MeasureBucket {
+	return MeasureBucket{
+		Start: b.Start, End: b.End, Searches: b.Searches, Degraded: b.Degraded, DegradedShare: b.DegradedShare,
+		ZeroHit: b.ZeroHit, LatencyP50Ms: b.LatencyP50Ms, LatencyP95Ms: b.LatencyP95Ms,
+		Precision: fromEach(b.Precision, func(p ragd.GroupPrecision) GroupPrecision { return GroupPrecision(p) }),
+	}
 }

@@ -89,3 +89,17 @@ type Passage struct {
 type SectionRef struct {
 	HeadingPath []string `json:"headingPath"`
 }
+
+// FromPassage returns p on the wire; nil for nil.
+func FromPassage(p *ragd.Passage) *Passage {
+	if p == nil {
+		return nil
+	}
+	ref := func(r ragd.SectionRef) SectionRef { return SectionRef(r) }
+	return &Passage{
+		Project: p.Project, Scope: p.Scope, Origin: p.Origin, ChunkID: p.ChunkID, Text: p.Text, Chunks: p.Chunks,
+		Parent: fromPtr(p.Parent, ref), Previous: fromPtr(p.Previous, ref), Next: fromPtr(p.Next, ref),
+		Subsections: fromEach(p.Subsections, ref),
+		Message:     p.Message, Before: p.Before, After: p.After,
+	}
+}

@@ -1,44 +1,22 @@
 package api
 
-import (
-	"strings"
+import "github.com/ragd/ragd"
 
-	"github.com/ragd/ragd"
-)
-
-// The search route's vocabulary and bounds, said once for every client and
-// layer: package search defines its Fusion values and limits from these.
+// The search route's vocabulary and bounds: the domain's (ragd), as the
+// wire spells them.
 const (
-	// FusionWeighted blends the two signals' scores; FusionRRF fuses their
-	// ranks (reciprocal rank fusion).
-	FusionWeighted = "weighted"
-	FusionRRF      = "rrf"
-	// MaxLimit bounds the hits of one search: more is a dump, not a citation.
-	MaxLimit = 20
-	// MaxQueryLength is the longest query, in characters after trimming: a
-	// question, not a document.
-	MaxQueryLength = 1000
+	FusionWeighted = ragd.FusionWeighted
+	FusionRRF      = ragd.FusionRRF
+	MaxLimit       = ragd.MaxSearchLimit
+	MaxQueryLength = ragd.MaxQueryLength
 )
 
 // Fusions lists the fusions the search route takes, the default first.
-func Fusions() []string { return []string{FusionWeighted, FusionRRF} }
-
-// fusionSummaries says in a few words what each fusion does.
-var fusionSummaries = map[string]string{
-	FusionWeighted: "score blend",
-	FusionRRF:      "reciprocal rank fusion",
-}
+func Fusions() []string { return ragd.Fusions() }
 
 // FusionChoices names the fusions for help texts and the MCP tool's
-// schema, each with what it does: "weighted (score blend) or rrf
-// (reciprocal rank fusion)".
-func FusionChoices() string {
-	var parts []string
-	for _, f := range Fusions() {
-		parts = append(parts, f+" ("+fusionSummaries[f]+")")
-	}
-	return strings.Join(parts, " or ")
-}
+// schema (ragd.FusionChoices).
+func FusionChoices() string { return ragd.FusionChoices() }
 
 // SearchRequest is the body of POST /v1/projects/{project}/search.
 type SearchRequest struct {
@@ -112,13 +90,10 @@ type VectorCoverage struct {
 	Share float64 `json:"share"`
 }
 
-// NewVectorCoverage returns the coverage of vectors among chunks.
+// NewVectorCoverage returns the coverage of vectors among chunks
+// (ragd.NewVectorCoverage) on the wire.
 func NewVectorCoverage(chunks, vectors int) *VectorCoverage {
-	c := &VectorCoverage{Chunks: chunks, Vectors: vectors, Share: 1}
-	if chunks > 0 {
-		c.Share = float64(vectors) / float64(chunks)
-	}
-	return c
+	return FromVectorCoverage(ragd.NewVectorCoverage(chunks, vectors))
 }
 
 // AppliedWeights are the weights and threshold the fusion used. All three are
@@ -207,3 +182,40 @@ type Vote struct {
 	// Replaced is the verdict this vote replaced; absent for a first vote.
 	Replaced string `json:"replaced,omitempty"`
 }
+
+// FromSearchResult returns r on the wire; nil for nil.
+func FromSearchResult(r *ragd.SearchResult) *SearchResult {
+	if r == nil {
+		return nil
+	}
+	return &SearchResult{
+		SearchID: r.SearchID, Hits: fromEach(r.Hits, FromHit),
+		VectorAvailable: r.VectorAvailable, Degraded: r.Degraded, Reason: r.Reason,
+		Weights: AppliedWeights(r.Weights), Fusion: r.Fusion, Normalization: r.Normalization,
+		Fill: r.Fill, RRFK: r.RRFK, VectorCoverage: FromVectorCoverage(r.VectorCoverage),
+		LatencyMs: r.LatencyMs, Explain: fromPtr(r.Explain, fromExplain),
+	}
+}
+
+// FromHit returns h on the wire.
+func FromHit(h ragd.Hit) Hit {
+	return Hit{
+		ChunkID: h.ChunkID, Rank: h.Rank, Content: h.Content, Score: h.Score,
+		VectorScore: h.VectorScore, LexicalScore: h.LexicalScore, Scope: h.Scope, Origin: h.Origin,
+		Explain: fromPtr(h.Explain, func(e ragd.HitExplain) HitExplain { return HitExplain(e) }),
+	}
+}
+
+// FromVectorCoverage returns c on the wire; nil for nil.
+func FromVectorCoverage(c *ragd.VectorCoverage) *VectorCoverage {
+	return fromPtr(c, func(c ragd.VectorCoverage) VectorCoverage { return VectorCoverage(c) })
+}
+
+func fromExplain(e ragd.Explain) Explain {
+	return Explain{Match: e.Match, Dropped: e.Dropped, Vector: fromEach(e.Vector, fromCandidate), Lexical: fromEach(e.Lexical, fromCandidate)}
+}
+
+func fromCandidate(c ragd.ExplainCandidate) ExplainCandidate { return ExplainCandidate(c) }
+
+// FromVote returns v on the wire.
+func FromVote(v ragd.RecordedVote) Vote { return Vote(v) }

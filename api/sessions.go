@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/ragd/ragd"
@@ -60,15 +59,6 @@ type ImportReport struct {
 	// source.MaxLineErrors of them with their line numbers.
 	Bad        int              `json:"bad"`
 	LineErrors []ragd.LineError `json:"lineErrors"`
-}
-
-// Err returns the conflicts as one error matching ErrEventConflict, or nil.
-func (r AppendResult) Err() error {
-	var errs []error
-	for _, c := range r.Conflicts {
-		errs = append(errs, ragd.EventConflict{EventID: c.EventID, Fields: c.Fields})
-	}
-	return errors.Join(errs...)
 }
 
 // PathSessionsRedact is the route that re-applies the redaction rules to

@@ -1,5 +1,7 @@
 package api
 
+import "github.com/ragd/ragd"
+
 // SpaceProfile is how flat the stored embedding space is: the mean cosine
 // similarity of random pairs of chunks' vectors. Unrelated texts score
 // near 0 in a space that tells them apart, 0.7–0.9 in a flat one
@@ -15,4 +17,9 @@ type SpaceProfile struct {
 	// then says why and what to do.
 	WeightedUnreliable bool   `json:"weightedUnreliable"`
 	Advice             string `json:"advice,omitempty"`
+}
+
+// FromSpaceProfile returns p on the wire; nil for nil.
+func FromSpaceProfile(p *ragd.SpaceProfile) *SpaceProfile {
+	return fromPtr(p, func(p ragd.SpaceProfile) SpaceProfile { return SpaceProfile(p) })
 }

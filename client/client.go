@@ -139,7 +139,7 @@ func (c *Client) Search(ctx context.Context, project string, req api.SearchReque
 
 // SearchAllProjects searches every registered project with req, each on
 // its own ranking statistics, and merges the hits by reciprocal rank (see
-// api.MergeProjects), keeping the request's limit, or by default the
+// MergeProjects), keeping the request's limit, or by default the
 // limit the daemon's searches say they used, of the merged list. A
 // project whose search fails is reported in Projects and left out. With
 // req.Explain, each project's entry in Projects says what its search made
@@ -161,7 +161,7 @@ func (c *Client) SearchAllProjects(ctx context.Context, req api.SearchRequest) (
 		}()
 	}
 	wg.Wait()
-	out := &api.AllProjectsResponse{Fusion: api.FusionRRF, RRFK: api.AllProjectsRRFK, Projects: make([]api.ProjectSearch, len(projects))}
+	out := &api.AllProjectsResponse{Fusion: api.FusionRRF, RRFK: AllProjectsRRFK, Projects: make([]api.ProjectSearch, len(projects))}
 	limit, failed := 0, 0
 	for i, p := range projects {
 		ps := api.ProjectSearch{Project: p.ID, Stale: []string{}}
@@ -188,7 +188,7 @@ func (c *Client) SearchAllProjects(ctx context.Context, req api.SearchRequest) (
 	if req.Limit != nil {
 		limit = *req.Limit
 	}
-	out.Hits = api.MergeProjects(responses, api.AllProjectsRRFK, limit)
+	out.Hits = MergeProjects(responses, AllProjectsRRFK, limit)
 	return out, nil
 }
 

@@ -45,6 +45,6 @@ func (d *Daemon) handlePassage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, api.FromPassage(out))
 	return nil
 }

@@ -1,42 +1,23 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/syncbuf"
 )
-
-// lockedBuffer is a log sink tests read while the daemon writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (lb *lockedBuffer) Write(p []byte) (int, error) {
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	return lb.b.Write(p)
-}
-
-func (lb *lockedBuffer) String() string {
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	return lb.b.String()
-}
 
 // Issue 27 item 21: work cancelled because its client went away is no
 // 500 and no ERROR line; a cancellation while the client still waits
 // (the daemon's own) stays what it was.
 func TestWriteError_ClientGoneIsNeither500NorError(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	d := &Daemon{ctx: context.Background(), logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

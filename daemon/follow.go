@@ -297,17 +297,18 @@ func (fl *follower) pass(f transcript.Format, paths []string) {
 	} else if err == nil && rep.Appended > 0 {
 		fl.d.logger.Info("follow: appended", "format", f, "events", rep.Appended, "messages", rep.Indexed)
 	}
+	last := api.FromTranscriptReport(rep)
 	fl.mu.Lock()
 	fw := fl.formats[f]
-	fw.last = rep
+	fw.last = last
 	fw.err = ""
 	if err != nil {
 		fw.err = err.Error()
 	}
 	hook := fl.passed
 	fl.mu.Unlock()
-	if hook != nil && rep != nil {
-		hook(*rep)
+	if hook != nil && last != nil {
+		hook(*last)
 	}
 }
 

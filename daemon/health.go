@@ -22,20 +22,25 @@ func (d *Daemon) handleHealth(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if c, ok := d.store.(engine.Checker); ok && r.URL.Query().Has(api.HealthChecks) {
-		h.Database.Checks = c.Checks(ctx)
+		h.Database.Checks = api.FromDatabaseChecks(c.Checks(ctx))
 	}
-	if h.Index, err = d.store.Stats(ctx); err != nil {
+	stats, err := d.store.Stats(ctx)
+	if err != nil {
 		return err
 	}
-	h.Embedding = d.embedder.Health(ctx)
+	h.Index = api.FromIndexStats(stats)
+	h.Embedding = api.FromEmbeddingHealth(d.embedder.Health(ctx))
 	bp, err := d.backfill.Progress(ctx)
 	if err != nil {
 		return err
 	}
-	h.Backfill = &bp
-	if h.Space, err = d.spaceProfile(ctx, d.searcher.Config); err != nil {
+	backfill := api.FromBackfillProgress(bp)
+	h.Backfill = &backfill
+	space, err := d.spaceProfile(ctx, d.searcher.Config)
+	if err != nil {
 		return err
 	}
+	h.Space = api.FromSpaceProfile(space)
 	writeJSON(w, http.StatusOK, h)
 	return nil
 }

@@ -71,7 +71,7 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 		}
 		d.watcher.refresh(p.ID)
 		d.writeSoon(rc)
-		writeJSON(w, http.StatusOK, rep)
+		writeJSON(w, http.StatusOK, api.FromIndexReport(rep))
 		return nil
 	}
 
@@ -86,16 +86,17 @@ func (d *Daemon) handleReindex(w http.ResponseWriter, r *http.Request) error {
 			rc.Flush()
 		}
 	}
-	rep, err := d.indexer.Reindex(ctx, p, scopes, func(pr api.Progress) {
-		send(api.ReindexEvent{Progress: &pr})
+	rep, err := d.indexer.Reindex(ctx, p, scopes, func(pr ragd.Progress) {
+		wire := api.FromProgress(pr)
+		send(api.ReindexEvent{Progress: &wire})
 	})
 	if err != nil {
 		he := d.asHTTPError(err)
-		send(api.ReindexEvent{Report: rep, Error: &api.ErrorDetail{Code: he.code, Message: he.msg}})
+		send(api.ReindexEvent{Report: api.FromIndexReport(rep), Error: &api.ErrorDetail{Code: he.code, Message: he.msg}})
 		return nil
 	}
 	d.watcher.refresh(p.ID)
-	send(api.ReindexEvent{Report: rep})
+	send(api.ReindexEvent{Report: api.FromIndexReport(rep)})
 	return nil
 }
 
@@ -123,18 +124,22 @@ func (d *Daemon) handleCoverage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cov, err := d.indexer.Coverage(r.Context(), p)
+	c, err := d.indexer.Coverage(r.Context(), p)
 	if err != nil {
 		return err
 	}
+	cov := api.FromCoverage(c)
 	bp, err := d.backfill.Progress(r.Context())
 	if err != nil {
 		return err
 	}
-	cov.Backfill = &bp
-	if cov.Space, err = d.spaceProfile(r.Context(), d.searcher.Config); err != nil {
+	backfill := api.FromBackfillProgress(bp)
+	cov.Backfill = &backfill
+	space, err := d.spaceProfile(r.Context(), d.searcher.Config)
+	if err != nil {
 		return err
 	}
+	cov.Space = api.FromSpaceProfile(space)
 	writeJSON(w, http.StatusOK, cov)
 	return nil
 }
@@ -171,9 +176,9 @@ func (d *Daemon) handleAppendEvents(w http.ResponseWriter, r *http.Request) erro
 			msgs[i] = c.Error
 		}
 		return &httpError{status: http.StatusConflict, code: api.CodeEventConflict,
-			msg: "no event appended: " + strings.Join(msgs, "; "), details: res}
+			msg: "no event appended: " + strings.Join(msgs, "; "), details: api.FromAppendReport(res)}
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, api.FromAppendReport(res))
 	return nil
 }
 
@@ -264,7 +269,7 @@ func (d *Daemon) handleImportEvents(w http.ResponseWriter, r *http.Request) erro
 		d.watcher.schedule(p.ID)
 	}
 	d.writeSoon(rc)
-	writeJSON(w, http.StatusOK, rep)
+	writeJSON(w, http.StatusOK, api.FromImportReport(rep))
 	return nil
 }
 

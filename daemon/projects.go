@@ -12,7 +12,6 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
-	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/lexical"
 	"github.com/ragd/ragd/source"
 )
@@ -23,14 +22,14 @@ func (d *Daemon) projectInfo(p ragd.Project) api.ProjectInfo {
 		stale = []string{}
 	}
 	return api.ProjectInfo{ID: p.Name, Path: p.Path, AutoReindex: p.AutoReindex, CreatedAt: p.CreatedAt, Stale: stale,
-		Language: p.LanguageInForce(), LanguageSetting: p.Language, Settings: index.Settings(p.Layout)}
+		Language: p.LanguageInForce(), LanguageSetting: p.Language, Settings: api.FromLayoutSettings(p.Layout)}
 }
 
 // withLayout adds to info what the rules find in p's repository now. A
 // repository that cannot be read is no error here: the reindex says why.
 func (d *Daemon) withLayout(ctx context.Context, info api.ProjectInfo, p ragd.Project) api.ProjectInfo {
 	if l, err := d.indexer.Layout(ctx, p); err == nil {
-		info.Layout = l
+		info.Layout = api.FromLayoutReport(l)
 	}
 	return info
 }
@@ -89,7 +88,8 @@ func (d *Daemon) handleAddProject(w http.ResponseWriter, r *http.Request) error 
 	}
 	var layout ragd.Layout
 	if req.Settings != nil {
-		if layout, err = index.ParseSettings(*req.Settings); err != nil {
+		layout = req.Settings.Layout()
+		if err := source.ValidateLayout(layout); err != nil {
 			return badRequest("settings: %v", err)
 		}
 	}
@@ -193,7 +193,8 @@ func (d *Daemon) handlePatchProject(w http.ResponseWriter, r *http.Request) erro
 	}
 	var layout ragd.Layout
 	if req.Settings != nil {
-		if layout, err = index.ParseSettings(*req.Settings); err != nil {
+		layout = req.Settings.Layout()
+		if err := source.ValidateLayout(layout); err != nil {
 			return badRequest("settings: %v", err)
 		}
 	}

@@ -76,14 +76,14 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if !resp.Degraded {
 		notice = d.firstNotice(r.Context(), cfg)
 	}
-	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: resp, Project: p.Name, Stale: stale, Notice: notice, Limit: limit})
+	writeJSON(w, http.StatusOK, api.SearchResponse{SearchResult: api.FromSearchResult(resp), Project: p.Name, Stale: stale, Notice: notice, Limit: limit})
 	return nil
 }
 
 // explainRules names, in each file hit's explanation, the rule that read
 // the file into its scope. It never fails the search: without the runs'
 // reports the explanation goes without.
-func (d *Daemon) explainRules(ctx context.Context, p ragd.Project, hits []api.Hit) {
+func (d *Daemon) explainRules(ctx context.Context, p ragd.Project, hits []ragd.Hit) {
 	found, err := d.indexer.FoundRules(ctx, p)
 	if err != nil {
 		d.logger.Debug("explain: the rules of the last reindex", "project", p.Name, "err", err)
@@ -145,7 +145,7 @@ func (d *Daemon) handleFeedback(w http.ResponseWriter, r *http.Request) error {
 			})
 		}
 	}
-	writeJSON(w, http.StatusOK, vote)
+	writeJSON(w, http.StatusOK, api.FromVote(*vote))
 	return nil
 }
 
@@ -178,7 +178,7 @@ func (d *Daemon) handleMeasure(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, rep)
+	writeJSON(w, http.StatusOK, api.FromMeasureReport(rep))
 	return nil
 }
 

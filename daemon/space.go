@@ -4,24 +4,24 @@ import (
 	"context"
 	"sync"
 
-	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/search"
 )
 
 // spaceProfiles keeps the profile of each embedding space the daemon
-// measured (api.SpaceProfile): measured once enough chunks have a vector,
+// measured (ragd.SpaceProfile): measured once enough chunks have a vector,
 // then kept for the daemon's life, since random pairs of a model's
 // vectors score alike whatever the texts. It also remembers whether the
 // first search's notice was said.
 type spaceProfiles struct {
 	mu       sync.Mutex
-	measured map[string]api.SpaceProfile
+	measured map[string]ragd.SpaceProfile
 	noticed  map[string]bool
 }
 
 // spaceProfile returns the profile of the store's embedding space under
 // cfg, nil while too few vectors are stored to measure it.
-func (d *Daemon) spaceProfile(ctx context.Context, cfg search.Config) (*api.SpaceProfile, error) {
+func (d *Daemon) spaceProfile(ctx context.Context, cfg search.Config) (*ragd.SpaceProfile, error) {
 	space := d.store.Space()
 	d.spaces.mu.Lock()
 	p, ok := d.spaces.measured[space]
@@ -34,12 +34,12 @@ func (d *Daemon) spaceProfile(ctx context.Context, cfg search.Config) (*api.Spac
 		if n < search.MinProfilePairs {
 			return nil, nil
 		}
-		p = api.SpaceProfile{Space: space, Pairs: n, RandomCosine: mean}
+		p = ragd.SpaceProfile{Space: space, Pairs: n, RandomCosine: mean}
 		if n >= search.ProfilePairs {
 			// Fewer pairs are measured again when asked: the index grows.
 			d.spaces.mu.Lock()
 			if d.spaces.measured == nil {
-				d.spaces.measured = map[string]api.SpaceProfile{}
+				d.spaces.measured = map[string]ragd.SpaceProfile{}
 			}
 			d.spaces.measured[space] = p
 			d.spaces.mu.Unlock()

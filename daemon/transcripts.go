@@ -79,7 +79,7 @@ func (d *Daemon) handleTranscriptImport(w http.ResponseWriter, r *http.Request) 
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, rep)
+		writeJSON(w, http.StatusOK, api.FromTranscriptReport(rep))
 		return nil
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
@@ -91,15 +91,16 @@ func (d *Daemon) handleTranscriptImport(w http.ResponseWriter, r *http.Request) 
 			rc.Flush()
 		}
 	}
-	rep, err := d.importer.Import(ctx, opt, func(pr api.TranscriptProgress) {
-		send(api.TranscriptImportEvent{Progress: &pr})
+	rep, err := d.importer.Import(ctx, opt, func(pr ragd.TranscriptProgress) {
+		wire := api.FromTranscriptProgress(pr)
+		send(api.TranscriptImportEvent{Progress: &wire})
 	})
 	if err != nil {
 		he := d.asHTTPError(err)
-		send(api.TranscriptImportEvent{Report: rep, Error: &api.ErrorDetail{Code: he.code, Message: redact.String(he.msg, nil)}})
+		send(api.TranscriptImportEvent{Report: api.FromTranscriptReport(rep), Error: &api.ErrorDetail{Code: he.code, Message: redact.String(he.msg, nil)}})
 		return nil
 	}
-	send(api.TranscriptImportEvent{Report: rep})
+	send(api.TranscriptImportEvent{Report: api.FromTranscriptReport(rep)})
 	return nil
 }
 
@@ -158,7 +159,7 @@ func (d *Daemon) handleRedactSessions(w http.ResponseWriter, r *http.Request) er
 		if err != nil {
 			return err
 		}
-		rep.Projects = append(rep.Projects, res)
+		rep.Projects = append(rep.Projects, api.FromRedactedProject(res))
 	}
 	rep.DurationMs = time.Since(start).Milliseconds()
 	writeJSON(w, http.StatusOK, rep)

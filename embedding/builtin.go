@@ -208,12 +208,3 @@ func (b *builtin) Loaded() bool {
 	defer b.mu.Unlock()
 	return b.loaded != nil
 }
-
-// queryKey marks a context as a query's (or the health probe's).
-type queryKey struct{}
-
-// withQuery marks ctx as a search query's: an in-process provider serves
-// it without waiting behind indexing.
-func withQuery(ctx context.Context) context.Context { return context.WithValue(ctx, queryKey{}, true) }
-
-func isQuery(ctx context.Context) bool { v, _ := ctx.Value(queryKey{}).(bool); return v }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd"
 )
 
 // healthProbe is the text Health embeds: one short sentence is enough to
@@ -19,8 +19,8 @@ const healthProbe = "ragd health check"
 // probe, or took the embedding request and stayed silent, or said it is
 // overloaded (HTTP 429, 503) is reported Busy, not down: typically it is
 // embedding a reindex, and answers again when that is done.
-func (s *Service) Health(ctx context.Context) api.EmbeddingHealth {
-	h := api.EmbeddingHealth{
+func (s *Service) Health(ctx context.Context) ragd.EmbeddingHealth {
+	h := ragd.EmbeddingHealth{
 		Provider:       s.provider.Name(),
 		Host:           s.provider.Endpoint(),
 		Model:          s.cfg.Model,
@@ -29,7 +29,7 @@ func (s *Service) Health(ctx context.Context) api.EmbeddingHealth {
 		DocumentPrefix: s.docPrefix,
 		QueryPrefix:    s.queryPrefix,
 	}
-	down := func(reason string) api.EmbeddingHealth {
+	down := func(reason string) ragd.EmbeddingHealth {
 		h.Reason = reason
 		if ctx.Err() != nil {
 			h.Reason, h.Busy = cancelled(ctx, Result{}).Reason, false

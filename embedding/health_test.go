@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
@@ -18,7 +19,7 @@ func TestHealth(t *testing.T) {
 	cache := embedding.NewMemoryCache()
 	s := newService(t, srv.URL, cache, nil)
 	h := s.Health(t.Context())
-	want := api.EmbeddingHealth{
+	want := ragd.EmbeddingHealth{
 		Provider: "ollama", Host: srv.URL, Model: "nomic-embed-text", Dims: 768,
 		Space: "nomic-embed-text/768", DocumentPrefix: "search_document: ", QueryPrefix: "search_query: ",
 		Version: "0.17.4", Available: true, ContextLength: ollamatest.DefaultContextLength,
@@ -29,7 +30,7 @@ func TestHealth(t *testing.T) {
 	if srv.Calls() != 1 || cache.Len() != 0 {
 		t.Fatalf("probe: %d calls, %d cached; want one real call, not cached", srv.Calls(), cache.Len())
 	}
-	b, err := json.Marshal(h)
+	b, err := json.Marshal(api.FromEmbeddingHealth(h))
 	if err != nil || !strings.Contains(string(b), `"available":true`) || strings.Contains(string(b), `"reason"`) {
 		t.Fatalf("JSON %s, %v", b, err)
 	}

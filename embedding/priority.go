@@ -18,9 +18,13 @@ const MaxYield = time.Second
 // a time), so the batches sent between queries are kept short.
 const YieldBatch = 1
 
-// priority lets queries go before documents: a batch of documents is sent
-// only when no query is waiting for or in an embedding request, or once it
-// has waited MaxYield.
+// priority lets queries go before documents, at both levels where they
+// could wait behind them: in the service, a batch of documents is sent only
+// when no query is waiting for or in an embedding request, or once it has
+// waited MaxYield (query, yield, busy); in an in-process provider, which
+// has no server queue to jump, a query's request is served without waiting
+// for the documents' share of the cores (isQuery). One entry point marks a
+// query for both: query.
 type priority struct {
 	mu      sync.Mutex
 	queries int
@@ -48,6 +52,23 @@ func newPriority() *priority {
 	close(c)
 	return &priority{clear: c}
 }
+
+// query marks a search query as waiting until leave is called, and returns
+// ctx marked as the query's (withQuery).
+func (p *priority) query(ctx context.Context) (_ context.Context, leave func()) {
+	return withQuery(ctx), p.enter()
+}
+
+// queryKey marks a context as a query's (or the health probe's).
+type queryKey struct{}
+
+// withQuery marks ctx as a query's for the provider only: an in-process
+// provider serves it without waiting behind indexing. The health probe
+// uses it alone: it goes first, but makes no batch of documents yield.
+func withQuery(ctx context.Context) context.Context { return context.WithValue(ctx, queryKey{}, true) }
+
+// isQuery reports whether ctx was marked by withQuery.
+func isQuery(ctx context.Context) bool { v, _ := ctx.Value(queryKey{}).(bool); return v }
 
 // enter marks a query waiting; leave, returned, marks it done.
 func (p *priority) enter() (leave func()) {

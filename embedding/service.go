@@ -204,8 +204,9 @@ func (s *Service) EmbedDocuments(ctx context.Context, texts []string) Result {
 // write on the search path would cost more than the embedding it saves.
 // Its request goes before any batch of documents (EmbedDocuments).
 func (s *Service) EmbedQuery(ctx context.Context, text string) (vec []float32, available bool, reason string) {
-	defer s.prio.enter()()
-	r := s.run(withQuery(ctx), []string{text}, s.queryPrefix, s.cfg.QueryTimeout, 1, false)
+	ctx, leave := s.prio.query(ctx)
+	defer leave()
+	r := s.run(ctx, []string{text}, s.queryPrefix, s.cfg.QueryTimeout, 1, false)
 	return r.Vectors[0], r.Available, r.Reason
 }
 

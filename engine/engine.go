@@ -17,7 +17,6 @@ import (
 	"log/slog"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/search"
@@ -81,7 +80,7 @@ type StatsStore interface {
 	// Path names the database as the health route shows it.
 	Path() string
 	SchemaVersion(ctx context.Context) (int, error)
-	Stats(ctx context.Context) (api.IndexStats, error)
+	Stats(ctx context.Context) (ragd.IndexStats, error)
 	// RandomPairCosine is the mean cosine of up to pairs random pairs of
 	// stored vectors, and how many pairs it measured.
 	RandomPairCosine(ctx context.Context, pairs int) (mean float64, n int, err error)
@@ -124,9 +123,10 @@ type VecVersioner interface {
 // Checker is an engine with checks of its own for ragd doctor (a server's
 // version, an extension, the schema): each is shown as one line of the
 // report, and one that fails makes doctor fail. The health route runs
-// them only when asked (api.HealthChecks): they may read a whole index.
+// them only when asked (its checks parameter): they may read a whole
+// index.
 type Checker interface {
-	Checks(ctx context.Context) []api.DatabaseCheck
+	Checks(ctx context.Context) []ragd.DatabaseCheck
 }
 
 // VectorIndexWaiter is an engine that loads its vector index in the

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/engine"
@@ -38,7 +37,7 @@ type BEIRIndexOptions struct {
 	// Logger. Optional: slog.Default().
 	Logger *slog.Logger
 	// Progress, if not nil, receives the reindex's progress.
-	Progress func(api.Progress)
+	Progress func(ragd.Progress)
 	// Vectors and QuantizeFrom are store.Options' of those names.
 	Vectors      store.VectorMode
 	QuantizeFrom int
@@ -60,7 +59,7 @@ type BEIRIndex struct {
 	RepoReused bool
 	// Report is the reindex's: Unchanged when a previous run left the index
 	// as it is, with nothing embedded.
-	Report *api.Report
+	Report *ragd.IndexReport
 	// RepoTime is the time spent writing the repository, IndexTime the
 	// reindex's.
 	RepoTime, IndexTime time.Duration

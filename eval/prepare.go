@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/engine"
@@ -81,7 +80,7 @@ type Options struct {
 	// retrieval is.
 	Log io.Writer
 	// Progress, if not nil, receives the BEIR corpus's reindex progress.
-	Progress func(api.Progress)
+	Progress func(ragd.Progress)
 }
 
 // minDepth is the fewest candidates per signal retrieved: recall@100 reads
@@ -160,7 +159,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 	rep := &Report{Space: space.String(), Bootstrap: opt.Bootstrap, Warnings: []string{}}
 	ev.Report = rep
 
-	var st Store
+	var st engine.Store
 	var project ragd.Project
 	var cache embedding.Cache
 	if opt.BEIR != "" {
@@ -283,7 +282,7 @@ func Prepare(ctx context.Context, opt Options) (_ *Evaluation, err error) {
 
 // judgedInProject reads the golden file, resolved against the project,
 // and the telemetry votes, as one set.
-func judgedInProject(ctx context.Context, st Store, project ragd.Project, opt Options) (*Set, error) {
+func judgedInProject(ctx context.Context, st engine.Store, project ragd.Project, opt Options) (*Set, error) {
 	set := &Set{}
 	if opt.Golden != "" {
 		g, err := ReadGoldenFile(opt.Golden)
@@ -358,8 +357,8 @@ func (ev *Evaluation) Calibrate(grid Grid, metric string, holdout float64) (*Cal
 }
 
 // spaceProfile measures how flat the index's embedding space is (see
-// api.SpaceProfile); nil when too few chunks have a vector.
-func spaceProfile(ctx context.Context, st Store, space string, cfg search.Config) (*api.SpaceProfile, error) {
+// ragd.SpaceProfile); nil when too few chunks have a vector.
+func spaceProfile(ctx context.Context, st engine.Store, space string, cfg search.Config) (*ragd.SpaceProfile, error) {
 	mean, n, err := st.RandomPairCosine(ctx, search.ProfilePairs)
 	if err != nil {
 		return nil, err
@@ -367,6 +366,6 @@ func spaceProfile(ctx context.Context, st Store, space string, cfg search.Config
 	if n < search.MinProfilePairs {
 		return nil, nil
 	}
-	return &api.SpaceProfile{Space: space, Pairs: n, RandomCosine: mean,
+	return &ragd.SpaceProfile{Space: space, Pairs: n, RandomCosine: mean,
 		WeightedUnreliable: cfg.WeightedUnreliable(mean), Advice: cfg.FlatSpaceAdvice(space, mean)}, nil
 }

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/search"
 )
 
@@ -23,7 +23,7 @@ type Report struct {
 	Index *IndexSummary `json:"index,omitempty"`
 	// SpaceProfile is how flat the index's embedding space is; absent when
 	// too few chunks have a vector to measure it.
-	SpaceProfile *api.SpaceProfile `json:"spaceProfile,omitempty"`
+	SpaceProfile *ragd.SpaceProfile `json:"spaceProfile,omitempty"`
 	// QueryEmbedding is what embedding the queries did; VectorUnavailable
 	// counts queries searched without a vector.
 	QueryEmbedding    EmbedStats `json:"queryEmbedding"`

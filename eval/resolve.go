@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/source"
 )
 
@@ -61,7 +62,7 @@ type ProjectResolver struct {
 
 // NewProjectResolver reads what p's citations can name: the file paths at
 // HEAD of p's repository, its session messages and its indexed chunks.
-func NewProjectResolver(ctx context.Context, st CitationStore, p ragd.Project) (*ProjectResolver, error) {
+func NewProjectResolver(ctx context.Context, st engine.CitationStore, p ragd.Project) (*ProjectResolver, error) {
 	r := &ProjectResolver{files: map[string]bool{}, headings: map[string][][]string{}, sessions: map[string]bool{},
 		events: map[string]string{}, indexed: map[string]map[string]bool{}}
 	head, err := source.Head(ctx, p.Path)

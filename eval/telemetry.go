@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/engine"
 )
 
 // TelemetrySet builds judged queries from the votes recorded in st's
@@ -20,7 +21,7 @@ import (
 // every other hit is unjudged: the rankings are condensed to judged chunks
 // (see Query.Judged), so that settings are compared on what someone looked
 // at rather than on hits nobody judged. The unit is the chunk.
-func TelemetrySet(ctx context.Context, st TelemetryStore, projectID int64, since, until time.Time) (*Set, error) {
+func TelemetrySet(ctx context.Context, st engine.TelemetryStore, projectID int64, since, until time.Time) (*Set, error) {
 	if until.IsZero() {
 		until = time.Now().Add(time.Second)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/search"
 )
@@ -19,13 +19,13 @@ func TestTelemetrySet(t *testing.T) {
 	s := newSearcher(st, &vecEmbedder{vecs: map[string][]float32{}, rng: rand.New(rand.NewSource(12))})
 	at := time.Now().Add(-time.Hour)
 	s.Now = func() time.Time { at = at.Add(time.Second); return at }
-	vote := func(resp *api.SearchResult, rank int, verdict search.Verdict) {
+	vote := func(resp *ragd.SearchResult, rank int, verdict search.Verdict) {
 		t.Helper()
 		if _, err := s.Feedback(ctx, search.FeedbackRequest{SearchID: *resp.SearchID, ChunkID: resp.Hits[rank-1].ChunkID, Verdict: verdict}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	find := func(q string, purpose search.Purpose) *api.SearchResult {
+	find := func(q string, purpose search.Purpose) *ragd.SearchResult {
 		t.Helper()
 		resp, err := s.Search(ctx, search.Request{ProjectID: p.ID, Query: q, Limit: 6, Purpose: purpose})
 		if err != nil {

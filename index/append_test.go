@@ -29,7 +29,7 @@ func TestAppendEvents_IndexedAtOnceAsReindexWould(t *testing.T) {
 	}
 	// e1, e2, e5, c1: one chunk each (e6 has no text: a bad line).
 	if rep.Messages != 4 || rep.Chunks != 4 || rep.Unindexed != 0 {
-		t.Fatalf("import: %+v", rep.AppendResult)
+		t.Fatalf("import: %+v", rep.AppendReport)
 	}
 	res, err := ix.AppendEvents(ctx, p, []ragd.Event{
 		event("l1", "s2", "agent.response", long, 30),
@@ -107,7 +107,7 @@ func TestImportEvents_TwiceAddsNoChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rep.Appended != 0 || rep.Chunks != 0 || rep.Messages != 0 {
-		t.Errorf("second import: %+v", rep.AppendResult)
+		t.Errorf("second import: %+v", rep.AppendReport)
 	}
 	if after := chunks(t, s, p, ragd.ScopeSession); !slices.Equal(ids(after), ids(before)) {
 		t.Errorf("chunks changed: %d before, %d after", len(before), len(after))

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 )
 
 // BackfillStore is what Backfill needs of the database: the queue of chunks
@@ -189,14 +188,14 @@ func (b *Backfill) record(filled int, took time.Duration, err error) {
 }
 
 // Progress reports the queue and the fill rate.
-func (b *Backfill) Progress(ctx context.Context) (api.BackfillProgress, error) {
+func (b *Backfill) Progress(ctx context.Context) (ragd.BackfillProgress, error) {
 	n, err := b.Store.PendingVectorCount(ctx)
 	if err != nil {
-		return api.BackfillProgress{}, err
+		return ragd.BackfillProgress{}, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	p := api.BackfillProgress{Pending: n, Filled: b.filled, PerSecond: b.rate, LastError: b.lastErr}
+	p := ragd.BackfillProgress{Pending: n, Filled: b.filled, PerSecond: b.rate, LastError: b.lastErr}
 	if b.rate > 0 {
 		eta := float64(n) / b.rate
 		p.ETASeconds = &eta

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/internal/testdb"
@@ -32,7 +31,7 @@ func TestReindex_AlreadyRunning(t *testing.T) {
 	var once sync.Once
 	done := make(chan error, 1)
 	go func() {
-		_, err := ix.Reindex(ctx, p, []string{"docs"}, func(api.Progress) {
+		_, err := ix.Reindex(ctx, p, []string{"docs"}, func(ragd.Progress) {
 			once.Do(func() { close(entered); <-release })
 		})
 		done <- err
@@ -67,7 +66,7 @@ func TestReindex_AlreadyRunning(t *testing.T) {
 }
 
 func TestReindex_CancelledBeforeWriteWritesNothing(t *testing.T) {
-	for _, phase := range []string{api.PhaseRead, api.PhaseChunk, api.PhaseEmbed, api.PhaseWrite} {
+	for _, phase := range []string{ragd.PhaseRead, ragd.PhaseChunk, ragd.PhaseEmbed, ragd.PhaseWrite} {
 		t.Run(phase, func(t *testing.T) {
 			ctx := context.Background()
 			s := openStore(t)
@@ -83,7 +82,7 @@ func TestReindex_CancelledBeforeWriteWritesNothing(t *testing.T) {
 			repo.Commit(t, "v2", map[string]string{"docs/a.md": doc("New", 3), "docs/b.md": doc("Added", 1)})
 			cctx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			rep, err := ix.Reindex(cctx, p, nil, func(pr api.Progress) {
+			rep, err := ix.Reindex(cctx, p, nil, func(pr ragd.Progress) {
 				if pr.Phase == phase && pr.Scope == "docs" {
 					cancel()
 				}
@@ -94,7 +93,7 @@ func TestReindex_CancelledBeforeWriteWritesNothing(t *testing.T) {
 			if after := ids(chunks(t, s, p, "docs")); !slices.Equal(before, after) {
 				t.Fatal("a cancelled reindex wrote chunks")
 			}
-			if rep == nil || rep.Complete || rep.Scopes[0].Status != api.StatusCancelled || rep.Scopes[1].Status != api.StatusNotRun {
+			if rep == nil || rep.Complete || rep.Scopes[0].Status != ragd.StatusCancelled || rep.Scopes[1].Status != ragd.StatusNotRun {
 				t.Fatalf("report: %+v", rep)
 			}
 			// Recorded as failed; the last ok run is still the old one.
@@ -104,9 +103,9 @@ func TestReindex_CancelledBeforeWriteWritesNothing(t *testing.T) {
 					t.Errorf("%s run: %+v, %v", scope, run, err)
 				}
 			}
-			var stored api.ScopeReport
+			var stored ragd.ScopeReport
 			run, _ := s.LastRun(ctx, p.ID, "docs", "")
-			if json.Unmarshal(run.Report, &stored); stored.Status != api.StatusCancelled || !strings.Contains(stored.Error, "canceled") {
+			if json.Unmarshal(run.Report, &stored); stored.Status != ragd.StatusCancelled || !strings.Contains(stored.Error, "canceled") {
 				t.Errorf("stored report: %+v", stored)
 			}
 			if last, _ := s.LastRun(ctx, p.ID, "docs", ragd.RunOK); last.ID != okRun.ID {
@@ -134,7 +133,7 @@ func TestReindex_Progress(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := log.list()
-	order := []string{api.PhaseRead, api.PhaseChunk, api.PhaseEmbed, api.PhaseWrite, api.PhaseDone}
+	order := []string{ragd.PhaseRead, ragd.PhaseChunk, ragd.PhaseEmbed, ragd.PhaseWrite, ragd.PhaseDone}
 	count := map[string]int{}
 	last := 0
 	for _, pr := range all {
@@ -150,7 +149,7 @@ func TestReindex_Progress(t *testing.T) {
 			t.Errorf("phase %s reported %d times", ph, count[ph])
 		}
 	}
-	if end := all[len(all)-1]; end.Phase != api.PhaseDone || end.Total == 0 || end.Done != end.Total {
+	if end := all[len(all)-1]; end.Phase != ragd.PhaseDone || end.Total == 0 || end.Done != end.Total {
 		t.Errorf("last report %+v", end)
 	}
 }

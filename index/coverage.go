@@ -11,20 +11,19 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/internal/words"
 	"github.com/ragd/ragd/source"
 )
 
-// maxUnindexed bounds api.ScopeCoverage.Unindexed: enough to act on, not a dump.
+// maxUnindexed bounds ragd.ScopeCoverage.Unindexed: enough to act on, not a dump.
 const maxUnindexed = 100
 
-// api.Coverage compares project p's index with its sources: the markdown files
+// Coverage compares project p's index with its sources: the markdown files
 // under docs/ at HEAD (or in the working tree, with Indexer.Source.WorkTree)
 // and the sessions of its log. A repository that cannot be read is a note,
 // not an error: the session coverage still holds. The error is the store's.
-func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*api.Coverage, error) {
-	cov := &api.Coverage{Project: p.Name, Notes: []string{}, Language: p.LanguageInForce(), LanguageSetting: p.Language}
+func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*ragd.Coverage, error) {
+	cov := &ragd.Coverage{Project: p.Name, Notes: []string{}, Language: p.LanguageInForce(), LanguageSetting: p.Language}
 	_, cov.Running = ix.Running(p.ID)
 
 	tree, err := source.ReadDocs(ctx, p.Path, ix.sourceOptions(p))
@@ -39,7 +38,7 @@ func (ix *Indexer) Coverage(ctx context.Context, p ragd.Project) (*api.Coverage,
 		}
 		tree = nil
 	} else {
-		cov.Head = &api.Head{Commit: tree.Commit, Branch: tree.Branch, Detached: tree.Detached, WorkTree: tree.WorkTree}
+		cov.Head = &ragd.Head{Commit: tree.Commit, Branch: tree.Branch, Detached: tree.Detached, WorkTree: tree.WorkTree}
 		cov.Notes = append(cov.Notes, tree.Notes...)
 		cov.Layout = ix.layout(ctx, p, tree)
 	}
@@ -70,8 +69,8 @@ func (ix *Indexer) lastOK(ctx context.Context, p ragd.Project, scope string) (*r
 	return &run, nil
 }
 
-func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string, tree *source.Tree) (*api.ScopeCoverage, error) {
-	sc := &api.ScopeCoverage{Scope: scope, Unit: "files", Unindexed: []string{}}
+func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string, tree *source.Tree) (*ragd.ScopeCoverage, error) {
+	sc := &ragd.ScopeCoverage{Scope: scope, Unit: "files", Unindexed: []string{}}
 	stats, err := ix.Store.ScopeStats(ctx, p.ID, scope)
 	if err != nil {
 		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
@@ -128,7 +127,7 @@ func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string
 	case tree.WorkTree:
 		// The same commit says nothing of the files on disk: only a fresh
 		// reindex does. Say so rather than claim freshness.
-		var last api.ScopeReport
+		var last ragd.ScopeReport
 		if json.Unmarshal(run.Report, &last) != nil || last.Digest != digest(tree, scope) {
 			sc.Stale, sc.StaleReason = true, "files in the working tree changed since the last index"
 		}
@@ -139,7 +138,7 @@ func (ix *Indexer) docCoverage(ctx context.Context, p ragd.Project, scope string
 // lastSettings is the settings digest a run read its documents with (see
 // settingsDigest), "" for runs from before it was recorded.
 func lastSettings(run *ragd.Run) string {
-	var last api.ScopeReport
+	var last ragd.ScopeReport
 	if json.Unmarshal(run.Report, &last) != nil {
 		return ""
 	}
@@ -149,7 +148,7 @@ func lastSettings(run *ragd.Run) string {
 // lastRules is the RulesVersion a run read its documents with: 1 for runs
 // from before the version was recorded.
 func lastRules(run *ragd.Run) int {
-	var last api.ScopeReport
+	var last ragd.ScopeReport
 	if json.Unmarshal(run.Report, &last) != nil || last.Rules == 0 {
 		return 1
 	}
@@ -163,8 +162,8 @@ func short(commit string) string {
 	return commit[:min(len(commit), 12)]
 }
 
-func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*api.ScopeCoverage, error) {
-	sc := &api.ScopeCoverage{Scope: ragd.ScopeSession, Unit: "sessions", Unindexed: []string{}}
+func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*ragd.ScopeCoverage, error) {
+	sc := &ragd.ScopeCoverage{Scope: ragd.ScopeSession, Unit: "sessions", Unindexed: []string{}}
 	chunks, err := ix.Store.ScopeStats(ctx, p.ID, ragd.ScopeSession)
 	if err != nil {
 		return nil, fmt.Errorf("coverage of %s: %w", p.Name, err)
@@ -183,7 +182,7 @@ func (ix *Indexer) sessionCoverage(ctx context.Context, p ragd.Project) (*api.Sc
 	if run != nil {
 		sc.LastIndexed = &run.FinishedAt
 		since = run.StartedAt
-		var last api.ScopeReport
+		var last ragd.ScopeReport
 		if json.Unmarshal(run.Report, &last) == nil && last.EventsThrough != nil {
 			since = *last.EventsThrough
 		}
@@ -232,12 +231,12 @@ func (ix *Indexer) unindexedSessions(ctx context.Context, p ragd.Project, indexe
 
 // noVectorReasons lists the reasons of chunks left without a vector for
 // good, most chunks first; nil when there are none.
-func noVectorReasons(by map[string]int) []api.NoVectorReason {
-	var out []api.NoVectorReason
+func noVectorReasons(by map[string]int) []ragd.NoVectorReason {
+	var out []ragd.NoVectorReason
 	for reason, n := range by {
-		out = append(out, api.NoVectorReason{Reason: reason, Chunks: n})
+		out = append(out, ragd.NoVectorReason{Reason: reason, Chunks: n})
 	}
-	slices.SortFunc(out, func(a, b api.NoVectorReason) int {
+	slices.SortFunc(out, func(a, b ragd.NoVectorReason) int {
 		if a.Chunks != b.Chunks {
 			return b.Chunks - a.Chunks
 		}

@@ -15,13 +15,13 @@ import (
 	"github.com/ragd/ragd/source"
 )
 
-func coverage(tb testing.TB, ix *index.Indexer, p ragd.Project) (*api.Coverage, map[string]*api.ScopeCoverage) {
+func coverage(tb testing.TB, ix *index.Indexer, p ragd.Project) (*ragd.Coverage, map[string]*ragd.ScopeCoverage) {
 	tb.Helper()
 	cov, err := ix.Coverage(context.Background(), p)
 	if err != nil {
 		tb.Fatalf("coverage: %v", err)
 	}
-	by := map[string]*api.ScopeCoverage{}
+	by := map[string]*ragd.ScopeCoverage{}
 	for _, sc := range cov.Scopes {
 		by[sc.Scope] = sc
 	}
@@ -133,7 +133,7 @@ func TestCoverage_FreshStaleAndLexicalOnly(t *testing.T) {
 		t.Errorf("session after an unindexed append: %+v", se)
 	}
 
-	b, _ := json.Marshal(by["docs"])
+	b, _ := json.Marshal(api.FromScopeCoverage(*by["docs"]))
 	for _, k := range []string{`"total":`, `"indexed":`, `"lexicalOnly":`, `"lastIndexed":`, `"lastCommit":`, `"stale":`} {
 		if !strings.Contains(string(b), k) {
 			t.Errorf("coverage JSON lacks %s: %s", k, b)

@@ -16,12 +16,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/source"
 )
 
-// Reasons given in api.ScopeReport.Skipped and Replaced, beside the source
+// Reasons given in ragd.ScopeReport.Skipped and Replaced, beside the source
 // package's Reason constants.
 const (
 	ReasonNothingToIndex = "nothing to index: no text (empty, or front matter only)"
@@ -66,9 +65,9 @@ func (ix *Indexer) settingsDigest(p ragd.Project) string {
 
 // found groups the files of scope in tree by the rule that chose them, the
 // largest group first.
-func found(tree *source.Tree, scope string) []api.Found {
+func found(tree *source.Tree, scope string) []ragd.Found {
 	idx := map[source.Rule]int{}
-	var out []api.Found
+	var out []ragd.Found
 	for _, f := range tree.Files {
 		if f.Scope != scope {
 			continue
@@ -77,11 +76,11 @@ func found(tree *source.Tree, scope string) []api.Found {
 		if !ok {
 			i = len(out)
 			idx[f.Rule] = i
-			out = append(out, api.Found{Scope: scope, Rule: f.Rule.String(), Kind: f.Rule.Kind, Dir: f.Rule.Dir, From: f.Rule.From})
+			out = append(out, ragd.Found{Scope: scope, Rule: f.Rule.String(), Kind: f.Rule.Kind, Dir: f.Rule.Dir, From: f.Rule.From})
 		}
 		out[i].Files++
 	}
-	slices.SortStableFunc(out, func(a, b api.Found) int {
+	slices.SortStableFunc(out, func(a, b ragd.Found) int {
 		return cmp.Or(cmp.Compare(b.Files, a.Files), strings.Compare(a.Rule, b.Rule))
 	})
 	return out
@@ -104,7 +103,7 @@ func digest(tree *source.Tree, scope string) string {
 func (r *reindex) readTree(ctx context.Context, scope string) (*source.Tree, error) {
 	if !r.treeRead {
 		r.treeRead = true
-		r.progress(api.Progress{Phase: api.PhaseRead, Scope: scope})
+		r.progress(ragd.Progress{Phase: ragd.PhaseRead, Scope: scope})
 		start := time.Now()
 		r.tree, r.treeErr = source.ReadDocs(ctx, r.p.Path, r.ix.sourceOptions(r.p))
 		r.readTime = time.Since(start)
@@ -116,7 +115,7 @@ func (r *reindex) readTree(ctx context.Context, scope string) (*source.Tree, err
 }
 
 // docChunks reads (once) and chunks the files of a docs or adr scope.
-func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.ChunkInput, error) {
+func (r *reindex) docChunks(ctx context.Context, sr *ragd.ScopeReport) ([]ragd.ChunkInput, error) {
 	tree, err := r.readTree(ctx, sr.Scope)
 	sr.Durations.ReadMs = ms(r.readTime)
 	if err != nil {
@@ -132,7 +131,7 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.Ch
 	sr.Settings = r.ix.settingsDigest(r.p)
 	for _, s := range tree.Skipped {
 		if s.Scope == sr.Scope {
-			sr.Skipped = append(sr.Skipped, api.Input{Path: s.Path, Reason: s.Reason, Size: s.Size})
+			sr.Skipped = append(sr.Skipped, ragd.Input{Path: s.Path, Reason: s.Reason, Size: s.Size})
 		}
 	}
 	// A chunk read from the working tree is not the text of any commit.
@@ -151,15 +150,15 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.Ch
 	defer func() { sr.Durations.ChunkMs = ms(time.Since(start)) }()
 	sr.Files = len(files)
 	// The read ends for each scope with its own files, not the tree's.
-	r.progress(api.Progress{Phase: api.PhaseRead, Scope: sr.Scope, Done: len(files), Total: len(files)})
+	r.progress(ragd.Progress{Phase: ragd.PhaseRead, Scope: sr.Scope, Done: len(files), Total: len(files)})
 	tick := newTicker(len(files))
-	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Total: len(files)})
+	r.progress(ragd.Progress{Phase: ragd.PhaseChunk, Scope: sr.Scope, Total: len(files)})
 	results, stop := r.chunkAll(ctx, files)
 	defer stop()
 	var inputs []ragd.ChunkInput
 	for n, f := range files {
 		if tick.due(n) {
-			r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: n, Total: len(files)})
+			r.progress(ragd.Progress{Phase: ragd.PhaseChunk, Scope: sr.Scope, Done: n, Total: len(files)})
 		}
 		res := &results[n]
 		select {
@@ -172,19 +171,19 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.Ch
 		res.doc = chunking.Document{} // let the merged chunks be the only copy
 		switch {
 		case !utf8.ValidString(f.Path):
-			sr.Skipped = append(sr.Skipped, api.Input{Path: strings.ToValidUTF8(f.Path, "\uFFFD"), Reason: ReasonPathNotUTF8})
+			sr.Skipped = append(sr.Skipped, ragd.Input{Path: strings.ToValidUTF8(f.Path, "\uFFFD"), Reason: ReasonPathNotUTF8})
 			continue
 		case err != nil:
 			// Options were validated: this is the parser failing on this
 			// file, which must not cost the others.
-			sr.Skipped = append(sr.Skipped, api.Input{Path: f.Path, Reason: err.Error()})
+			sr.Skipped = append(sr.Skipped, ragd.Input{Path: f.Path, Reason: err.Error()})
 			continue
 		}
 		if doc.Replaced > 0 {
-			sr.Replaced = append(sr.Replaced, api.Input{Path: f.Path, Reason: replacedReason(doc.Replaced)})
+			sr.Replaced = append(sr.Replaced, ragd.Input{Path: f.Path, Reason: replacedReason(doc.Replaced)})
 		}
 		if len(doc.Chunks) == 0 {
-			sr.Skipped = append(sr.Skipped, api.Input{Path: f.Path, Reason: ReasonNothingToIndex})
+			sr.Skipped = append(sr.Skipped, ragd.Input{Path: f.Path, Reason: ReasonNothingToIndex})
 			continue
 		}
 		for _, c := range doc.Chunks {
@@ -201,7 +200,7 @@ func (r *reindex) docChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.Ch
 			})
 		}
 	}
-	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: len(files), Total: len(files)})
+	r.progress(ragd.Progress{Phase: ragd.PhaseChunk, Scope: sr.Scope, Done: len(files), Total: len(files)})
 	return inputs, nil
 }
 

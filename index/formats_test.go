@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/gittest"
@@ -63,7 +62,7 @@ func TestReindex_FormatsCiteTheirSections(t *testing.T) {
 }
 
 func TestRuleOf(t *testing.T) {
-	found := []api.Found{
+	found := []ragd.Found{
 		{Rule: "doc/adr/ (from .adr-dir)", Kind: source.RuleDeclared, Dir: "doc/adr", From: ".adr-dir"},
 		{Rule: "doc/ (docs folder)", Kind: source.RuleDocsFolder, Dir: "doc"},
 		{Rule: "root file", Kind: source.RuleRootFile},

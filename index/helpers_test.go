@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
@@ -113,7 +112,7 @@ func doc(title string, n int) string {
 	return b.String()
 }
 
-func reindex(tb testing.TB, ix *index.Indexer, p ragd.Project, scopes ...string) *api.Report {
+func reindex(tb testing.TB, ix *index.Indexer, p ragd.Project, scopes ...string) *ragd.IndexReport {
 	tb.Helper()
 	rep, err := ix.Reindex(context.Background(), p, scopes, nil)
 	if err != nil {
@@ -122,7 +121,7 @@ func reindex(tb testing.TB, ix *index.Indexer, p ragd.Project, scopes ...string)
 	return rep
 }
 
-func scopeReport(tb testing.TB, rep *api.Report, scope string) *api.ScopeReport {
+func scopeReport(tb testing.TB, rep *ragd.IndexReport, scope string) *ragd.ScopeReport {
 	tb.Helper()
 	for _, sr := range rep.Scopes {
 		if sr.Scope == scope {
@@ -136,16 +135,16 @@ func scopeReport(tb testing.TB, rep *api.Report, scope string) *api.ScopeReport 
 // progressLog records progress reports; safe for use from any goroutine.
 type progressLog struct {
 	mu  sync.Mutex
-	all []api.Progress
+	all []ragd.Progress
 }
 
-func (l *progressLog) add(p api.Progress) {
+func (l *progressLog) add(p ragd.Progress) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.all = append(l.all, p)
 }
 
-func (l *progressLog) list() []api.Progress {
+func (l *progressLog) list() []ragd.Progress {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.all)

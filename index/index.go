@@ -9,8 +9,8 @@
 // happens before that transaction. A chunk whose source, position and text
 // did not change keeps its id, and its vector: only new text is embedded.
 //
-// Every reindex says what it did in a api.Report, and never claims a full index
-// when vectors are missing. api.Coverage answers what the index covers now.
+// Every reindex says what it did in a ragd.IndexReport, and never claims a full index
+// when vectors are missing. ragd.Coverage answers what the index covers now.
 //
 // The session event log is kept in the store too: AppendEvents and
 // ImportEvents add to it, idempotently on the event id, and write the

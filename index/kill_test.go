@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/internal/gittest"
 	"github.com/ragd/ragd/internal/testdb"
@@ -190,8 +189,8 @@ func killChild(t *testing.T, db, host string) {
 		t.Fatal(err)
 	}
 	ix := newIndexer(s, service(t, host, s, killDims))
-	_, err = ix.Reindex(ctx, p, []string{"docs"}, func(pr api.Progress) {
-		if pr.Phase == api.PhaseWrite && pr.Done == 0 {
+	_, err = ix.Reindex(ctx, p, []string{"docs"}, func(pr ragd.Progress) {
+		if pr.Phase == ragd.PhaseWrite && pr.Done == 0 {
 			fmt.Println(writeLine)
 		}
 	})

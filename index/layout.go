@@ -6,11 +6,10 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/source"
 )
 
-// maxUncommitted bounds api.Layout.Uncommitted: enough to recognise.
+// maxUncommitted bounds ragd.LayoutReport.Uncommitted: enough to recognise.
 const maxUncommitted = 20
 
 // maxSkippedExamples bounds the paths named for one reason a file was
@@ -20,7 +19,7 @@ const maxSkippedExamples = 3
 // Layout reads project p's repository as the next reindex will and says
 // what the rules find where, and what they leave out. The error is the
 // reader's (not a repository, nothing committed).
-func (ix *Indexer) Layout(ctx context.Context, p ragd.Project) (*api.Layout, error) {
+func (ix *Indexer) Layout(ctx context.Context, p ragd.Project) (*ragd.LayoutReport, error) {
 	tree, err := source.ReadDocs(ctx, p.Path, ix.sourceOptions(p))
 	if err != nil {
 		return nil, err
@@ -28,17 +27,17 @@ func (ix *Indexer) Layout(ctx context.Context, p ragd.Project) (*api.Layout, err
 	return ix.layout(ctx, p, tree), nil
 }
 
-// layout builds api.Layout from tree. Reading HEAD, it also lists the
+// layout builds ragd.LayoutReport from tree. Reading HEAD, it also lists the
 // working tree, for the prose files it has that HEAD has not: a newcomer's
 // uncommitted docs are named, with the setting that would read them.
-func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree) *api.Layout {
-	l := &api.Layout{Settings: Settings(p.Layout), Found: []api.Found{}, LeftOut: []api.LeftOut{}, Declared: []api.Declared{},
+func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree) *ragd.LayoutReport {
+	l := &ragd.LayoutReport{Settings: p.Layout, Found: []ragd.Found{}, LeftOut: []ragd.LeftOut{}, Declared: []ragd.Declared{},
 		Notes: append([]string{}, tree.Notes...)}
 	for _, scope := range []string{ragd.ScopeADR, ragd.ScopeDocs} {
 		l.Found = append(l.Found, found(tree, scope)...)
 	}
 	for _, lo := range tree.LeftOut {
-		l.LeftOut = append(l.LeftOut, api.LeftOut{Reason: lo.Reason, Count: lo.Count, Examples: lo.Examples})
+		l.LeftOut = append(l.LeftOut, ragd.LeftOut{Reason: lo.Reason, Count: lo.Count, Examples: lo.Examples})
 	}
 	// Files the rules chose but the reader could not read (binary, too
 	// large, a Git LFS pointer, a symlink not followed): left out too,
@@ -49,7 +48,7 @@ func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree
 		if !ok {
 			i = len(l.LeftOut)
 			skipped[sk.Reason] = i
-			l.LeftOut = append(l.LeftOut, api.LeftOut{Reason: sk.Reason, Examples: []string{}})
+			l.LeftOut = append(l.LeftOut, ragd.LeftOut{Reason: sk.Reason, Examples: []string{}})
 		}
 		l.LeftOut[i].Count++
 		if len(l.LeftOut[i].Examples) < maxSkippedExamples {
@@ -57,7 +56,7 @@ func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree
 		}
 	}
 	for _, d := range tree.Declared {
-		l.Declared = append(l.Declared, api.Declared{File: d.File, Dir: d.Dir, Scope: d.Scope, Missing: d.Missing, Outside: d.Outside})
+		l.Declared = append(l.Declared, ragd.Declared{File: d.File, Dir: d.Dir, Scope: d.Scope, Missing: d.Missing, Outside: d.Outside})
 	}
 	if tree.WorkTree {
 		return l
@@ -88,24 +87,10 @@ func (ix *Indexer) layout(ctx context.Context, p ragd.Project, tree *source.Tree
 	return l
 }
 
-// Settings turns a project's layout settings into their wire form.
-func Settings(l ragd.Layout) api.LayoutSettings {
-	return api.LayoutSettings{Include: l.Include, Exclude: l.Exclude, ADRDirs: l.ADRDirs,
-		NoPackageReadmes: l.NoPackageReadmes, NoRootFiles: l.NoRootFiles}
-}
-
-// ParseSettings checks layout settings from the wire and turns them into a
-// ragd.Layout; the error names the field at fault.
-func ParseSettings(s api.LayoutSettings) (ragd.Layout, error) {
-	l := ragd.Layout{Include: s.Include, Exclude: s.Exclude, ADRDirs: s.ADRDirs,
-		NoPackageReadmes: s.NoPackageReadmes, NoRootFiles: s.NoRootFiles}
-	return l, source.ValidateLayout(l)
-}
-
 // FoundRules returns, by scope, the groups of files by rule of p's last
-// successful docs and adr reindex (api.ScopeReport.Found).
-func (ix *Indexer) FoundRules(ctx context.Context, p ragd.Project) (map[string][]api.Found, error) {
-	out := map[string][]api.Found{}
+// successful docs and adr reindex (ragd.ScopeReport.Found).
+func (ix *Indexer) FoundRules(ctx context.Context, p ragd.Project) (map[string][]ragd.Found, error) {
+	out := map[string][]ragd.Found{}
 	for _, scope := range []string{ragd.ScopeDocs, ragd.ScopeADR} {
 		run, err := ix.lastOK(ctx, p, scope)
 		if err != nil || run == nil {
@@ -114,7 +99,7 @@ func (ix *Indexer) FoundRules(ctx context.Context, p ragd.Project) (map[string][
 			}
 			continue
 		}
-		var rep api.ScopeReport
+		var rep ragd.ScopeReport
 		if json.Unmarshal(run.Report, &rep) == nil {
 			out[scope] = rep.Found
 		}
@@ -126,7 +111,7 @@ func (ix *Indexer) FoundRules(ctx context.Context, p ragd.Project) (map[string][
 // of the deepest folder holding it, else the root file, package README or
 // other prose group its place says; "" when none does (a file indexed by
 // rules older than the groups).
-func RuleOf(found []api.Found, path string) string {
+func RuleOf(found []ragd.Found, path string) string {
 	best, depth := "", -1
 	for _, f := range found {
 		if f.Dir != "" && strings.HasPrefix(path, f.Dir+"/") && strings.Count(f.Dir, "/") > depth {

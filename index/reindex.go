@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/source"
@@ -29,7 +28,7 @@ const embedSlice = 256
 // new one. Scopes are done in the order docs, adr, session, and Reindex
 // stops at the first scope that fails; the scopes before it stay written.
 // Each scope's run is recorded in the store (see store.StartRun) with its
-// api.ScopeReport, whatever the outcome. When ctx ends before a scope's write,
+// ragd.ScopeReport, whatever the outcome. When ctx ends before a scope's write,
 // that scope is not written.
 //
 // The errors are: ErrUnknownScope, a *RunningError (ErrAlreadyRunning) when
@@ -37,8 +36,8 @@ const embedSlice = 256
 // that is not a repository or has nothing committed, ctx's error, and
 // store failures. With an error, the returned report, when not nil, tells
 // what was done before it. Without one, the report may still say that
-// vectors are missing: see api.Report.Complete.
-func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string, progress func(api.Progress)) (*api.Report, error) {
+// vectors are missing: see ragd.IndexReport.Complete.
+func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string, progress func(ragd.Progress)) (*ragd.IndexReport, error) {
 	want, err := ParseScopes(scopes)
 	if err != nil {
 		return nil, fmt.Errorf("reindex %s: %w", p.Name, err)
@@ -53,7 +52,7 @@ func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string,
 	}
 	defer release()
 	if progress == nil {
-		progress = func(api.Progress) {}
+		progress = func(ragd.Progress) {}
 	}
 
 	// A corrupt lexical index is rebuilt first: no write of a changed
@@ -65,7 +64,7 @@ func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string,
 	}
 
 	began := time.Now()
-	rep := &api.Report{Project: p.Name, StartedAt: ix.now()}
+	rep := &ragd.IndexReport{Project: p.Name, StartedAt: ix.now()}
 	r := &reindex{ix: ix, p: p, opt: opt, progress: progress}
 	// Every scope's run is recorded up front, so that a failure anywhere is
 	// on record for each scope asked for. Recording is not cancelled with
@@ -76,7 +75,7 @@ func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string,
 		run, err := ix.Store.StartRun(record, p.ID, scope)
 		if err != nil {
 			for _, started := range rep.Scopes {
-				started.Status, started.Error = api.StatusFailed, "not run: "+err.Error()
+				started.Status, started.Error = ragd.StatusFailed, "not run: "+err.Error()
 				err = errors.Join(err, r.record(record, started))
 			}
 			return nil, fmt.Errorf("reindex %s: %w", p.Name, err)
@@ -95,9 +94,9 @@ func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string,
 			sr.Durations.TotalMs = ms(time.Since(start))
 			if failed != nil {
 				sr.Error = failed.Error()
-				sr.Status = api.StatusFailed
+				sr.Status = ragd.StatusFailed
 				if ctx.Err() != nil {
-					sr.Status = api.StatusCancelled
+					sr.Status = ragd.StatusCancelled
 				}
 			}
 		}
@@ -105,7 +104,7 @@ func (ix *Indexer) Reindex(ctx context.Context, p ragd.Project, scopes []string,
 		if err := r.record(record, sr); err != nil {
 			failed = errors.Join(failed, err)
 		}
-		if sr.Status == api.StatusOK {
+		if sr.Status == ragd.StatusOK {
 			ix.logger().Info("indexed", "project", p.Name, "summary", sr.Summary, "ms", sr.Durations.TotalMs)
 		}
 	}
@@ -121,7 +120,7 @@ type reindex struct {
 	ix       *Indexer
 	p        ragd.Project
 	opt      chunking.Options
-	progress func(api.Progress)
+	progress func(ragd.Progress)
 
 	// down is the reason the provider was found down (a timeout, a
 	// connection refused, a model missing, or a slice with no vector at
@@ -129,7 +128,7 @@ type reindex struct {
 	// scope's remaining slices and the scopes after it, does not ask again.
 	down string
 	// unusable is set with down when the provider answered with nothing
-	// usable (api.EmbeddingReport.Unusable).
+	// usable (ragd.EmbeddingReport.Unusable).
 	unusable bool
 
 	// tree is the documents read, shared by docs and adr.
@@ -140,9 +139,9 @@ type reindex struct {
 }
 
 // record finishes the scope's index run.
-func (r *reindex) record(ctx context.Context, sr *api.ScopeReport) error {
+func (r *reindex) record(ctx context.Context, sr *ragd.ScopeReport) error {
 	status := ragd.RunOK
-	if sr.Status != api.StatusOK {
+	if sr.Status != ragd.StatusOK {
 		status = ragd.RunFailed
 	}
 	b, err := json.Marshal(sr)
@@ -153,7 +152,7 @@ func (r *reindex) record(ctx context.Context, sr *api.ScopeReport) error {
 }
 
 // scope builds and writes one scope, filling sr.
-func (r *reindex) scope(ctx context.Context, sr *api.ScopeReport) error {
+func (r *reindex) scope(ctx context.Context, sr *ragd.ScopeReport) error {
 	var inputs []ragd.ChunkInput
 	var err error
 	if sr.Scope == ragd.ScopeSession {
@@ -180,7 +179,7 @@ func (r *reindex) scope(ctx context.Context, sr *api.ScopeReport) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: before write: %w", sr.Scope, err)
 	}
-	r.progress(api.Progress{Phase: api.PhaseWrite, Scope: sr.Scope, Total: len(inputs)})
+	r.progress(ragd.Progress{Phase: ragd.PhaseWrite, Scope: sr.Scope, Total: len(inputs)})
 	start := time.Now()
 	var res ragd.ReplaceResult
 	if unchanged(inputs, keys, stored) {
@@ -200,17 +199,17 @@ func (r *reindex) scope(ctx context.Context, sr *api.ScopeReport) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", sr.Scope, err)
 	}
-	r.progress(api.Progress{Phase: api.PhaseWrite, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
+	r.progress(ragd.Progress{Phase: ragd.PhaseWrite, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
 
-	sr.Chunks = api.ChunkCounts{Total: len(inputs), Inserted: res.Inserted, Kept: res.Kept, Deleted: res.Deleted}
+	sr.Chunks = ragd.ChunkCounts{Total: len(inputs), Inserted: res.Inserted, Kept: res.Kept, Deleted: res.Deleted}
 	sr.Vectors = res.Vectors
 	sr.LexicalOnly = len(inputs) - res.Vectors
 	sr.Complete = sr.LexicalOnly == 0
 	if !sr.Complete {
 		r.ix.Backfill.Wake()
 	}
-	sr.Status = api.StatusOK
-	r.progress(api.Progress{Phase: api.PhaseDone, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
+	sr.Status = ragd.StatusOK
+	r.progress(ragd.Progress{Phase: ragd.PhaseDone, Scope: sr.Scope, Done: len(inputs), Total: len(inputs)})
 	return nil
 }
 
@@ -231,7 +230,7 @@ func unchanged(inputs []ragd.ChunkInput, keys []string, stored map[string]ragd.C
 // embed fills the vectors of the inputs that need one: those not already
 // stored with a vector. An unchanged chunk keeps its stored vector (a nil
 // Vector tells ReplaceScope so), without a call to the embedder.
-func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.ChunkInput, keys []string, stored map[string]ragd.ChunkState) error {
+func (r *reindex) embed(ctx context.Context, sr *ragd.ScopeReport, inputs []ragd.ChunkInput, keys []string, stored map[string]ragd.ChunkState) error {
 	start := time.Now()
 	defer func() { sr.Durations.EmbedMs = ms(time.Since(start)) }()
 	er := &sr.Embedding
@@ -263,7 +262,7 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.
 	switch {
 	case e == nil:
 		er.Available, er.Failed, er.Reason = false, len(need), noProviderReason
-		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
+		r.progress(ragd.Progress{Phase: ragd.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
 		return nil
 	case e.Space().String() != r.ix.Store.Space():
 		// Vectors of another space would be refused by the store, or worse,
@@ -272,23 +271,23 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.
 		er.Available, er.Failed = false, len(need)
 		er.Reason = fmt.Sprintf("the embedder's space %s is not the index's %s: configure the index's model, or reset the vectors and reindex",
 			er.Space, r.ix.Store.Space())
-		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
+		r.progress(ragd.Progress{Phase: ragd.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
 		return nil
 	}
 	er.Space = e.Space().String()
 	if r.ix.InlineVectors > 0 && len(need) > r.ix.InlineVectors {
 		er.Available, er.Deferred = false, len(need)
 		er.Reason = fmt.Sprintf(deferredReason, len(need), r.ix.InlineVectors)
-		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Total: len(need)})
+		r.progress(ragd.Progress{Phase: ragd.PhaseEmbed, Scope: sr.Scope, Total: len(need)})
 		return nil
 	}
 	if r.down != "" {
 		er.Available, er.Failed, er.Reason, er.ProviderDown, er.Unusable = false, len(need), r.down, true, r.unusable
-		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
+		r.progress(ragd.Progress{Phase: ragd.PhaseEmbed, Scope: sr.Scope, Failed: len(need), Total: len(need)})
 		return nil
 	}
 
-	r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Total: len(need)})
+	r.progress(ragd.Progress{Phase: ragd.PhaseEmbed, Scope: sr.Scope, Total: len(need)})
 	texts := make([]string, 0, embedSlice)
 	for from := 0; from < len(need); from += embedSlice {
 		part := need[from:min(from+embedSlice, len(need))]
@@ -326,7 +325,7 @@ func (r *reindex) embed(ctx context.Context, sr *api.ScopeReport, inputs []ragd.
 		}
 		// Progress counts what happened: texts with a vector (or blank), and
 		// those without one.
-		r.progress(api.Progress{Phase: api.PhaseEmbed, Scope: sr.Scope, Done: er.Embedded + er.Cached + er.Skipped, Failed: er.Failed, Total: len(need)})
+		r.progress(ragd.Progress{Phase: ragd.PhaseEmbed, Scope: sr.Scope, Done: er.Embedded + er.Cached + er.Skipped, Failed: er.Failed, Total: len(need)})
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("%s: embedding: %w", sr.Scope, err)
 		}

@@ -75,7 +75,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 	for _, sr := range rep.Scopes {
 		want := map[string]int{"docs": 3, "adr": 3}[sr.Scope]
 		all := map[string][]ragd.Chunk{"docs": docs, "adr": adr}[sr.Scope]
-		if sr.Status != api.StatusOK || sr.Files != want || sr.Commit != head || sr.Branch != gittest.Branch || sr.WorkTree {
+		if sr.Status != ragd.StatusOK || sr.Files != want || sr.Commit != head || sr.Branch != gittest.Branch || sr.WorkTree {
 			t.Errorf("%s report: %+v", sr.Scope, sr)
 		}
 		if sr.Chunks.Total != len(all) || sr.Chunks.Inserted != len(all) || sr.Vectors != len(all) || sr.LexicalOnly != 0 || !sr.Complete {
@@ -95,7 +95,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 	// The tree is read once for both scopes.
 	var reads int
 	for _, pr := range log.list() {
-		if pr.Phase == api.PhaseRead && pr.Total == 0 {
+		if pr.Phase == ragd.PhaseRead && pr.Total == 0 {
 			reads++
 		}
 	}
@@ -109,7 +109,7 @@ func TestReindex_DocsAndADRFromHead(t *testing.T) {
 		if err != nil || run.Commit != head {
 			t.Fatalf("%s run: %+v, %v", scope, run, err)
 		}
-		var stored api.ScopeReport
+		var stored ragd.ScopeReport
 		if err := json.Unmarshal(run.Report, &stored); err != nil || stored.Chunks.Total != scopeReport(t, rep, scope).Chunks.Total {
 			t.Errorf("%s stored report: %+v, %v", scope, stored, err)
 		}
@@ -414,7 +414,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 					t.Errorf("%s run: %+v, %v", scope, run, err)
 				}
 			}
-			if rep == nil || rep.Complete || rep.Scopes[0].Status != api.StatusFailed || rep.Scopes[2].Status != api.StatusNotRun {
+			if rep == nil || rep.Complete || rep.Scopes[0].Status != ragd.StatusFailed || rep.Scopes[2].Status != ragd.StatusNotRun {
 				t.Errorf("report: %+v", rep)
 			}
 		})
@@ -425,7 +425,7 @@ func TestReindex_BadRepositories(t *testing.T) {
 		p := testdb.AddProject(t, s, "p", noDocs.Dir)
 		rep := reindex(t, newIndexer(s, nil), p, "docs", "adr")
 		for _, sr := range rep.Scopes {
-			if sr.Status != api.StatusOK || sr.Files != 0 || sr.Chunks.Total != 0 || !slices.Contains(sr.Notes, source.NoteNoProseAtHead) {
+			if sr.Status != ragd.StatusOK || sr.Files != 0 || sr.Chunks.Total != 0 || !slices.Contains(sr.Notes, source.NoteNoProseAtHead) {
 				t.Errorf("%s: %+v", sr.Scope, sr)
 			}
 		}
@@ -527,7 +527,7 @@ func TestReport_JSONShape(t *testing.T) {
 	repo.Commit(t, "docs", map[string]string{"docs/a.md": "# A\n\ntext\n"})
 	p := testdb.AddProject(t, s, "p", repo.Dir)
 	rep := reindex(t, newIndexer(s, downService(t, s)), p, "docs")
-	b, err := json.Marshal(rep)
+	b, err := json.Marshal(api.FromIndexReport(rep))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -610,18 +610,18 @@ func TestReindex_ProgressCountsFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			last := map[string]api.Progress{}
+			last := map[string]ragd.Progress{}
 			failed := 0
 			for _, pr := range log.list() {
 				last[pr.Scope+" "+pr.Phase] = pr
 			}
 			for _, sr := range rep.Scopes {
-				read, ok := last[sr.Scope+" "+api.PhaseRead]
+				read, ok := last[sr.Scope+" "+ragd.PhaseRead]
 				if !ok || read.Done != sr.Files || read.Total != sr.Files || sr.Files == 0 {
 					t.Errorf("%s: read ends %+v (reported %v), the scope has %d files", sr.Scope, read, ok, sr.Files)
 				}
 				e := sr.Embedding
-				emb, ok := last[sr.Scope+" "+api.PhaseEmbed]
+				emb, ok := last[sr.Scope+" "+ragd.PhaseEmbed]
 				if !ok || emb.Done != e.Embedded+e.Cached+e.Skipped || emb.Failed != e.Failed || emb.Done+emb.Failed != emb.Total {
 					t.Errorf("%s: embed ends %+v (reported %v); the report: embedded %d cached %d skipped %d failed %d",
 						sr.Scope, emb, ok, e.Embedded, e.Cached, e.Skipped, e.Failed)

@@ -5,26 +5,26 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/words"
 )
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
 
-func newScopeReport(scope string) *api.ScopeReport {
-	return &api.ScopeReport{Scope: scope, Status: api.StatusNotRun, Skipped: []api.Input{}, Replaced: []api.Input{}, Notes: []string{}}
+func newScopeReport(scope string) *ragd.ScopeReport {
+	return &ragd.ScopeReport{Scope: scope, Status: ragd.StatusNotRun, Skipped: []ragd.Input{}, Replaced: []ragd.Input{}, Notes: []string{}}
 }
 
 // summarize fills the Summary of a finished scope report.
-func summarize(sr *api.ScopeReport) {
+func summarize(sr *ragd.ScopeReport) {
 	var b strings.Builder
 	b.WriteString(sr.Scope + ": ")
 	switch sr.Status {
-	case api.StatusFailed:
+	case ragd.StatusFailed:
 		b.WriteString("failed: " + sr.Error)
 		sr.Summary = b.String()
 		return
-	case api.StatusCancelled, api.StatusNotRun:
+	case ragd.StatusCancelled, ragd.StatusNotRun:
 		b.WriteString(sr.Status)
 		sr.Summary = b.String()
 		return
@@ -71,7 +71,7 @@ func summarize(sr *api.ScopeReport) {
 }
 
 // finish fills the report's totals from its scopes.
-func finish(r *api.Report, took time.Duration) {
+func finish(r *ragd.IndexReport, took time.Duration) {
 	r.Complete = len(r.Scopes) > 0
 	var parts []string
 	for _, sr := range r.Scopes {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/chunking"
 	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/source"
@@ -25,7 +24,7 @@ const importBatch = 500
 
 // AppendEvents adds events to project p's session log, idempotently: an
 // event whose id is stored with the same content is a duplicate, a no-op;
-// with other content it is a api.Conflict, reported in the result while the
+// with other content it is a ragd.Conflict, reported in the result while the
 // other events are stored. A session is created by its first event; an
 // event that carries a title names it, the latest in time winning (see
 // store.Store.AppendEvents). Every event type is stored; chat.message and
@@ -42,7 +41,7 @@ const importBatch = 500
 // Before anything is stored or chunked, every event's text, title and
 // payload go through redact.Event: secrets become "[REDACTED:kind]", and
 // the result counts them by kind. events is not modified.
-func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ragd.Event) (api.AppendResult, error) {
+func (ix *Indexer) AppendEvents(ctx context.Context, p ragd.Project, events []ragd.Event) (ragd.AppendReport, error) {
 	return ix.AppendEventsWith(ctx, p, events, AppendOptions{})
 }
 
@@ -59,8 +58,8 @@ type AppendOptions struct {
 }
 
 // AppendEventsWith is AppendEvents with options.
-func (ix *Indexer) AppendEventsWith(ctx context.Context, p ragd.Project, events []ragd.Event, opt AppendOptions) (api.AppendResult, error) {
-	res := api.AppendResult{Conflicts: []api.Conflict{}}
+func (ix *Indexer) AppendEventsWith(ctx context.Context, p ragd.Project, events []ragd.Event, opt AppendOptions) (ragd.AppendReport, error) {
+	res := ragd.AppendReport{Conflicts: []ragd.Conflict{}}
 	if err := ix.append(ctx, p, events, opt, &res); err != nil {
 		return res, err
 	}
@@ -71,7 +70,7 @@ func (ix *Indexer) AppendEventsWith(ctx context.Context, p ragd.Project, events 
 // in one store transaction. Chunking every message of rows, before
 // knowing which are new, costs what rows cost; the store writes the
 // chunks of the new ones.
-func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, aopt AppendOptions, res *api.AppendResult) error {
+func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event, aopt AppendOptions, res *ragd.AppendReport) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -104,7 +103,7 @@ func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event
 		ix.Backfill.Wake() // the chunks were written without vectors
 	}
 	for _, c := range sres.Conflicts {
-		res.Conflicts = append(res.Conflicts, api.Conflict{EventID: c.EventID, Fields: c.Fields, Error: c.Error()})
+		res.Conflicts = append(res.Conflicts, ragd.Conflict{EventID: c.EventID, Fields: c.Fields, Error: c.Error()})
 	}
 	for _, t := range ragd.IndexedTypes {
 		res.Messages += sres.ByType[t]
@@ -115,7 +114,7 @@ func (ix *Indexer) append(ctx context.Context, p ragd.Project, rows []ragd.Event
 // redactEvents returns rows with their text, title and payload redacted,
 // counting in res.Redactions; rows itself is copied only if some event
 // changes.
-func redactEvents(rows []ragd.Event, opt AppendOptions, res *api.AppendResult) []ragd.Event {
+func redactEvents(rows []ragd.Event, opt AppendOptions, res *ragd.AppendReport) []ragd.Event {
 	var out []ragd.Event
 	for i := range rows {
 		e := rows[i]
@@ -179,13 +178,13 @@ func messageChunks(sessionID, eventID, title, text string, opt chunking.Options)
 // on; a conflict is reported and the import goes on. The error is for a
 // failure to read r (the events read before it are stored), for ctx, and for
 // the store; the report then counts what was stored.
-func (ix *Indexer) ImportEvents(ctx context.Context, p ragd.Project, r io.Reader) (api.ImportReport, error) {
-	rep := api.ImportReport{AppendResult: api.AppendResult{Conflicts: []api.Conflict{}}, LineErrors: []ragd.LineError{}}
+func (ix *Indexer) ImportEvents(ctx context.Context, p ragd.Project, r io.Reader) (ragd.ImportReport, error) {
+	rep := ragd.ImportReport{AppendReport: ragd.AppendReport{Conflicts: []ragd.Conflict{}}, LineErrors: []ragd.LineError{}}
 	batch := make([]ragd.Event, 0, importBatch)
 	var stopped error // why storing stopped: ctx or the store
 	flush := func() error {
 		if stopped = ctx.Err(); stopped == nil {
-			stopped = ix.append(ctx, p, batch, AppendOptions{}, &rep.AppendResult)
+			stopped = ix.append(ctx, p, batch, AppendOptions{}, &rep.AppendReport)
 		}
 		batch = batch[:0]
 		return stopped
@@ -218,20 +217,20 @@ func (ix *Indexer) Event(ctx context.Context, p ragd.Project, id string) (ragd.E
 }
 
 // sessionChunks reads and chunks the project's indexed messages.
-func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]ragd.ChunkInput, error) {
-	r.progress(api.Progress{Phase: api.PhaseRead, Scope: sr.Scope})
+func (r *reindex) sessionChunks(ctx context.Context, sr *ragd.ScopeReport) ([]ragd.ChunkInput, error) {
+	r.progress(ragd.Progress{Phase: ragd.PhaseRead, Scope: sr.Scope})
 	start := time.Now()
 	msgs, err := r.ix.Store.Messages(ctx, r.p.ID, ragd.IndexedTypes)
 	sr.Durations.ReadMs = ms(time.Since(start))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sr.Scope, err)
 	}
-	r.progress(api.Progress{Phase: api.PhaseRead, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
+	r.progress(ragd.Progress{Phase: ragd.PhaseRead, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
 
 	start = time.Now()
 	defer func() { sr.Durations.ChunkMs = ms(time.Since(start)) }()
 	tick := newTicker(len(msgs))
-	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Total: len(msgs)})
+	r.progress(ragd.Progress{Phase: ragd.PhaseChunk, Scope: sr.Scope, Total: len(msgs)})
 	var inputs []ragd.ChunkInput
 	var through time.Time
 	lastSession := ""
@@ -242,7 +241,7 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]rag
 			}
 		}
 		if tick.due(n) {
-			r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: n, Total: len(msgs)})
+			r.progress(ragd.Progress{Phase: ragd.PhaseChunk, Scope: sr.Scope, Done: n, Total: len(msgs)})
 		}
 		// Messages come ordered by session.
 		if m.SessionID != lastSession {
@@ -259,10 +258,10 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]rag
 			return nil, fmt.Errorf("%s: %w", sr.Scope, err)
 		}
 		if replaced > 0 {
-			sr.Replaced = append(sr.Replaced, api.Input{SessionID: m.SessionID, EventID: m.EventID, Reason: replacedReason(replaced)})
+			sr.Replaced = append(sr.Replaced, ragd.Input{SessionID: m.SessionID, EventID: m.EventID, Reason: replacedReason(replaced)})
 		}
 		if len(chunks) == 0 {
-			sr.Skipped = append(sr.Skipped, api.Input{SessionID: m.SessionID, EventID: m.EventID, Reason: ReasonNothingToIndex})
+			sr.Skipped = append(sr.Skipped, ragd.Input{SessionID: m.SessionID, EventID: m.EventID, Reason: ReasonNothingToIndex})
 			continue
 		}
 		inputs = append(inputs, chunks...)
@@ -270,7 +269,7 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]rag
 	if !through.IsZero() {
 		sr.EventsThrough = &through
 	}
-	r.progress(api.Progress{Phase: api.PhaseChunk, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
+	r.progress(ragd.Progress{Phase: ragd.PhaseChunk, Scope: sr.Scope, Done: len(msgs), Total: len(msgs)})
 	return inputs, nil
 }
 
@@ -279,7 +278,7 @@ func (r *reindex) sessionChunks(ctx context.Context, sr *api.ScopeReport) ([]rag
 // payloads, session titles, chunks and their lexical rows, transcript
 // checkpoints, rewritten in place. It adds what it finds to counts, by
 // kind; a second pass finds nothing. Run it after the rules improve.
-func (ix *Indexer) RedactSessions(ctx context.Context, p ragd.Project, counts map[string]int) (api.RedactedProject, error) {
+func (ix *Indexer) RedactSessions(ctx context.Context, p ragd.Project, counts map[string]int) (ragd.RedactedProject, error) {
 	rw := ragd.Rewriter{
 		Text: func(s string, count bool) string {
 			if !count {
@@ -291,7 +290,7 @@ func (ix *Indexer) RedactSessions(ctx context.Context, p ragd.Project, counts ma
 	}
 	res, err := ix.Store.RewriteSessions(ctx, p.ID, rw)
 	if err != nil {
-		return api.RedactedProject{}, fmt.Errorf("redact the sessions of %s: %w", p.Name, err)
+		return ragd.RedactedProject{}, fmt.Errorf("redact the sessions of %s: %w", p.Name, err)
 	}
-	return api.RedactedProject{Project: p.Name, Events: res.Events, Sessions: res.Sessions, Chunks: res.Chunks, Checkpoints: res.Checkpoints}, nil
+	return ragd.RedactedProject{Project: p.Name, Events: res.Events, Sessions: res.Sessions, Chunks: res.Chunks, Checkpoints: res.Checkpoints}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/index"
 	"github.com/ragd/ragd/internal/testdb"
 )
@@ -162,7 +163,7 @@ func TestImportEvents_ReportsBadLinesAndGoesOn(t *testing.T) {
 		t.Errorf("second import: %+v, %v", again, err)
 	}
 
-	b, _ := json.Marshal(rep)
+	b, _ := json.Marshal(api.FromImportReport(rep))
 	for _, k := range []string{`"lines":`, `"events":`, `"appended":`, `"duplicates":`, `"bad":`, `"lineErrors":[{"line":4,`, `"conflicts":[{"eventId":"c1"`} {
 		if !strings.Contains(string(b), k) {
 			t.Errorf("import report JSON lacks %s: %s", k, b)

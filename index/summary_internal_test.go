@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd"
 )
 
 // Issue 35 item 19: a scope's notes do not read as the reason for its
 // skips: "2 skipped (.adr-dir names …)" was read as why two were skipped.
 func TestSummarize_NotesAreNotTheSkipsReason(t *testing.T) {
-	sr := &api.ScopeReport{Scope: "adr", Status: api.StatusOK, Files: 3,
-		Skipped: []api.Input{{Path: "a.md"}, {Path: "b.md"}},
+	sr := &ragd.ScopeReport{Scope: "adr", Status: ragd.StatusOK, Files: 3,
+		Skipped: []ragd.Input{{Path: "a.md"}, {Path: "b.md"}},
 		Notes:   []string{".adr-dir names README.md/, which holds no prose files: not used"}}
 	summarize(sr)
 	if strings.Contains(sr.Summary, "skipped (") || !strings.Contains(sr.Summary, "note: .adr-dir names README.md/") {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/redact"
 	"github.com/ragd/ragd/transcript"
 )
@@ -95,12 +94,12 @@ func (im *Importer) lock() func() {
 // the projects they belong to, file by file, resuming each file where the
 // last import stopped. progress, if not nil, is called as files are done.
 // Projects that received messages without chunks are passed to Stale.
-func (im *Importer) Import(ctx context.Context, opt TranscriptImport, progress func(api.TranscriptProgress)) (*api.TranscriptReport, error) {
+func (im *Importer) Import(ctx context.Context, opt TranscriptImport, progress func(ragd.TranscriptProgress)) (*ragd.TranscriptReport, error) {
 	start := time.Now()
-	rep := &api.TranscriptReport{
-		Format: string(opt.Format), Paths: opt.Paths, Conflicts: []api.Conflict{},
-		Skipped: map[string]int{}, LineErrors: []api.FileLineError{}, Redactions: map[string]int{},
-		Projects: []api.ProjectImport{}, Unregistered: []api.UnregisteredSession{},
+	rep := &ragd.TranscriptReport{
+		Format: string(opt.Format), Paths: opt.Paths, Conflicts: []ragd.Conflict{},
+		Skipped: map[string]int{}, LineErrors: []ragd.FileLineError{}, Redactions: map[string]int{},
+		Projects: []ragd.ProjectImport{}, Unregistered: []ragd.UnregisteredSession{},
 	}
 	desc, err := transcript.Lookup(opt.Format)
 	if err != nil {
@@ -154,7 +153,7 @@ func (im *Importer) Import(ctx context.Context, opt TranscriptImport, progress f
 		}
 		if progress != nil && (time.Since(last) >= progressEvery || i == len(files)-1) {
 			last = time.Now()
-			progress(api.TranscriptProgress{Done: i + 1, Total: len(files), File: path, Messages: rep.Messages})
+			progress(ragd.TranscriptProgress{Done: i + 1, Total: len(files), File: path, Messages: rep.Messages})
 		}
 	}
 	return rep, nil
@@ -164,7 +163,7 @@ func (im *Importer) Import(ctx context.Context, opt TranscriptImport, progress f
 type importRun struct {
 	im       *Importer
 	opt      TranscriptImport
-	rep      *api.TranscriptReport
+	rep      *ragd.TranscriptReport
 	projects []ragd.Project
 	roots    []string
 	// forgotten are each project's forgotten sessions, loaded when first
@@ -175,7 +174,7 @@ type importRun struct {
 }
 
 type projectCount struct {
-	api.ProjectImport
+	ragd.ProjectImport
 	sessions map[string]bool
 	// unindexed counts messages appended without chunks.
 	unindexed int
@@ -473,7 +472,7 @@ func (ir *importRun) isForgotten(ctx context.Context, projectID int64, sessionID
 func (ir *importRun) count(p ragd.Project) *projectCount {
 	pc, ok := ir.perProject[p.ID]
 	if !ok {
-		pc = &projectCount{ProjectImport: api.ProjectImport{Project: p.Name}, sessions: map[string]bool{}}
+		pc = &projectCount{ProjectImport: ragd.ProjectImport{Project: p.Name}, sessions: map[string]bool{}}
 		ir.perProject[p.ID] = pc
 	}
 	return pc
@@ -522,7 +521,7 @@ func (ir *importRun) noteUnregistered(s *transcript.Session, path string) {
 	ir.unregistered[s.ID] = true
 	ir.rep.UnregisteredCount++
 	if len(ir.rep.Unregistered) < maxListed {
-		ir.rep.Unregistered = append(ir.rep.Unregistered, api.UnregisteredSession{
+		ir.rep.Unregistered = append(ir.rep.Unregistered, ragd.UnregisteredSession{
 			Session: s.ID, Cwd: s.Cwd, ProjectHash: s.ProjectHash, File: path})
 	}
 }
@@ -544,7 +543,7 @@ func (ir *importRun) add(st transcript.Stats) {
 	}
 	for _, le := range st.Errors {
 		if len(rep.LineErrors) < maxListed {
-			rep.LineErrors = append(rep.LineErrors, api.FileLineError{File: le.File, Line: le.Line, Reason: le.Reason})
+			rep.LineErrors = append(rep.LineErrors, ragd.FileLineError{File: le.File, Line: le.Line, Reason: le.Reason})
 		}
 	}
 	if st.Incomplete {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/index"
@@ -80,7 +79,7 @@ func TestBackfill_TooLongTextIsNotRetriedInALoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs := cov.Scopes[0]
-	if docs.LexicalOnly != 1 || len(docs.Unembeddable) != 1 || docs.Unembeddable[0] != (api.NoVectorReason{Reason: reason, Chunks: 1}) {
+	if docs.LexicalOnly != 1 || len(docs.Unembeddable) != 1 || docs.Unembeddable[0] != (ragd.NoVectorReason{Reason: reason, Chunks: 1}) {
 		t.Fatalf("coverage of docs: lexical-only %d, unembeddable %+v", docs.LexicalOnly, docs.Unembeddable)
 	}
 

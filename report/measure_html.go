@@ -78,7 +78,7 @@ func measureSummary(r *api.MeasureReport) table {
 			numCell(strconv.Itoa(s.Judged)), numCell(strconv.Itoa(s.Votes))}
 	}
 	for i, g := range r.Groups {
-		t.Rows = append(t.Rows, row(setName(i), search.GroupLabel(g), g.MeasureStats))
+		t.Rows = append(t.Rows, row(setName(i), search.GroupLabel(g.Weights), g.MeasureStats))
 	}
 	t.Rows = append(t.Rows, row("total", "", r.Total))
 	return t
@@ -221,7 +221,7 @@ func precisionChart(r *api.MeasureReport) template.HTML {
 		if i == legendRows {
 			break
 		}
-		label := setName(i) + ": " + search.GroupLabel(g)
+		label := setName(i) + ": " + search.GroupLabel(g.Weights)
 		if i == legendRows-1 && len(r.Groups) > legendRows {
 			label = fmt.Sprintf("%s (and %d more sets, see the table)", label, len(r.Groups)-legendRows)
 		}

@@ -32,7 +32,7 @@ func MeasureText(w io.Writer, r *api.MeasureReport) error {
 			ms(s.LatencyP50Ms), ms(s.LatencyP95Ms), precision(s), s.Judged, s.Votes)
 	}
 	for _, g := range r.Groups {
-		row(search.GroupLabel(g), g.MeasureStats)
+		row(search.GroupLabel(g.Weights), g.MeasureStats)
 	}
 	row("total", r.Total)
 	tw.Flush()

@@ -35,7 +35,7 @@ type Retrieved struct {
 	// Query is the parsed query.
 	Query Query
 	// VectorAvailable is false when the query could not be embedded; Reason
-	// says why (as in api.SearchResult).
+	// says why (as in ragd.SearchResult).
 	VectorAvailable bool
 	Reason          string
 	Depth           int

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd"
 )
 
 // Fusion names how the vector and lexical candidate lists become one ranking.
@@ -18,9 +18,9 @@ type Fusion string
 const (
 	// FusionWeighted scores a chunk VectorWeight·vector + LexicalWeight·lexical
 	// and drops it below Threshold.
-	FusionWeighted Fusion = api.FusionWeighted
+	FusionWeighted Fusion = ragd.FusionWeighted
 	// FusionRRF scores a chunk Σ 1/(RRFK + rank) over the lists that hold it.
-	FusionRRF Fusion = api.FusionRRF
+	FusionRRF Fusion = ragd.FusionRRF
 )
 
 // Normalization names how the lexical signal (s, the store's lexical
@@ -82,14 +82,14 @@ const (
 	// DefaultLimit is the number of hits a search returns unless asked: a
 	// handful of citations a reader can check in seconds.
 	DefaultLimit = 6
-	// MaxLimit bounds the hits of one search (api.MaxLimit).
-	MaxLimit = api.MaxLimit
+	// MaxLimit bounds the hits of one search (ragd.MaxSearchLimit).
+	MaxLimit = ragd.MaxSearchLimit
 	// MaxCandidates bounds Candidates: fill scores every candidate one by
 	// one, and a candidate list far beyond the limit buys nothing.
 	MaxCandidates = 200
 	// MaxQueryLength is the longest query, in characters after trimming
-	// (api.MaxQueryLength).
-	MaxQueryLength = api.MaxQueryLength
+	// (ragd.MaxQueryLength).
+	MaxQueryLength = ragd.MaxQueryLength
 )
 
 // Config is the fusion configuration of a search. Its zero value is not
@@ -160,7 +160,7 @@ func (c Config) Depth(limit int) int { return max(c.Candidates, limit) }
 // constant, an entry here and its case in Fuse.
 var Fusions = func() []Fusion {
 	var out []Fusion
-	for _, f := range api.Fusions() {
+	for _, f := range ragd.Fusions() {
 		out = append(out, Fusion(f))
 	}
 	return out

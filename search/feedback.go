@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 )
 
 // Verdict is a judgment on one hit.
@@ -35,11 +34,11 @@ type FeedbackRequest struct {
 // weights are wrong", and a vote without one means nothing. A vote on a chunk
 // a reindex has since changed or removed wraps ragd.ErrNotFound. Voting again on
 // the same chunk of the same search replaces the vote.
-func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*api.Vote, error) {
+func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*ragd.RecordedVote, error) {
 	if s.Store == nil {
 		return nil, errors.New("feedback: no store")
 	}
-	fail := func(err error) (*api.Vote, error) {
+	fail := func(err error) (*ragd.RecordedVote, error) {
 		return nil, fmt.Errorf("vote %q on chunk %q of search %d: %w", req.Verdict, req.ChunkID, req.SearchID, err)
 	}
 	if req.SearchID <= 0 {
@@ -75,5 +74,5 @@ func (s *Searcher) Feedback(ctx context.Context, req FeedbackRequest) (*api.Vote
 	case err != nil:
 		return fail(err)
 	}
-	return &api.Vote{SearchID: req.SearchID, ChunkID: req.ChunkID, Rank: res.Rank, Verdict: string(req.Verdict), Replaced: res.Previous}, nil
+	return &ragd.RecordedVote{SearchID: req.SearchID, ChunkID: req.ChunkID, Rank: res.Rank, Verdict: string(req.Verdict), Replaced: res.Previous}, nil
 }

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -45,24 +44,6 @@ type failingRecorder struct{ err error }
 
 func (f failingRecorder) RecordSearch(context.Context, ragd.SearchRecord) (int64, error) {
 	return 0, f.err
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger shared by goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 var quiet = slog.New(slog.DiscardHandler)

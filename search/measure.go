@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 )
 
 // DefaultMeasureWindow is how far back Measure looks unless told: a week of
@@ -49,8 +48,8 @@ const wilsonZ = 1.959963984540054
 
 // Measure reports on the searches of a window. It returns an error wrapping
 // ragd.ErrInvalid for a bad window or k; a window whose searches all ran without
-// vectors is not an error but api.MeasureReport.Failed.
-func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*api.MeasureReport, error) {
+// vectors is not an error but ragd.MeasureReport.Failed.
+func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*ragd.MeasureReport, error) {
 	if s.Store == nil {
 		return nil, errors.New("measure: no store")
 	}
@@ -83,7 +82,7 @@ func (s *Searcher) Measure(ctx context.Context, req MeasureRequest) (*api.Measur
 }
 
 // measure computes a report from the rows of the window [since, until).
-func measure(w ragd.TelemetryWindow, k int, since, until time.Time) *api.MeasureReport {
+func measure(w ragd.TelemetryWindow, k int, since, until time.Time) *ragd.MeasureReport {
 	votes := map[int64][]ragd.Vote{}
 	for _, v := range w.Votes {
 		votes[v.SearchID] = append(votes[v.SearchID], v)
@@ -96,11 +95,11 @@ func measure(w ragd.TelemetryWindow, k int, since, until time.Time) *api.Measure
 		}
 		groups[r.Weights] = append(groups[r.Weights], r)
 	}
-	rep := &api.MeasureReport{K: k, Since: since, Until: until, Total: stats(w.Searches, votes, k), Groups: []api.MeasureGroup{}}
+	rep := &ragd.MeasureReport{K: k, Since: since, Until: until, Total: stats(w.Searches, votes, k), Groups: []ragd.MeasureGroup{}}
 	index := map[string]int{}
 	for i, key := range keys {
 		index[key] = i
-		rep.Groups = append(rep.Groups, api.MeasureGroup{Weights: json.RawMessage(key), MeasureStats: stats(groups[key], votes, k)})
+		rep.Groups = append(rep.Groups, ragd.MeasureGroup{Weights: json.RawMessage(key), MeasureStats: stats(groups[key], votes, k)})
 	}
 	rep.BucketDays, rep.Series = series(w.Searches, votes, k, index, since, until)
 	rep.Slowest, rep.ZeroHitQueries = listed(w.Searches, index)
@@ -111,8 +110,8 @@ func measure(w ragd.TelemetryWindow, k int, since, until time.Time) *api.Measure
 	return rep
 }
 
-func stats(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int) api.MeasureStats {
-	st := api.MeasureStats{Searches: len(searches), UsefulRanks: []api.RankCount{}}
+func stats(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int) ragd.MeasureStats {
+	st := ragd.MeasureStats{Searches: len(searches), UsefulRanks: []ragd.RankCount{}}
 	latencies := make([]float64, 0, len(searches))
 	ranks := map[int]int{}
 	for _, r := range searches {
@@ -147,23 +146,23 @@ func stats(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int) ap
 	st.LatencyP50Ms = percentile(latencies, 0.50)
 	st.LatencyP95Ms = percentile(latencies, 0.95)
 	for rank, n := range ranks {
-		st.UsefulRanks = append(st.UsefulRanks, api.RankCount{Rank: rank, Count: n})
+		st.UsefulRanks = append(st.UsefulRanks, ragd.RankCount{Rank: rank, Count: n})
 	}
-	slices.SortFunc(st.UsefulRanks, func(a, b api.RankCount) int { return a.Rank - b.Rank })
+	slices.SortFunc(st.UsefulRanks, func(a, b ragd.RankCount) int { return a.Rank - b.Rank })
 	return st
 }
 
 // series splits the searches into buckets of whole UTC days, the first
 // starting at since's midnight, clipped to [since, until).
-func series(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int, index map[string]int, since, until time.Time) (int, []api.MeasureBucket) {
+func series(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int, index map[string]int, since, until time.Time) (int, []ragd.MeasureBucket) {
 	day := 24 * time.Hour
 	first := since.Truncate(day) // UTC: Truncate works in absolute time
 	days := int((until.Sub(first) + day - 1) / day)
 	width := max(1, (days+maxSeriesBuckets-1)/maxSeriesBuckets)
-	var out []api.MeasureBucket
+	var out []ragd.MeasureBucket
 	for start := first; start.Before(until); start = start.Add(time.Duration(width) * day) {
 		end := start.Add(time.Duration(width) * day)
-		out = append(out, api.MeasureBucket{Start: maxTime(start, since), End: minTime(end, until)})
+		out = append(out, ragd.MeasureBucket{Start: maxTime(start, since), End: minTime(end, until)})
 	}
 	at := func(t time.Time) int { return int(t.Sub(first) / (time.Duration(width) * day)) }
 	in := make([][]ragd.SearchSummary, len(out))
@@ -177,7 +176,7 @@ func series(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int, i
 		st := stats(in[i], votes, k)
 		b.Searches, b.Degraded, b.DegradedShare, b.ZeroHit = st.Searches, st.Degraded, st.DegradedShare, st.ZeroHit
 		b.LatencyP50Ms, b.LatencyP95Ms = st.LatencyP50Ms, st.LatencyP95Ms
-		b.Precision = []api.GroupPrecision{}
+		b.Precision = []ragd.GroupPrecision{}
 		byGroup := map[int][]ragd.SearchSummary{}
 		var order []int
 		for _, r := range in[i] {
@@ -191,7 +190,7 @@ func series(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int, i
 		for _, g := range order {
 			gs := stats(byGroup[g], votes, k)
 			low, high := wilson(gs.Useful, gs.Judged)
-			b.Precision = append(b.Precision, api.GroupPrecision{Group: g, Judged: gs.Judged, Useful: gs.Useful,
+			b.Precision = append(b.Precision, ragd.GroupPrecision{Group: g, Judged: gs.Judged, Useful: gs.Useful,
 				PrecisionAtK: gs.PrecisionAtK, Low: low, High: high})
 		}
 	}
@@ -200,16 +199,16 @@ func series(searches []ragd.SearchSummary, votes map[int64][]ragd.Vote, k int, i
 
 // listed returns the slowest searches and the most repeated zero-hit
 // queries, at most maxListed of each.
-func listed(searches []ragd.SearchSummary, index map[string]int) ([]api.SearchLine, []api.ZeroHitQuery) {
-	slowest := make([]api.SearchLine, 0, len(searches))
-	zero := map[string]*api.ZeroHitQuery{}
+func listed(searches []ragd.SearchSummary, index map[string]int) ([]ragd.SearchLine, []ragd.ZeroHitQuery) {
+	slowest := make([]ragd.SearchLine, 0, len(searches))
+	zero := map[string]*ragd.ZeroHitQuery{}
 	for _, r := range searches {
-		slowest = append(slowest, api.SearchLine{ID: r.ID, At: r.CreatedAt.UTC(), Query: r.Query, LatencyMs: r.LatencyMs,
+		slowest = append(slowest, ragd.SearchLine{ID: r.ID, At: r.CreatedAt.UTC(), Query: r.Query, LatencyMs: r.LatencyMs,
 			Hits: r.Hits, Degraded: r.Degraded, Group: index[r.Weights]})
 		if r.Hits == 0 {
 			z, ok := zero[r.Query]
 			if !ok {
-				z = &api.ZeroHitQuery{Query: r.Query}
+				z = &ragd.ZeroHitQuery{Query: r.Query}
 				zero[r.Query] = z
 			}
 			z.Count++
@@ -217,12 +216,12 @@ func listed(searches []ragd.SearchSummary, index map[string]int) ([]api.SearchLi
 		}
 	}
 	// Stable: equal latencies keep time order, the earlier first.
-	slices.SortStableFunc(slowest, func(a, b api.SearchLine) int { return cmp.Compare(b.LatencyMs, a.LatencyMs) })
-	zeros := make([]api.ZeroHitQuery, 0, len(zero))
+	slices.SortStableFunc(slowest, func(a, b ragd.SearchLine) int { return cmp.Compare(b.LatencyMs, a.LatencyMs) })
+	zeros := make([]ragd.ZeroHitQuery, 0, len(zero))
 	for _, z := range zero {
 		zeros = append(zeros, *z)
 	}
-	slices.SortFunc(zeros, func(a, b api.ZeroHitQuery) int {
+	slices.SortFunc(zeros, func(a, b ragd.ZeroHitQuery) int {
 		if a.Count != b.Count {
 			return b.Count - a.Count
 		}
@@ -278,12 +277,13 @@ func percentile(sorted []float64, p float64) *float64 {
 	return ptr(sorted[max(0, min(i, len(sorted)-1))])
 }
 
-// GroupLabel is g's weight set on one line ("weighted v=0.6 l=0.4 …"), or its
-// JSON verbatim when it does not decode as weights.
-func GroupLabel(g api.MeasureGroup) string {
+// GroupLabel is a measured group's weight set (its frozen JSON,
+// MeasureGroup.Weights) on one line ("weighted v=0.6 l=0.4 …"), or the JSON
+// verbatim when it does not decode as weights.
+func GroupLabel(weights json.RawMessage) string {
 	var w Weights
-	if err := json.Unmarshal(g.Weights, &w); err != nil || w.Fusion == "" {
-		return string(g.Weights)
+	if err := json.Unmarshal(weights, &w); err != nil || w.Fusion == "" {
+		return string(weights)
 	}
 	return w.String()
 }

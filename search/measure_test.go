@@ -112,30 +112,30 @@ func TestMeasure(t *testing.T) {
 	}
 	// The report names the project, never its internal id (report's tests
 	// check the table says so).
-	if b, _ := json.Marshal(rep); rep.Project != "proj" || strings.Contains(string(b), "projectId") {
+	if b, _ := json.Marshal(api.FromMeasureReport(rep)); rep.Project != "proj" || strings.Contains(string(b), "projectId") {
 		t.Errorf("project %q, JSON %s", rep.Project, b)
 	}
 	f := ptr[float64]
-	checkStats(t, "total", rep.Total, api.MeasureStats{
+	checkStats(t, "total", rep.Total, ragd.MeasureStats{
 		Searches: 5, Degraded: 2, DegradedShare: f(0.4), VectorUnavailable: 2, ZeroHit: 1, ZeroHitShare: f(0.2),
 		// latencies 5 10 20 30 40: p50 = 3rd, p95 = 5th (nearest rank).
 		LatencyP50Ms: f(20), LatencyP95Ms: f(40),
 		Votes: 5, Judged: 4, Useful: 2, PrecisionAtK: f(0.5),
-		UsefulRanks: []api.RankCount{{Rank: 1, Count: 1}, {Rank: 2, Count: 1}, {Rank: 8, Count: 1}},
+		UsefulRanks: []ragd.RankCount{{Rank: 1, Count: 1}, {Rank: 2, Count: 1}, {Rank: 8, Count: 1}},
 	})
 	if len(rep.Groups) != 2 || string(rep.Groups[0].Weights) != string(setA) || string(rep.Groups[1].Weights) != string(setB) {
 		t.Fatalf("groups %+v", rep.Groups)
 	}
-	checkStats(t, "set A", rep.Groups[0].MeasureStats, api.MeasureStats{
+	checkStats(t, "set A", rep.Groups[0].MeasureStats, ragd.MeasureStats{
 		Searches: 4, Degraded: 1, DegradedShare: f(0.25), VectorUnavailable: 1, ZeroHit: 1, ZeroHitShare: f(0.25),
 		LatencyP50Ms: f(20), LatencyP95Ms: f(40), // 10 20 30 40: 2nd and 4th
 		Votes: 5, Judged: 4, Useful: 2, PrecisionAtK: f(0.5),
-		UsefulRanks: []api.RankCount{{Rank: 1, Count: 1}, {Rank: 2, Count: 1}, {Rank: 8, Count: 1}},
+		UsefulRanks: []ragd.RankCount{{Rank: 1, Count: 1}, {Rank: 2, Count: 1}, {Rank: 8, Count: 1}},
 	})
 	// No votes: precision is null ("not measured"), never 0.
-	checkStats(t, "set B", rep.Groups[1].MeasureStats, api.MeasureStats{
+	checkStats(t, "set B", rep.Groups[1].MeasureStats, ragd.MeasureStats{
 		Searches: 1, Degraded: 1, DegradedShare: f(1), VectorUnavailable: 1, ZeroHit: 0, ZeroHitShare: f(0),
-		LatencyP50Ms: f(5), LatencyP95Ms: f(5), UsefulRanks: []api.RankCount{},
+		LatencyP50Ms: f(5), LatencyP95Ms: f(5), UsefulRanks: []ragd.RankCount{},
 	})
 	if rep.Failed || rep.K != DefaultMeasureK {
 		t.Errorf("failed %v k %d", rep.Failed, rep.K)
@@ -147,19 +147,19 @@ func TestMeasure(t *testing.T) {
 		t.Errorf("k=1: %+v", rep.Total)
 	}
 
-	b, _ := json.Marshal(rep)
+	b, _ := json.Marshal(api.FromMeasureReport(rep))
 	if !strings.Contains(string(b), `"precisionAtK":null`) || !strings.Contains(string(b), `"zeroHitShare":0,`) {
 		t.Errorf("JSON %s", b)
 	}
-	if got := GroupLabel(rep.Groups[1]); !strings.HasPrefix(got, "rrf k=60") {
+	if got := GroupLabel(rep.Groups[1].Weights); !strings.HasPrefix(got, "rrf k=60") {
 		t.Errorf("label %q", got)
 	}
-	if got := GroupLabel(api.MeasureGroup{Weights: json.RawMessage(`{"x":1}`)}); got != `{"x":1}` {
+	if got := GroupLabel(json.RawMessage(`{"x":1}`)); got != `{"x":1}` {
 		t.Errorf("label of foreign weights %q", got)
 	}
 }
 
-func checkStats(t *testing.T, name string, got, want api.MeasureStats) {
+func checkStats(t *testing.T, name string, got, want ragd.MeasureStats) {
 	t.Helper()
 	g, _ := json.Marshal(got)
 	w, _ := json.Marshal(want)
@@ -290,15 +290,15 @@ func TestMeasure_Series(t *testing.T) {
 	low, high := wilson(1, 1)
 	low0, high0 := wilson(0, 1)
 	low3, high3 := wilson(2, 3)
-	for i, want := range []api.MeasureBucket{
+	for i, want := range []ragd.MeasureBucket{
 		{Searches: 3, Degraded: 1, DegradedShare: f(1.0 / 3), ZeroHit: 1, LatencyP50Ms: f(20), LatencyP95Ms: f(30),
-			Precision: []api.GroupPrecision{{Group: 0, Judged: 1, Useful: 1, PrecisionAtK: f(1), Low: low, High: high},
+			Precision: []ragd.GroupPrecision{{Group: 0, Judged: 1, Useful: 1, PrecisionAtK: f(1), Low: low, High: high},
 				{Group: 1, Judged: 1, Useful: 0, PrecisionAtK: f(0), Low: low0, High: high0}}},
-		{Precision: []api.GroupPrecision{}}, // a day without searches: no data, not zeros
+		{Precision: []ragd.GroupPrecision{}}, // a day without searches: no data, not zeros
 		{Searches: 2, DegradedShare: f(0), ZeroHit: 2, LatencyP50Ms: f(50), LatencyP95Ms: f(50),
-			Precision: []api.GroupPrecision{{Group: 0}}}, // searched, nothing judged: precision null
+			Precision: []ragd.GroupPrecision{{Group: 0}}}, // searched, nothing judged: precision null
 		{Searches: 1, DegradedShare: f(0), LatencyP50Ms: f(5), LatencyP95Ms: f(5),
-			Precision: []api.GroupPrecision{{Group: 1, Judged: 3, Useful: 2, PrecisionAtK: f(2.0 / 3), Low: low3, High: high3}}},
+			Precision: []ragd.GroupPrecision{{Group: 1, Judged: 3, Useful: 2, PrecisionAtK: f(2.0 / 3), Low: low3, High: high3}}},
 	} {
 		got := rep.Series[i]
 		want.Start, want.End = got.Start, got.End

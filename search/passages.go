@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 )
 
 // maxListedSections bounds the sections a "no such section" answer lists.
@@ -59,7 +58,7 @@ func notFoundf(format string, args ...any) error {
 // message it names, with the sections or messages around it. A citation
 // that names nothing stored gives an error wrapping ragd.ErrNotFound whose
 // message says what there is instead.
-func Passage(ctx context.Context, st PassageStore, p ragd.Project, c Citation) (*api.Passage, error) {
+func Passage(ctx context.Context, st PassageStore, p ragd.Project, c Citation) (*ragd.Passage, error) {
 	switch {
 	case c.Chunk != "":
 		cs, err := st.Chunks(ctx, []string{c.Chunk})
@@ -70,7 +69,7 @@ func Passage(ctx context.Context, st PassageStore, p ragd.Project, c Citation) (
 			return nil, notFoundf("project %s has no chunk %q: a reindex that changed its text gave it a new id; search again", p.Name, c.Chunk)
 		}
 		ch := cs[0]
-		var out *api.Passage
+		var out *ragd.Passage
 		if ch.Scope == ragd.ScopeSession {
 			out, err = messagePassage(ctx, st, p, ch.EventID, "", c.Around)
 		} else {
@@ -92,7 +91,7 @@ func Passage(ctx context.Context, st PassageStore, p ragd.Project, c Citation) (
 // A heading path is matched exactly, then with the document's title as its
 // first heading left out, then ignoring case: a model quoting a citation
 // rarely gets all three right.
-func sectionPassage(ctx context.Context, st PassageStore, p ragd.Project, path string, heading []string) (*api.Passage, error) {
+func sectionPassage(ctx context.Context, st PassageStore, p ragd.Project, path string, heading []string) (*ragd.Passage, error) {
 	cs, err := st.FileChunks(ctx, p.ID, path)
 	if err != nil {
 		return nil, err
@@ -116,7 +115,7 @@ func sectionPassage(ctx context.Context, st PassageStore, p ragd.Project, path s
 		return nil, notFoundf("%s has no section %s; its sections: %s", path, quoteHeading(heading), strings.Join(names, ", "))
 	}
 	target := sections[at]
-	out := &api.Passage{
+	out := &ragd.Passage{
 		Project: p.Name, Scope: cs[0].Scope,
 		Origin: ragd.Origin{Kind: ragd.OriginFile, SourcePath: path, HeadingPath: target, Title: title, Commit: cs[0].SourceCommit},
 		Chunks: []string{},
@@ -130,17 +129,17 @@ func sectionPassage(ctx context.Context, st PassageStore, p ragd.Project, path s
 	}
 	out.Text = joinChunks(mine)
 	if len(target) > 0 {
-		out.Parent = &api.SectionRef{HeadingPath: slices.Clone(target[:len(target)-1])}
+		out.Parent = &ragd.SectionRef{HeadingPath: slices.Clone(target[:len(target)-1])}
 	}
 	if at > 0 {
-		out.Previous = &api.SectionRef{HeadingPath: sections[at-1]}
+		out.Previous = &ragd.SectionRef{HeadingPath: sections[at-1]}
 	}
 	if at+1 < len(sections) {
-		out.Next = &api.SectionRef{HeadingPath: sections[at+1]}
+		out.Next = &ragd.SectionRef{HeadingPath: sections[at+1]}
 	}
 	for _, h := range sections {
 		if len(h) == len(target)+1 && slices.Equal(h[:len(target)], target) {
-			out.Subsections = append(out.Subsections, api.SectionRef{HeadingPath: h})
+			out.Subsections = append(out.Subsections, ragd.SectionRef{HeadingPath: h})
 		}
 	}
 	return out, nil
@@ -199,7 +198,7 @@ func joinChunks(cs []ragd.Chunk) string {
 }
 
 // messagePassage is session message id, with around messages either side.
-func messagePassage(ctx context.Context, st PassageStore, p ragd.Project, id, session string, around int) (*api.Passage, error) {
+func messagePassage(ctx context.Context, st PassageStore, p ragd.Project, id, session string, around int) (*ragd.Passage, error) {
 	ev, err := st.Event(ctx, p.ID, id)
 	if errors.Is(err, ragd.ErrNotFound) {
 		return nil, notFoundf("project %s has no event %q", p.Name, id)
@@ -218,7 +217,7 @@ func messagePassage(ctx context.Context, st PassageStore, p ragd.Project, id, se
 	if err != nil {
 		return nil, err
 	}
-	out := &api.Passage{
+	out := &ragd.Passage{
 		Project: p.Name, Scope: ragd.ScopeSession,
 		Origin: ragd.Origin{Kind: ragd.OriginSession, SessionID: ev.SessionID, EventID: ev.ID, Title: ev.Title},
 		Text:   ev.Text, Chunks: []string{}, Message: &ev, Before: before, After: after,

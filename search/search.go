@@ -22,7 +22,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/lexical"
 )
 
@@ -141,7 +140,7 @@ type Request struct {
 	Fusion Fusion
 	// Config replaces the Searcher's configuration, for evaluation. Optional.
 	Config *Config
-	// api.Explain adds each signal's ranks and raw scores to the answer.
+	// ragd.Explain adds each signal's ranks and raw scores to the answer.
 	Explain bool
 	// Actor is who asked. Optional: ActorPerson.
 	Actor Actor
@@ -158,7 +157,7 @@ type request struct {
 	query Query
 	cfg   Config
 	// coverage is what retrieve found of the searched chunks' vectors.
-	coverage *api.VectorCoverage
+	coverage *ragd.VectorCoverage
 	// vectorsGone is why the store could not compare vectors
 	// (ragd.ErrVectorsUnavailable), "" when it could: the answer is then
 	// the lexical half alone, degraded.
@@ -282,7 +281,7 @@ func validID(what, id string) error {
 // by how close each match comes to the best one, and the threshold applies
 // to that (Config.Effective, docs/adr/0007-degraded-fusion.md): the answer's
 // weights and the telemetry row show the weights applied, 0 and 1.
-func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, error) {
+func (s *Searcher) Search(ctx context.Context, req Request) (*ragd.SearchResult, error) {
 	start := time.Now()
 	if s.Store == nil {
 		return nil, errors.New("search: no store")
@@ -317,8 +316,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 		}
 	}
 
-	resp := &api.SearchResult{
-		Hits:            make([]api.Hit, 0, len(fused)),
+	resp := &ragd.SearchResult{
+		Hits:            make([]ragd.Hit, 0, len(fused)),
 		VectorAvailable: vectorAvailable,
 		Degraded:        !vectorAvailable,
 		Reason:          reason,
@@ -330,7 +329,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*api.SearchResult, 
 	if r.cfg.Fusion == FusionRRF {
 		resp.RRFK = r.cfg.RRFK
 	} else {
-		resp.Weights = api.AppliedWeights{Vector: ptr(r.cfg.VectorWeight), Lexical: ptr(r.cfg.LexicalWeight), Threshold: ptr(r.cfg.Threshold)}
+		resp.Weights = ragd.AppliedWeights{Vector: ptr(r.cfg.VectorWeight), Lexical: ptr(r.cfg.LexicalWeight), Threshold: ptr(r.cfg.Threshold)}
 	}
 	for i, f := range fused {
 		resp.Hits = append(resp.Hits, makeHit(i+1, f, chunks[f.ChunkID], r.Explain))
@@ -409,7 +408,7 @@ func (s *Searcher) retrieve(ctx context.Context, r *request, vec []float32) ([]F
 	if err != nil {
 		return nil, nil, c, err
 	}
-	r.coverage = api.NewVectorCoverage(chunkCount, vectorCount)
+	r.coverage = ragd.NewVectorCoverage(chunkCount, vectorCount)
 	k := r.cfg.Candidates
 	if vec != nil {
 		c.Vector, err = sn.VectorCandidates(ctx, filter, vec, k)
@@ -550,8 +549,8 @@ func compareCitations(a, b ragd.Chunk) int {
 	)
 }
 
-func makeHit(rank int, f Fused, c ragd.Chunk, explain bool) api.Hit {
-	h := api.Hit{
+func makeHit(rank int, f Fused, c ragd.Chunk, explain bool) ragd.Hit {
+	h := ragd.Hit{
 		ChunkID: f.ChunkID, Rank: rank, Content: c.Content, Score: f.Score,
 		VectorScore: f.VectorScore, LexicalScore: f.LexicalScore, Scope: c.Scope,
 	}

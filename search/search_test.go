@@ -16,6 +16,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
+	"github.com/ragd/ragd/internal/syncbuf"
 	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/internal/testdb/sqlitedb"
 	"github.com/ragd/ragd/store"
@@ -65,7 +66,7 @@ func newCorpus(t *testing.T) corpus {
 
 var e1 = []float32{1, 0, 0, 0}
 
-func (c corpus) search(t *testing.T, s *Searcher, req Request) *api.SearchResult {
+func (c corpus) search(t *testing.T, s *Searcher, req Request) *ragd.SearchResult {
 	t.Helper()
 	if req.ProjectID == 0 {
 		req.ProjectID = c.project
@@ -80,7 +81,7 @@ func (c corpus) search(t *testing.T, s *Searcher, req Request) *api.SearchResult
 	return resp
 }
 
-func contents(resp *api.SearchResult) []string {
+func contents(resp *ragd.SearchResult) []string {
 	var out []string
 	for _, h := range resp.Hits {
 		out = append(out, h.Content)
@@ -157,7 +158,8 @@ func TestSearch_JSON(t *testing.T) {
 	c := newCorpus(t)
 	s := searcher(c.st, upEmbedder(e1))
 	resp := c.search(t, s, Request{Query: "ETag threshold", Explain: true})
-	b, err := json.Marshal(resp)
+	// The answer as the socket sends it (the daemon converts it at its edge).
+	b, err := json.Marshal(api.FromSearchResult(resp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +218,7 @@ func TestSearch_JSON(t *testing.T) {
 	}
 	// Nothing found: hits is [], not null.
 	resp = c.search(t, searcher(c.st, nil), Request{Query: "zebra"})
-	if b, _ := json.Marshal(resp); !strings.Contains(string(b), `"hits":[]`) {
+	if b, _ := json.Marshal(api.FromSearchResult(resp)); !strings.Contains(string(b), `"hits":[]`) {
 		t.Errorf("empty answer %s", b)
 	}
 }
@@ -225,7 +227,7 @@ func TestSearch_RRFAnswer(t *testing.T) {
 	c := newCorpus(t)
 	s := searcher(c.st, upEmbedder(e1))
 	resp := c.search(t, s, Request{Query: "fusion", Fusion: FusionRRF, Limit: MaxLimit})
-	b, _ := json.Marshal(resp)
+	b, _ := json.Marshal(api.FromSearchResult(resp))
 	if !strings.Contains(string(b), `"weights":{"vector":null,"lexical":null,"threshold":null}`) ||
 		!strings.Contains(string(b), `"fusion":"rrf"`) || !strings.Contains(string(b), `"rrfK":60`) {
 		t.Errorf("rrf answer %s", b)
@@ -276,7 +278,7 @@ func TestSearch_Degraded(t *testing.T) {
 	}
 	// In a hybrid search the chunk is still keyword-only and still passes.
 	resp := c.search(t, searcher(c.st, upEmbedder(e1)), Request{Query: "ETag conditional"})
-	i := slices.IndexFunc(resp.Hits, func(h api.Hit) bool { return h.Content == cETag })
+	i := slices.IndexFunc(resp.Hits, func(h ragd.Hit) bool { return h.Content == cETag })
 	if i < 0 || resp.Hits[i].VectorScore != nil || resp.Hits[i].Score < DefaultThreshold {
 		t.Errorf("hybrid: %q", contents(resp))
 	}
@@ -487,14 +489,14 @@ func TestSearch_Fill(t *testing.T) {
 	cfg.Fill = true
 	with := c.search(t, s, req)
 
-	find := func(resp *api.SearchResult, content string) api.Hit {
+	find := func(resp *ragd.SearchResult, content string) ragd.Hit {
 		for _, h := range resp.Hits {
 			if h.Content == content {
 				return h
 			}
 		}
 		t.Fatalf("%q not among %q", content, contents(resp))
-		return api.Hit{}
+		return ragd.Hit{}
 	}
 	// cThreshold is lexical-only: fill scores its stored vector.
 	if h := find(without, cThreshold); h.VectorScore != nil {
@@ -667,7 +669,7 @@ func TestSearch_Telemetry(t *testing.T) {
 
 func TestSearch_TelemetryFailure(t *testing.T) {
 	c := newCorpus(t)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	s := searcher(c.st, upEmbedder(e1))
 	s.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	s.Recorder = failingRecorder{errors.New("disk I/O error")}
@@ -682,7 +684,7 @@ func TestSearch_TelemetryFailure(t *testing.T) {
 	if resp.SearchID != nil || len(resp.Hits) == 0 {
 		t.Fatalf("answer %+v", resp)
 	}
-	if b, _ := json.Marshal(resp); !strings.Contains(string(b), `"searchId":null`) {
+	if b, _ := json.Marshal(api.FromSearchResult(resp)); !strings.Contains(string(b), `"searchId":null`) {
 		t.Errorf("answer %s", b)
 	}
 	log := logs.String()
@@ -746,7 +748,7 @@ func TestSearch_VectorCoverage(t *testing.T) {
 		{[]string{ragd.ScopeSession, ragd.ScopeADR}, 3, 3},
 	} {
 		resp := c.search(t, s, Request{Query: "fusion", Scopes: tc.scopes})
-		want := api.VectorCoverage{Chunks: tc.chunks, Vectors: tc.vectors, Share: float64(tc.vectors) / float64(tc.chunks)}
+		want := ragd.VectorCoverage{Chunks: tc.chunks, Vectors: tc.vectors, Share: float64(tc.vectors) / float64(tc.chunks)}
 		if resp.VectorCoverage == nil || *resp.VectorCoverage != want {
 			t.Errorf("scopes %v: coverage %+v, want %+v", tc.scopes, resp.VectorCoverage, want)
 		}

@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 )
 
 // record writes the search's telemetry row and returns its id, or nil when
 // the write failed. A failure never fails the search, and never passes
 // silently: it is logged at error level with the query.
-func (s *Searcher) record(ctx context.Context, r request, resp *api.SearchResult) *int64 {
+func (s *Searcher) record(ctx context.Context, r request, resp *ragd.SearchResult) *int64 {
 	// A fresh copy of the settings, marshalled now: the row keeps what this
 	// search used whatever the configuration becomes.
 	weights, err := json.Marshal(r.cfg.Weights())

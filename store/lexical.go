@@ -21,7 +21,6 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/lexical"
 	"github.com/ragd/ragd/store/rules"
 )
@@ -480,10 +479,10 @@ func (s *Store) RepairLexical(ctx context.Context, projectID int64) (bool, error
 // Checks runs FTS5's integrity-check on every project's lexical table, for
 // ragd doctor: one check line, failing with the projects whose index is
 // corrupt and the command that rebuilds each.
-func (s *Store) Checks(ctx context.Context) []api.DatabaseCheck {
+func (s *Store) Checks(ctx context.Context) []ragd.DatabaseCheck {
 	rows, err := s.db.QueryContext(ctx, "SELECT id, name FROM projects ORDER BY id")
 	if err != nil {
-		return []api.DatabaseCheck{{Name: "fts5", Detail: "list projects: " + err.Error()}}
+		return []ragd.DatabaseCheck{{Name: "fts5", Detail: "list projects: " + err.Error()}}
 	}
 	type project struct {
 		id   int64
@@ -494,7 +493,7 @@ func (s *Store) Checks(ctx context.Context) []api.DatabaseCheck {
 		var p project
 		if err := rows.Scan(&p.id, &p.name); err != nil {
 			rows.Close()
-			return []api.DatabaseCheck{{Name: "fts5", Detail: "list projects: " + err.Error()}}
+			return []ragd.DatabaseCheck{{Name: "fts5", Detail: "list projects: " + err.Error()}}
 		}
 		ps = append(ps, p)
 	}
@@ -507,8 +506,8 @@ func (s *Store) Checks(ctx context.Context) []api.DatabaseCheck {
 		}
 	}
 	if len(bad) > 0 {
-		return []api.DatabaseCheck{{Name: "fts5", Detail: "corrupt lexical index: " + strings.Join(bad, "; "),
+		return []ragd.DatabaseCheck{{Name: "fts5", Detail: "corrupt lexical index: " + strings.Join(bad, "; "),
 			Fix: "rebuild it: " + strings.Join(fixes, ", then ")}}
 	}
-	return []api.DatabaseCheck{{Name: "fts5", OK: true, Detail: fmt.Sprintf("the lexical indexes of %d projects pass FTS5's integrity-check", len(ps))}}
+	return []ragd.DatabaseCheck{{Name: "fts5", OK: true, Detail: fmt.Sprintf("the lexical indexes of %d projects pass FTS5's integrity-check", len(ps))}}
 }

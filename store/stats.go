@@ -6,12 +6,11 @@ import (
 	"os"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 )
 
 // Stats counts what the store holds.
-func (s *Store) Stats(ctx context.Context) (api.IndexStats, error) {
-	st := api.IndexStats{Chunks: map[string]int{}}
+func (s *Store) Stats(ctx context.Context) (ragd.IndexStats, error) {
+	st := ragd.IndexStats{Chunks: map[string]int{}}
 	for _, sc := range ragd.Scopes {
 		st.Chunks[sc] = 0
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/store"
@@ -57,7 +56,7 @@ func openBench(ctx context.Context, db, mode string) (engine.Store, error) {
 // dbMB is the size of db: its SQLite file and write-ahead log, or what
 // the server says the database takes.
 func dbMB(ctx context.Context, st interface {
-	Stats(context.Context) (api.IndexStats, error)
+	Stats(context.Context) (ragd.IndexStats, error)
 }, db string) (float64, error) {
 	if !isURL(db) {
 		return fileMB(db, db+"-wal"), nil

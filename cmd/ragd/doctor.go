@@ -83,7 +83,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			add(check{Name: "provider", Detail: err.Error(), Fix: "fix [embedding] in " + paths.Config})
 		} else {
-			add(providerCheck(svc.Health(ctx)))
+			add(providerCheck(api.FromEmbeddingHealth(svc.Health(ctx))))
 		}
 		return e.report(checks)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragd/ragd/api"
+	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/embedding/ollamatest"
 	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/internal/daemontest"
@@ -89,10 +89,10 @@ func deadPort(t *testing.T) string {
 // VecVersion is hidden) and checks itself, as a server's engine does.
 type checkedEngine struct {
 	engine.Store
-	checks []api.DatabaseCheck
+	checks []domain.DatabaseCheck
 }
 
-func (e checkedEngine) Checks(context.Context) []api.DatabaseCheck { return e.checks }
+func (e checkedEngine) Checks(context.Context) []domain.DatabaseCheck { return e.checks }
 
 // Issue 24: ragd doctor reports what the engine offers: its own checks,
 // each a line (one that fails fails doctor, with its fix), and no
@@ -101,7 +101,7 @@ func TestDoctor_EngineChecks(t *testing.T) {
 	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{daemontest.Model: daemontest.Dims}})
 	w := daemontest.NewWorld(t)
 	w.Setenv(t)
-	checks := []api.DatabaseCheck{
+	checks := []domain.DatabaseCheck{
 		{Name: "server", OK: true, Detail: "PostgreSQL 17.4"},
 		{Name: "pgvector", Detail: "extension vector not installed", Fix: "CREATE EXTENSION vector"},
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	domain "github.com/ragd/ragd"
+	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/eval"
 	"github.com/ragd/ragd/report"
@@ -119,7 +121,8 @@ func (s *evalSource) options(e *env, golden string, depth int) (eval.Options, da
 // standard error.
 func (e *env) prepare(ctx context.Context, opt eval.Options) (*eval.Evaluation, error) {
 	bar := newProgress(e.stderr, isTerminal(e.stderr))
-	opt.Log, opt.Progress = bar, bar.update
+	opt.Log = bar
+	opt.Progress = func(p domain.Progress) { bar.update(api.FromProgress(p)) }
 	defer bar.done()
 	return eval.Prepare(ctx, opt)
 }

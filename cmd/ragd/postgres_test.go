@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -22,6 +21,7 @@ import (
 	"github.com/ragd/ragd/engines"
 	"github.com/ragd/ragd/internal/daemontest"
 	"github.com/ragd/ragd/internal/pgtest"
+	"github.com/ragd/ragd/internal/syncbuf"
 	"github.com/ragd/ragd/store/postgres"
 )
 
@@ -137,7 +137,7 @@ func TestPostgres_ConnectionLoss(t *testing.T) {
 	px, database := daemontest.ProxyURL(t, pgDatabase(t))
 	cfg := daemontest.Config(srv.URL)
 	cfg.Daemon.Database, cfg.Daemon.Owner = database, "alice"
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	d := daemontest.StartLogged(t, daemontest.NewWorld(t), cfg, engines.Open,
 		slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	c := d.Client
@@ -220,24 +220,6 @@ func TestPostgres_ConnectionLoss(t *testing.T) {
 	if l := logs.String(); !strings.Contains(l, hostAndPath) || strings.Contains(l, urlPassword(t, database)) {
 		t.Errorf("the daemon's log names the database without its password? %s", l)
 	}
-}
-
-// syncBuffer is a bytes.Buffer for a logger written by many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // urlPassword is the password of a postgres:// URL.

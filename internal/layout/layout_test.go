@@ -18,6 +18,9 @@ const module = "github.com/ragd/ragd"
 // rules lists, per package (relative to the module root, "" for the root),
 // the imports it must not have: project packages by relative path, other
 // packages by import path.
+//
+// The packages below the daemon speak the domain's types, never the wire's
+// (package api): the daemon and the client convert at the edge.
 var rules = map[string][]string{
 	"":         {"*"}, // the domain imports nothing of the project
 	"api":      {"*-ragd"},
@@ -29,25 +32,28 @@ var rules = map[string][]string{
 	"transcript": {"*-ragd-redact", "net/http"},
 	"redact":     {"*-ragd", "database/sql", "net/http"},
 	"source":     {"*-ragd", "database/sql", "net/http"},
-	"store":      {"search", "index", "daemon", "client", "eval", "embedding", "net/http"},
+	"store":      {"api", "search", "index", "daemon", "client", "eval", "embedding", "net/http"},
 	// A second engine is the SQLite one's peer: it knows neither SQLite
 	// (database/sql) nor the layers above it.
-	"store/postgres": {"store", "search", "index", "daemon", "client", "eval", "embedding", "net/http", "database/sql"},
+	"store/postgres": {"api", "store", "search", "index", "daemon", "client", "eval", "embedding", "net/http", "database/sql"},
 	// The engines' shared rules: no SQL, nothing of the project but the
 	// domain and the lexical analysis.
 	"store/rules":        {"*-ragd-lexical", "database/sql", "net/http"},
 	"internal/storetest": {"store", "store/postgres", "daemon"},
 	// The contract names no engine: the daemon and the suite import it
 	// without linking one.
-	"engine":    {"store", "store/postgres", "daemon", "client", "eval", "database/sql", "net/http"},
-	"search":    {"store", "index", "daemon", "client", "eval", "database/sql", "net/http"},
-	"index":     {"store", "search", "daemon", "client", "eval", "net/http"},
-	"embedding": {"store", "search", "index", "daemon", "client", "database/sql"},
+	"engine":    {"api", "store", "store/postgres", "daemon", "client", "eval", "database/sql", "net/http"},
+	"search":    {"api", "store", "index", "daemon", "client", "eval", "database/sql", "net/http"},
+	"index":     {"api", "store", "search", "daemon", "client", "eval", "net/http"},
+	"embedding": {"api", "store", "search", "index", "daemon", "client", "database/sql"},
 	"mcpserver": {"*-ragd-api-client", "database/sql"},
 	"daemon":    {"client", "eval", "mcpserver"},
 	// browse shows what the index holds: through internal/terminal, so
 	// that nothing from a file or a session reaches the terminal raw.
 	"browse": {"*-ragd-api-client-internal/terminal", "database/sql"},
+	// An evaluation runs the index and the search in process: on their
+	// types, not the socket's.
+	"eval": {"api", "daemon", "client", "mcpserver"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

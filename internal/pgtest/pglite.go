@@ -33,7 +33,6 @@ package pgtest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -48,6 +47,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ragd/ragd/internal/syncbuf"
 )
 
 // NodeDir is the folder, relative to the module's root, that holds the
@@ -94,7 +95,7 @@ type PGlite struct {
 	URL string
 
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *syncbuf.Buffer
 	done chan struct{} // closed when the process has exited
 	err  error         // its exit status, valid once done is closed
 	once sync.Once
@@ -155,7 +156,7 @@ func StartPGliteServer(ctx context.Context, opt PGliteOptions) (*PGlite, error) 
 	// binary ended by -timeout runs no cleanup).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	pr, pw := io.Pipe()
-	s := &PGlite{cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
+	s := &PGlite{cmd: cmd, out: &syncbuf.Buffer{}, done: make(chan struct{})}
 	cmd.Stdout = io.MultiWriter(pw, s.out)
 	cmd.Stderr = s.out
 	if err := cmd.Start(); err != nil {
@@ -244,22 +245,4 @@ func nodeDir() (string, error) {
 		return "", fmt.Errorf("find %s: %w", NodeDir, err)
 	}
 	return filepath.Join(root, NodeDir), nil
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writers and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

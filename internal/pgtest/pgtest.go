@@ -58,6 +58,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ragd/ragd/internal/syncbuf"
 )
 
 // RequiredEnv makes a missing server a test failure instead of a skip when
@@ -127,7 +129,7 @@ type Server struct {
 	opt  Options
 	bin  string
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *syncbuf.Buffer
 	done chan struct{} // closed when the process has exited
 	err  error         // its exit status, valid once done is closed
 	once sync.Once
@@ -367,7 +369,7 @@ func (s *Server) start(ctx context.Context, opt Options, port int) error {
 	cmd := exec.Command(filepath.Join(s.bin, "postgres"), args...)
 	cmd.SysProcAttr = serverAttr()
 	pr, pw := io.Pipe()
-	s.out = &syncBuffer{}
+	s.out = &syncbuf.Buffer{}
 	s.done = make(chan struct{})
 	s.once = sync.Once{}
 	cmd.Stdout = s.out

@@ -4,9 +4,10 @@ import (
 	"context"
 
 	"fmt"
-	"github.com/ragd/ragd/api"
 	"strconv"
 	"strings"
+
+	"github.com/ragd/ragd"
 )
 
 // ServerInfo is what `ragd doctor` reports of the database.
@@ -27,28 +28,28 @@ type ServerInfo struct {
 
 // Checks are the engine's lines of `ragd doctor` (engine.Checker): the
 // server, pgvector, the schema version and the indexes searches need.
-func (s *Store) Checks(ctx context.Context) []api.DatabaseCheck {
+func (s *Store) Checks(ctx context.Context) []ragd.DatabaseCheck {
 	info, err := s.Info(ctx)
-	server := api.DatabaseCheck{Name: "PostgreSQL server", OK: info.Server != "", Detail: info.Server + " at " + s.url}
+	server := ragd.DatabaseCheck{Name: "PostgreSQL server", OK: info.Server != "", Detail: info.Server + " at " + s.url}
 	if info.Server == "" {
 		server.Detail = s.url + ": " + errText(err)
 		server.Fix = "check that the server runs and that the URL, PGPASSWORD or ~/.pgpass give this user access"
-		return []api.DatabaseCheck{server}
+		return []ragd.DatabaseCheck{server}
 	}
-	vector := api.DatabaseCheck{Name: "pgvector", OK: info.Vector != "", Detail: info.Vector}
+	vector := ragd.DatabaseCheck{Name: "pgvector", OK: info.Vector != "", Detail: info.Vector}
 	if info.Vector == "" {
 		vector.Detail, vector.Fix = errText(err), "install pgvector on the server and run CREATE EXTENSION vector in the database"
 	}
-	schema := api.DatabaseCheck{Name: "schema", OK: info.Schema == info.Known && info.Schema > 0,
+	schema := ragd.DatabaseCheck{Name: "schema", OK: info.Schema == info.Known && info.Schema > 0,
 		Detail: fmt.Sprintf("version %d of %d, space %s (%d dims), owner %s", info.Schema, info.Known, info.Space, info.Dims, info.Owner)}
 	if !schema.OK {
 		schema.Fix = "start this ragd's daemon once to migrate, or upgrade ragd if the database is newer"
 	}
-	indexes := api.DatabaseCheck{Name: "indexes", OK: true, Detail: "chunks_embedding (HNSW), chunks_tsv (GIN) valid"}
+	indexes := ragd.DatabaseCheck{Name: "indexes", OK: true, Detail: "chunks_embedding (HNSW), chunks_tsv (GIN) valid"}
 	if err := s.IntegrityCheck(ctx); err != nil {
 		indexes.OK, indexes.Detail, indexes.Fix = false, err.Error(), "REINDEX the index named"
 	}
-	return []api.DatabaseCheck{server, vector, schema, indexes}
+	return []ragd.DatabaseCheck{server, vector, schema, indexes}
 }
 
 func errText(err error) string {

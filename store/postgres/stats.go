@@ -5,7 +5,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
-	"github.com/ragd/ragd/api"
 )
 
 // readOnly is the transaction of a consistent read of several tables.
@@ -14,8 +13,8 @@ var readOnly = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadO
 // Stats counts what the store's owner may read: every project, the docs
 // and ADRs, the owner's and the shared sessions, the owner's searches and
 // votes. FileBytes is the whole database's size on the server.
-func (s *Store) Stats(ctx context.Context) (api.IndexStats, error) {
-	st := api.IndexStats{Chunks: map[string]int{}}
+func (s *Store) Stats(ctx context.Context) (ragd.IndexStats, error) {
+	st := ragd.IndexStats{Chunks: map[string]int{}}
 	for _, sc := range ragd.Scopes {
 		st.Chunks[sc] = 0
 	}
