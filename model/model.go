@@ -35,7 +35,10 @@ func LoadSpec(s Spec, dir string) (*Model, error) {
 // Load reads the model in dir, unverified: config.json, model.safetensors,
 // tokenizer.json, and sentence_bert_config.json for the input limit
 // (default the model's positions).
-func Load(dir string) (*Model, error) {
+func Load(dir string) (*Model, error) { return load(dir, fastKernel) }
+
+// load is Load with the fast kernels (fastKernel must be true) or Go's.
+func load(dir string, fast bool) (*Model, error) {
 	var cfg bertConfig
 	if err := readJSON(filepath.Join(dir, "config.json"), &cfg); err != nil {
 		return nil, err
@@ -44,7 +47,7 @@ func Load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, err := newBERT(cfg, ts)
+	enc, err := newBERT(cfg, ts, fast)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
@@ -60,6 +63,15 @@ func Load(dir string) (*Model, error) {
 		m.maxTokens = min(st.MaxSeqLength, cfg.MaxPositions)
 	}
 	return m, nil
+}
+
+// Kernel names the code the forward pass runs on: "avx2" (the AVX2+FMA
+// kernels, chosen when the CPU has them) or "go" (portable Go and gonum).
+func (m *Model) Kernel() string {
+	if m.enc.fast {
+		return fastKernelName
+	}
+	return "go"
 }
 
 // Dims returns the length of the model's vectors.
