@@ -28,6 +28,7 @@ type bertConfig struct {
 type linear struct {
 	wt      []float32
 	packed  []float32
+	kern    kernel // packed's kernel
 	b       []float32
 	in, out int
 }
@@ -46,7 +47,7 @@ type layer struct {
 // bert is a BERT encoder's weights.
 type bert struct {
 	cfg            bertConfig
-	fast           bool // the AVX2+FMA kernels of kernel_amd64.c, else Go and gonum
+	kern           kernel
 	word, pos, typ []float32
 	embNorm        layerNorm
 	layers         []layer
@@ -54,8 +55,8 @@ type bert struct {
 
 // newBERT takes a BERT encoder's weights from tensors (names as
 // transformers' BertModel saves them, with or without a "bert." prefix),
-// for the fast kernels if fast (the CPU must run them: fastKernel).
-func newBERT(cfg bertConfig, ts map[string]tensor, fast bool) (*bert, error) {
+// for the kernels kern (the CPU must run them: at most bestKernel).
+func newBERT(cfg bertConfig, ts map[string]tensor, kern kernel) (*bert, error) {
 	if cfg.Type != "bert" || cfg.Act != "gelu" || cfg.Hidden <= 0 || cfg.Heads <= 0 || cfg.Hidden%cfg.Heads != 0 {
 		return nil, fmt.Errorf("model config: type %q, activation %q, %d hidden in %d heads: want a BERT encoder with gelu", cfg.Type, cfg.Act, cfg.Hidden, cfg.Heads)
 	}
@@ -83,8 +84,8 @@ func newBERT(cfg bertConfig, ts map[string]tensor, fast bool) (*bert, error) {
 		w := get(prefix+".weight", out, in)
 		switch {
 		case w == nil: // reported
-		case fast:
-			l.packed = make([]float32, packedLen(in, out))
+		case kern != kernelGo:
+			l.kern, l.packed = kern, make([]float32, packedLen(in, out))
 			packB(in, out, w, in, true, l.packed)
 		default:
 			l.wt = transpose(w, out, in)
@@ -96,7 +97,7 @@ func newBERT(cfg bertConfig, ts map[string]tensor, fast bool) (*bert, error) {
 	}
 	b := &bert{
 		cfg:     cfg,
-		fast:    fast,
+		kern:    kern,
 		word:    get("embeddings.word_embeddings.weight", -1, h),
 		pos:     get("embeddings.position_embeddings.weight", cfg.MaxPositions, h),
 		typ:     get("embeddings.token_type_embeddings.weight", -1, h),
@@ -146,7 +147,7 @@ func (b *bert) embed(ids []int32, threads int) []float32 {
 		l.q.apply(q, x, n, threads)
 		l.k.apply(k, x, n, threads)
 		l.v.apply(v, x, n, threads)
-		if b.fast {
+		if b.kern != kernelGo {
 			b.attentionFast(ctx, q, k, v, n, threads)
 		} else {
 			b.attention(ctx, q, k, v, n)
@@ -155,7 +156,7 @@ func (b *bert) embed(ids []int32, threads int) []float32 {
 		addInto(x, tmp)
 		b.norm(x, l.attnNorm)
 		l.up.apply(up, x, n, threads)
-		if b.fast {
+		if b.kern != kernelGo {
 			geluFast(up)
 		} else {
 			for i, u := range up {
@@ -229,7 +230,7 @@ func (b *bert) attentionFast(ctx, q, k, v []float32, n, threads int) {
 	per := attentionScratch(n, d)
 	head := func(hd int, scratch []float32) {
 		off := hd * d
-		attentionHead(n, d, h, q[off:], k[off:], v[off:], ctx[off:], scale, scratch)
+		attentionHead(b.kern, n, d, h, q[off:], k[off:], v[off:], ctx[off:], scale, scratch)
 	}
 	workers := min(threads, heads)
 	if workers <= 1 {
@@ -311,7 +312,7 @@ func (l linear) apply(y, x []float32, n, threads int) {
 			copy(y[t*l.out+s.c:t*l.out+s.c+cols], l.b[s.c:s.c+cols])
 		}
 		if l.packed != nil {
-			sgemmPacked(rows, cols, l.in, x[s.r*l.in:], l.in, l.packed[s.c*l.in:], y[s.r*l.out+s.c:], l.out)
+			sgemmPacked(l.kern, rows, cols, l.in, x[s.r*l.in:], l.in, l.packed[s.c*l.in:], y[s.r*l.out+s.c:], l.out)
 			return
 		}
 		blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, rows, cols, l.in, 1,

@@ -1,9 +1,20 @@
 package model
 
-// LoadKernel is Load with the named kernel, "go" or the fast one (the test
-// fails elsewhere if this CPU cannot run it): tests and benchmarks compare
-// the two in one process.
-func LoadKernel(dir, kernel string) (*Model, error) { return load(dir, kernel != "go") }
+import (
+	"fmt"
+	"slices"
+)
 
-// FastKernel reports whether this build and CPU run the fast kernel.
-func FastKernel() bool { return fastKernel }
+// Kernels returns the names of the kernels this build and CPU run, the
+// slowest ("go") first and the one Load picks last.
+func Kernels() []string { return kernelNames[:bestKernel+1] }
+
+// LoadKernel is Load with the named kernel (one of Kernels): tests and
+// benchmarks compare them in one process.
+func LoadKernel(dir, name string) (*Model, error) {
+	k := slices.Index(Kernels(), name)
+	if k < 0 {
+		return nil, fmt.Errorf("kernel %q: this build and CPU run %v", name, Kernels())
+	}
+	return load(dir, kernel(k))
+}

@@ -1,10 +1,11 @@
 //go:build cgo
 
 // The forward pass's hot loops for x86-64 CPUs with AVX2 and FMA: a packed,
-// blocked single-precision matrix product (a 6x16 register tile), one
-// attention head, and GELU. Every function that uses AVX2 or FMA carries
-// its own target attribute, so the file builds without a global -march
-// flag; ragd_have_avx2_fma tells at run time whether they may be called.
+// blocked single-precision matrix product (a 6x16 register tile, or 12x16
+// in zmm registers where AVX-512 runs), one attention head, and GELU.
+// Every function that uses AVX2, FMA or AVX-512 carries its own target
+// attribute, so the file builds without a global -march flag;
+// ragd_kernel_level tells at run time which of them may be called.
 //
 // Layout of a packed right-hand matrix B (K rows, N columns): panels of
 // RAGD_NR columns, one after another; panel p holds its K rows of RAGD_NR
@@ -26,10 +27,16 @@
 // stays in the L1 cache while every row tile of A passes over it.
 #define KC 256
 
-int ragd_have_avx2_fma(void) {
+// MR512 is the AVX-512 tile's rows: 12 zmm accumulators of 16 floats.
+#define MR512 12
+
+int ragd_kernel_level(void) {
 	__builtin_cpu_init();
-	// libgcc sets these only when the OS saves the ymm registers too.
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	// libgcc sets these only when the OS saves the ymm (zmm) registers too.
+	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+		return RAGD_KERNEL_NONE;
+	}
+	return __builtin_cpu_supports("avx512f") ? RAGD_KERNEL_AVX512 : RAGD_KERNEL_AVX2;
 }
 
 long ragd_packed_len(int k, int n) { return (long)((n + NR - 1) / NR) * NR * k; }
@@ -114,13 +121,50 @@ __attribute__((target("avx2,fma"))) static void edge(int mr, int nr, int kc, con
 	}
 }
 
-__attribute__((target("avx2,fma"))) void ragd_sgemm_packed(int m, int n, int k, const float *a, long lda, const float *bp, float *c, long ldc) {
+// tile512 is tile for MR512 rows of a, one zmm register per row of c.
+__attribute__((target("avx512f"))) static void tile512(int kc, const float *a, long lda, const float *b, float *c, long ldc) {
+	__m512 r0 = _mm512_loadu_ps(c), r1 = _mm512_loadu_ps(c + ldc), r2 = _mm512_loadu_ps(c + 2 * ldc);
+	__m512 r3 = _mm512_loadu_ps(c + 3 * ldc), r4 = _mm512_loadu_ps(c + 4 * ldc), r5 = _mm512_loadu_ps(c + 5 * ldc);
+	__m512 r6 = _mm512_loadu_ps(c + 6 * ldc), r7 = _mm512_loadu_ps(c + 7 * ldc), r8 = _mm512_loadu_ps(c + 8 * ldc);
+	__m512 r9 = _mm512_loadu_ps(c + 9 * ldc), r10 = _mm512_loadu_ps(c + 10 * ldc), r11 = _mm512_loadu_ps(c + 11 * ldc);
+	const float *a0 = a, *a3 = a + 3 * lda, *a6 = a + 6 * lda, *a9 = a + 9 * lda;
+	for (int i = 0; i < kc; i++) {
+		__m512 bv = _mm512_loadu_ps(b);
+		b += NR;
+		r0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[i]), bv, r0);
+		r1 = _mm512_fmadd_ps(_mm512_set1_ps(a0[lda + i]), bv, r1);
+		r2 = _mm512_fmadd_ps(_mm512_set1_ps(a0[2 * lda + i]), bv, r2);
+		r3 = _mm512_fmadd_ps(_mm512_set1_ps(a3[i]), bv, r3);
+		r4 = _mm512_fmadd_ps(_mm512_set1_ps(a3[lda + i]), bv, r4);
+		r5 = _mm512_fmadd_ps(_mm512_set1_ps(a3[2 * lda + i]), bv, r5);
+		r6 = _mm512_fmadd_ps(_mm512_set1_ps(a6[i]), bv, r6);
+		r7 = _mm512_fmadd_ps(_mm512_set1_ps(a6[lda + i]), bv, r7);
+		r8 = _mm512_fmadd_ps(_mm512_set1_ps(a6[2 * lda + i]), bv, r8);
+		r9 = _mm512_fmadd_ps(_mm512_set1_ps(a9[i]), bv, r9);
+		r10 = _mm512_fmadd_ps(_mm512_set1_ps(a9[lda + i]), bv, r10);
+		r11 = _mm512_fmadd_ps(_mm512_set1_ps(a9[2 * lda + i]), bv, r11);
+	}
+	_mm512_storeu_ps(c, r0), _mm512_storeu_ps(c + ldc, r1), _mm512_storeu_ps(c + 2 * ldc, r2);
+	_mm512_storeu_ps(c + 3 * ldc, r3), _mm512_storeu_ps(c + 4 * ldc, r4), _mm512_storeu_ps(c + 5 * ldc, r5);
+	_mm512_storeu_ps(c + 6 * ldc, r6), _mm512_storeu_ps(c + 7 * ldc, r7), _mm512_storeu_ps(c + 8 * ldc, r8);
+	_mm512_storeu_ps(c + 9 * ldc, r9), _mm512_storeu_ps(c + 10 * ldc, r10), _mm512_storeu_ps(c + 11 * ldc, r11);
+}
+
+void ragd_sgemm_packed(int level, int m, int n, int k, const float *a, long lda, const float *bp, float *c, long ldc) {
+	// Rows by MR512 with AVX-512, the rest (or all) by MR.
+	int wide = level >= RAGD_KERNEL_AVX512 ? m - m % MR512 : 0;
 	for (int kb = 0; kb < k; kb += KC) {
 		int kc = k - kb < KC ? k - kb : KC;
 		for (int p = 0; p < n; p += NR) {
 			int nr = n - p < NR ? n - p : NR;
 			const float *b = bp + (size_t)p * k + (size_t)kb * NR;
-			for (int i = 0; i < m; i += MR) {
+			int i = 0;
+			if (nr == NR) {
+				for (; i < wide; i += MR512) {
+					tile512(kc, a + (size_t)i * lda + kb, lda, b, c + (size_t)i * ldc + p, ldc);
+				}
+			}
+			for (; i < m; i += MR) {
 				int mr = m - i < MR ? m - i : MR;
 				const float *ai = a + (size_t)i * lda + kb;
 				float *ci = c + (size_t)i * ldc + p;
@@ -203,18 +247,18 @@ __attribute__((target("avx2,fma"))) static void softmax(int rows, int n, float *
 
 long ragd_attention_scratch(int n, int d) { return (long)n * n + ragd_packed_len(d, n) + ragd_packed_len(n, d); }
 
-void ragd_attention_head(int n, int d, long ld, const float *q, const float *k, const float *v, float *ctx, float scale, float *scratch) {
+void ragd_attention_head(int level, int n, int d, long ld, const float *q, const float *k, const float *v, float *ctx, float scale, float *scratch) {
 	float *s = scratch, *pk = s + (size_t)n * n, *pv = pk + ragd_packed_len(d, n);
 	// scores = q·kᵀ: B(i, j) = k[j*ld + i].
 	ragd_pack_b(d, n, k, ld, 1, pk);
 	memset(s, 0, sizeof(float) * (size_t)n * n);
-	ragd_sgemm_packed(n, n, d, q, ld, pk, s, n);
+	ragd_sgemm_packed(level, n, n, d, q, ld, pk, s, n);
 	softmax(n, n, s, n, scale);
 	ragd_pack_b(n, d, v, ld, 0, pv);
 	for (int i = 0; i < n; i++) {
 		memset(ctx + (size_t)i * ld, 0, sizeof(float) * (size_t)d);
 	}
-	ragd_sgemm_packed(n, d, n, s, n, pv, ctx, ld);
+	ragd_sgemm_packed(level, n, d, n, s, n, pv, ctx, ld);
 }
 
 // GELU's erf by Abramowitz and Stegun's 7.1.26 (absolute error below

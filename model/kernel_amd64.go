@@ -10,12 +10,16 @@ import "C"
 
 import "fmt"
 
-// fastKernel reports whether this CPU (and OS) runs kernel_amd64.c's AVX2
-// and FMA code; without them the forward pass uses the portable Go path.
-var fastKernel = C.ragd_have_avx2_fma() != 0
+// bestKernel is the fastest kernel this CPU (and OS) runs: kernel_amd64.c's
+// with AVX2 and FMA (and AVX-512 where it runs), else the portable Go path.
+var bestKernel = kernel(C.ragd_kernel_level())
 
-// fastKernelName names the kernel fastKernel selects.
-const fastKernelName = "avx2"
+// The kernels of this build, by level as kernel_amd64.h numbers them.
+const (
+	kernelGo     kernel = C.RAGD_KERNEL_NONE
+	kernelAVX2   kernel = C.RAGD_KERNEL_AVX2
+	kernelAVX512 kernel = C.RAGD_KERNEL_AVX512
+)
 
 // panelWidth is the width of a packed panel of B (RAGD_NR): a column
 // offset into a packed matrix must be a multiple of it.
@@ -43,8 +47,9 @@ func packB(k, n int, b []float32, ldb int, trans bool, out []float32) {
 }
 
 // sgemmPacked adds to c (m×n, row stride ldc) the product of a (m×k, row
-// stride lda) and the packed k×n matrix bp.
-func sgemmPacked(m, n, k int, a []float32, lda int, bp []float32, c []float32, ldc int) {
+// stride lda) and the packed k×n matrix bp, with the kernels of kern (not
+// kernelGo).
+func sgemmPacked(kern kernel, m, n, k int, a []float32, lda int, bp []float32, c []float32, ldc int) {
 	if m == 0 || n == 0 || k == 0 {
 		return
 	}
@@ -53,7 +58,7 @@ func sgemmPacked(m, n, k int, a []float32, lda int, bp []float32, c []float32, l
 	if len(bp) < packedLen(k, n) {
 		panic(fmt.Sprintf("model: sgemm with a packed b of %d floats, %d×%d needs %d", len(bp), k, n, packedLen(k, n)))
 	}
-	C.ragd_sgemm_packed(C.int(m), C.int(n), C.int(k), (*C.float)(&a[0]), C.long(lda), (*C.float)(&bp[0]), (*C.float)(&c[0]), C.long(ldc))
+	C.ragd_sgemm_packed(C.int(kern), C.int(m), C.int(n), C.int(k), (*C.float)(&a[0]), C.long(lda), (*C.float)(&bp[0]), (*C.float)(&c[0]), C.long(ldc))
 }
 
 // attentionScratch returns the scratch floats attentionHead needs.
@@ -61,14 +66,14 @@ func attentionScratch(n, d int) int { return int(C.ragd_attention_scratch(C.int(
 
 // attentionHead writes into ctx the attention of one head over n tokens:
 // q, k, v and ctx hold n rows of d floats at row stride ld.
-func attentionHead(n, d, ld int, q, k, v, ctx []float32, scale float32, scratch []float32) {
+func attentionHead(kern kernel, n, d, ld int, q, k, v, ctx []float32, scale float32, scratch []float32) {
 	for _, s := range [][]float32{q, k, v, ctx} {
 		need(s, n, d, ld, "attention")
 	}
 	if len(scratch) < attentionScratch(n, d) {
 		panic(fmt.Sprintf("model: attention scratch of %d floats, needs %d", len(scratch), attentionScratch(n, d)))
 	}
-	C.ragd_attention_head(C.int(n), C.int(d), C.long(ld), (*C.float)(&q[0]), (*C.float)(&k[0]), (*C.float)(&v[0]),
+	C.ragd_attention_head(C.int(kern), C.int(n), C.int(d), C.long(ld), (*C.float)(&q[0]), (*C.float)(&k[0]), (*C.float)(&v[0]),
 		(*C.float)(&ctx[0]), C.float(scale), (*C.float)(&scratch[0]))
 }
 

@@ -10,13 +10,18 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
-// needFast skips where this build or CPU has no fast kernel: there is
-// nothing to compare the Go path with.
-func needFast(t testing.TB) {
+// fastKernels returns the C kernels this CPU runs, skipping the test where
+// there is none: there is nothing to compare the Go path with.
+func fastKernels(t testing.TB) []kernel {
 	t.Helper()
-	if !fastKernel {
+	if bestKernel == kernelGo {
 		t.Skip("no fast kernel on this build or CPU (needs amd64, cgo, AVX2 and FMA)")
 	}
+	var ks []kernel
+	for k := kernelAVX2; k <= bestKernel; k++ {
+		ks = append(ks, k)
+	}
+	return ks
 }
 
 // kernelTol bounds the difference between two float32 evaluations of a
@@ -36,13 +41,14 @@ func randSlice(r *rand.Rand, n int) []float32 {
 // gemmCase is one product c += a·B on strided storage, checked three
 // ways: the fast kernel, gonum's Sgemm (the fallback) and float64.
 type gemmCase struct {
+	kern                      kernel
 	m, n, k, padA, padB, padC int
 	trans                     bool
 	seed                      uint64
 }
 
 func (g gemmCase) String() string {
-	return fmt.Sprintf("m=%d n=%d k=%d pads=%d,%d,%d trans=%v", g.m, g.n, g.k, g.padA, g.padB, g.padC, g.trans)
+	return fmt.Sprintf("%v m=%d n=%d k=%d pads=%d,%d,%d trans=%v", g.kern, g.m, g.n, g.k, g.padA, g.padB, g.padC, g.trans)
 }
 
 func (g gemmCase) check(t *testing.T) {
@@ -68,7 +74,7 @@ func (g gemmCase) check(t *testing.T) {
 	fast := append([]float32(nil), c0...)
 	packed := make([]float32, packedLen(g.k, g.n))
 	packB(g.k, g.n, b, ldb, g.trans, packed)
-	sgemmPacked(g.m, g.n, g.k, a, lda, packed, fast, ldc)
+	sgemmPacked(g.kern, g.m, g.n, g.k, a, lda, packed, fast, ldc)
 
 	slow := append([]float32(nil), c0...)
 	tb := blas.NoTrans
@@ -109,7 +115,7 @@ func (g gemmCase) check(t *testing.T) {
 // TestSgemmMatchesGonum checks the fast kernel against the fallback on the
 // model's shapes and on edges of its 6×16 tile and 256-deep blocks.
 func TestSgemmMatchesGonum(t *testing.T) {
-	needFast(t)
+	kerns := fastKernels(t)
 	cases := []gemmCase{
 		{m: 1, n: 1, k: 1},
 		{m: 1, n: 384, k: 384},                           // a one-token text
@@ -125,6 +131,9 @@ func TestSgemmMatchesGonum(t *testing.T) {
 		{m: 12, n: 32, k: 512},
 		{m: 11, n: 31, k: 513, padC: 1, trans: true},
 		{m: 2, n: 3, k: 1000},
+		{m: 12, n: 16, k: 1},                         // one AVX-512 tile
+		{m: 24, n: 48, k: 300, padA: 1, padC: 2},     // two
+		{m: 23, n: 47, k: 300, padB: 1, trans: true}, // one, and AVX2's rows and edges
 	}
 	r := rand.New(rand.NewPCG(36, 36))
 	for range 40 {
@@ -133,9 +142,11 @@ func TestSgemmMatchesGonum(t *testing.T) {
 			padA: r.IntN(3), padB: r.IntN(3), padC: r.IntN(3), trans: r.IntN(2) == 0,
 		})
 	}
-	for i, c := range cases {
-		c.seed = uint64(i)
-		c.check(t)
+	for _, k := range kerns {
+		for i, c := range cases {
+			c.kern, c.seed = k, uint64(i)
+			c.check(t)
+		}
 	}
 }
 
@@ -146,35 +157,38 @@ func FuzzSgemmShapes(f *testing.F) {
 	f.Add(uint8(7), uint8(17), uint16(257), uint8(1), uint8(2), uint8(3), true, uint64(1))
 	f.Add(uint8(6), uint8(16), uint16(256), uint8(0), uint8(0), uint8(0), false, uint64(2))
 	f.Fuzz(func(t *testing.T, m, n uint8, k uint16, padA, padB, padC uint8, trans bool, seed uint64) {
-		needFast(t)
+		kerns := fastKernels(t)
 		if m == 0 || n == 0 || k == 0 || k > 2048 {
 			t.Skip("empty or deeper than the model's products")
 		}
-		gemmCase{m: int(m), n: int(n), k: int(k), padA: int(padA % 8), padB: int(padB % 8), padC: int(padC % 8), trans: trans, seed: seed}.check(t)
+		kern := kerns[seed%uint64(len(kerns))]
+		gemmCase{kern: kern, m: int(m), n: int(n), k: int(k), padA: int(padA % 8), padB: int(padB % 8), padC: int(padC % 8), trans: trans, seed: seed}.check(t)
 	})
 }
 
 // TestLinearKernelsAgree runs a dense layer both ways on every strip
 // split the thread counts make, tails of rows and columns included.
 func TestLinearKernelsAgree(t *testing.T) {
-	needFast(t)
+	kerns := fastKernels(t)
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, sh := range []struct{ in, out int }{{384, 384}, {384, 1536}, {1536, 384}, {40, 200}} {
-		w := randSlice(r, sh.out*sh.in)
-		slow := linear{wt: transpose(w, sh.out, sh.in), b: randSlice(r, sh.out), in: sh.in, out: sh.out}
-		fast := slow
-		fast.wt, fast.packed = nil, make([]float32, packedLen(sh.in, sh.out))
-		packB(sh.in, sh.out, w, sh.in, true, fast.packed)
-		for _, n := range []int{1, 13, 64, 65, 200} {
-			x := randSlice(r, n*sh.in)
-			want := make([]float32, n*sh.out)
-			slow.apply(want, x, n, 1)
-			for _, threads := range []int{1, 2, 3} {
-				got := make([]float32, n*sh.out)
-				fast.apply(got, x, n, threads)
-				for i := range got {
-					if d := math.Abs(float64(got[i] - want[i])); d > 1e-4*(1+math.Abs(float64(want[i]))) {
-						t.Fatalf("%d→%d, %d rows, %d threads: y[%d] fast %v, Go %v", sh.in, sh.out, n, threads, i, got[i], want[i])
+	for _, kern := range kerns {
+		for _, sh := range []struct{ in, out int }{{384, 384}, {384, 1536}, {1536, 384}, {40, 200}} {
+			w := randSlice(r, sh.out*sh.in)
+			slow := linear{wt: transpose(w, sh.out, sh.in), b: randSlice(r, sh.out), in: sh.in, out: sh.out}
+			fast := slow
+			fast.wt, fast.kern, fast.packed = nil, kern, make([]float32, packedLen(sh.in, sh.out))
+			packB(sh.in, sh.out, w, sh.in, true, fast.packed)
+			for _, n := range []int{1, 13, 64, 65, 200} {
+				x := randSlice(r, n*sh.in)
+				want := make([]float32, n*sh.out)
+				slow.apply(want, x, n, 1)
+				for _, threads := range []int{1, 2, 3} {
+					got := make([]float32, n*sh.out)
+					fast.apply(got, x, n, threads)
+					for i := range got {
+						if d := math.Abs(float64(got[i] - want[i])); d > 1e-4*(1+math.Abs(float64(want[i]))) {
+							t.Fatalf("%v %d→%d, %d rows, %d threads: y[%d] fast %v, Go %v", kern, sh.in, sh.out, n, threads, i, got[i], want[i])
+						}
 					}
 				}
 			}
@@ -194,20 +208,22 @@ func TestStripsFitPanels(t *testing.T) {
 // head, over threads) with the Go loops, on sequence lengths around the
 // tile and head widths that are not multiples of 8.
 func TestAttentionKernelsAgree(t *testing.T) {
-	needFast(t)
+	kerns := fastKernels(t)
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, sh := range []struct{ hidden, heads int }{{384, 12}, {24, 2}, {36, 3}} {
-		b := &bert{cfg: bertConfig{Hidden: sh.hidden, Heads: sh.heads}}
-		for _, n := range []int{1, 2, 7, 16, 17, 50, 256} {
-			q, k, v := randSlice(r, n*sh.hidden), randSlice(r, n*sh.hidden), randSlice(r, n*sh.hidden)
-			want := make([]float32, n*sh.hidden)
-			b.attention(want, q, k, v, n)
-			for _, threads := range []int{1, 2, 5} {
-				got := make([]float32, n*sh.hidden)
-				b.attentionFast(got, q, k, v, n, threads)
-				for i := range got {
-					if d := math.Abs(float64(got[i] - want[i])); d > 1e-5*(1+math.Abs(float64(want[i]))) {
-						t.Fatalf("hidden %d/%d heads, %d tokens, %d threads: ctx[%d] fast %v, Go %v", sh.hidden, sh.heads, n, threads, i, got[i], want[i])
+	for _, kern := range kerns {
+		for _, sh := range []struct{ hidden, heads int }{{384, 12}, {24, 2}, {36, 3}} {
+			b := &bert{cfg: bertConfig{Hidden: sh.hidden, Heads: sh.heads}, kern: kern}
+			for _, n := range []int{1, 2, 7, 16, 17, 50, 256} {
+				q, k, v := randSlice(r, n*sh.hidden), randSlice(r, n*sh.hidden), randSlice(r, n*sh.hidden)
+				want := make([]float32, n*sh.hidden)
+				b.attention(want, q, k, v, n)
+				for _, threads := range []int{1, 2, 5} {
+					got := make([]float32, n*sh.hidden)
+					b.attentionFast(got, q, k, v, n, threads)
+					for i := range got {
+						if d := math.Abs(float64(got[i] - want[i])); d > 1e-5*(1+math.Abs(float64(want[i]))) {
+							t.Fatalf("%v hidden %d/%d heads, %d tokens, %d threads: ctx[%d] fast %v, Go %v", kern, sh.hidden, sh.heads, n, threads, i, got[i], want[i])
+						}
 					}
 				}
 			}
@@ -219,7 +235,7 @@ func TestAttentionKernelsAgree(t *testing.T) {
 // range a layer's activations take, the exponent's clamps, and every
 // tail length of the 8-wide loop.
 func TestGeluMatchesErf(t *testing.T) {
-	needFast(t)
+	fastKernels(t)
 	var xs []float32
 	for x := -12.0; x <= 12; x += 1.0 / 64 {
 		xs = append(xs, float32(x))
@@ -241,7 +257,7 @@ func TestGeluMatchesErf(t *testing.T) {
 // TestEmbedKernelsAgree runs a small random BERT through both kernels:
 // the whole forward pass, without the real weights.
 func TestEmbedKernelsAgree(t *testing.T) {
-	needFast(t)
+	kerns := fastKernels(t)
 	cfg := bertConfig{Hidden: 48, Layers: 2, Heads: 4, Intermediate: 96, MaxPositions: 300, Eps: 1e-12, Act: "gelu", Type: "bert"}
 	r := rand.New(rand.NewPCG(5, 6))
 	ts := map[string]tensor{}
@@ -278,28 +294,30 @@ func TestEmbedKernelsAgree(t *testing.T) {
 			add(p+n+".bias", h)
 		}
 	}
-	slow, err := newBERT(cfg, ts, false)
+	slow, err := newBERT(cfg, ts, kernelGo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast, err := newBERT(cfg, ts, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []int{1, 2, 6, 7, 33, 256} {
-		ids := make([]int32, n)
-		for i := range ids {
-			ids[i] = int32(r.IntN(100))
+	for _, kern := range kerns {
+		fast, err := newBERT(cfg, ts, kern)
+		if err != nil {
+			t.Fatal(err)
 		}
-		want := slow.embed(ids, 1)
-		for _, threads := range []int{1, 2} {
-			got := fast.embed(ids, threads)
-			var dot float64
-			for i := range got {
-				dot += float64(got[i]) * float64(want[i])
+		for _, n := range []int{1, 2, 6, 7, 12, 33, 256} {
+			ids := make([]int32, n)
+			for i := range ids {
+				ids[i] = int32(r.IntN(100))
 			}
-			if dot < 0.99999 {
-				t.Errorf("%d tokens, %d threads: cosine of the fast and Go vectors %.7f", n, threads, dot)
+			want := slow.embed(ids, 1)
+			for _, threads := range []int{1, 2} {
+				got := fast.embed(ids, threads)
+				var dot float64
+				for i := range got {
+					dot += float64(got[i]) * float64(want[i])
+				}
+				if dot < 0.99999 {
+					t.Errorf("%v, %d tokens, %d threads: cosine of the fast and Go vectors %.7f", kern, n, threads, dot)
+				}
 			}
 		}
 	}

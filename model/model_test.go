@@ -65,18 +65,9 @@ func TestTokenizerMatchesReference(t *testing.T) {
 // reference implementation's (issue 36).
 const minCosine = 0.999
 
-// kernels are the forward-pass kernels this build and CPU run: the
-// portable Go one always, the fast one where it exists.
-func kernels() []string {
-	if model.FastKernel() {
-		return []string{"go", "avx2"}
-	}
-	return []string{"go"}
-}
-
 func TestVectorsMatchReference(t *testing.T) {
 	dir, ref := realModel(t)
-	for _, kernel := range kernels() {
+	for _, kernel := range model.Kernels() {
 		t.Run(kernel, func(t *testing.T) {
 			m, err := model.LoadKernel(dir, kernel)
 			if err != nil {
@@ -119,7 +110,7 @@ func TestLoadPicksFastKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := kernels()[len(kernels())-1]; m.Kernel() != want {
+	if want := model.Kernels()[len(model.Kernels())-1]; m.Kernel() != want {
 		t.Errorf("Load chose kernel %q, want %q", m.Kernel(), want)
 	}
 }
@@ -140,7 +131,7 @@ func BenchmarkEmbedQuery(b *testing.B) {
 }
 
 func benchKernels(b *testing.B, dir, text string, tokens int) {
-	for _, kernel := range kernels() {
+	for _, kernel := range model.Kernels() {
 		b.Run("kernel="+kernel, func(b *testing.B) {
 			m, err := model.LoadKernel(dir, kernel)
 			if err != nil {
