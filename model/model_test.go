@@ -130,6 +130,53 @@ func BenchmarkEmbedQuery(b *testing.B) {
 	benchKernels(b, dir, "how does ragd fuse the lexical and vector scores", 0)
 }
 
+// chunkChars is the length of BenchmarkEmbedChunks' texts: a ragd chunk
+// of prose is about that long (and reaches the model's 256 tokens).
+const chunkChars = 1000
+
+// BenchmarkEmbedChunks embeds 16 chunks of 1000 characters of this
+// repository's ADRs, one after another on one goroutine, with each kernel
+// (the batch the lead timed through Ollama): chunks/s is its figure.
+func BenchmarkEmbedChunks(b *testing.B) {
+	dir, _ := realModel(b)
+	paths, err := filepath.Glob("../docs/adr/*.md")
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("no ADRs to cut chunks from: %v", err)
+	}
+	var text []rune
+	for _, p := range paths {
+		t, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		text = append(text, []rune(string(t))...)
+	}
+	var chunks []string
+	for i := 0; len(chunks) < 16 && (i+1)*chunkChars <= len(text); i++ {
+		chunks = append(chunks, string(text[i*chunkChars:(i+1)*chunkChars]))
+	}
+	if len(chunks) < 16 {
+		b.Fatalf("%d runes of ADRs: fewer than 16 chunks", len(text))
+	}
+	for _, kernel := range model.Kernels() {
+		b.Run("kernel="+kernel, func(b *testing.B) {
+			m, err := model.LoadKernel(dir, kernel)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cpu, start := cpuTime(b), time.Now()
+			for b.Loop() {
+				for _, c := range chunks {
+					m.Embed(c, 1)
+				}
+			}
+			n := float64(b.N * len(chunks))
+			b.ReportMetric(float64(cpuTime(b)-cpu)/float64(time.Millisecond)/n, "cpu-ms/chunk")
+			b.ReportMetric(n/time.Since(start).Seconds(), "chunks/s")
+		})
+	}
+}
+
 func benchKernels(b *testing.B, dir, text string, tokens int) {
 	for _, kernel := range model.Kernels() {
 		b.Run("kernel="+kernel, func(b *testing.B) {
