@@ -70,6 +70,10 @@ func load(dir string, kern kernel) (*Model, error) {
 // and AVX-512 for the matrix products) or "go" (portable Go and gonum).
 func (m *Model) Kernel() string { return m.enc.kern.String() }
 
+// BestKernel names the kernel Load picks on this CPU and build (see
+// Model.Kernel).
+func BestKernel() string { return bestKernel.String() }
+
 // kernel is a set of forward-pass kernels, by level: each runs where the
 // CPU runs the instructions of its level.
 type kernel int
