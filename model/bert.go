@@ -23,8 +23,12 @@ type bertConfig struct {
 }
 
 // linear is a dense layer: y = x·Wᵀ + b, W stored [out][in] as PyTorch does.
+// It holds Wᵀ either as is, [in][out] for gonum's row-major Sgemm (wt), or
+// packed for the fast kernel (packed); the other is nil.
 type linear struct {
-	wt      []float32 // W transposed, [in][out], for row-major Sgemm
+	wt      []float32
+	packed  []float32
+	kern    kernel // packed's kernel
 	b       []float32
 	in, out int
 }
@@ -43,14 +47,16 @@ type layer struct {
 // bert is a BERT encoder's weights.
 type bert struct {
 	cfg            bertConfig
+	kern           kernel
 	word, pos, typ []float32
 	embNorm        layerNorm
 	layers         []layer
 }
 
 // newBERT takes a BERT encoder's weights from tensors (names as
-// transformers' BertModel saves them, with or without a "bert." prefix).
-func newBERT(cfg bertConfig, ts map[string]tensor) (*bert, error) {
+// transformers' BertModel saves them, with or without a "bert." prefix),
+// for the kernels kern (the CPU must run them: at most bestKernel).
+func newBERT(cfg bertConfig, ts map[string]tensor, kern kernel) (*bert, error) {
 	if cfg.Type != "bert" || cfg.Act != "gelu" || cfg.Hidden <= 0 || cfg.Heads <= 0 || cfg.Hidden%cfg.Heads != 0 {
 		return nil, fmt.Errorf("model config: type %q, activation %q, %d hidden in %d heads: want a BERT encoder with gelu", cfg.Type, cfg.Act, cfg.Hidden, cfg.Heads)
 	}
@@ -74,13 +80,24 @@ func newBERT(cfg bertConfig, ts map[string]tensor) (*bert, error) {
 	}
 	h, m := cfg.Hidden, cfg.Intermediate
 	lin := func(prefix string, in, out int) linear {
-		return linear{wt: transpose(get(prefix+".weight", out, in), out, in), b: get(prefix+".bias", out), in: in, out: out}
+		l := linear{b: get(prefix+".bias", out), in: in, out: out}
+		w := get(prefix+".weight", out, in)
+		switch {
+		case w == nil: // reported
+		case kern != kernelGo:
+			l.kern, l.packed = kern, make([]float32, packedLen(in, out))
+			packB(in, out, w, in, true, l.packed)
+		default:
+			l.wt = transpose(w, out, in)
+		}
+		return l
 	}
 	ln := func(prefix string) layerNorm {
 		return layerNorm{g: get(prefix+".weight", h), b: get(prefix+".bias", h)}
 	}
 	b := &bert{
 		cfg:     cfg,
+		kern:    kern,
 		word:    get("embeddings.word_embeddings.weight", -1, h),
 		pos:     get("embeddings.position_embeddings.weight", cfg.MaxPositions, h),
 		typ:     get("embeddings.token_type_embeddings.weight", -1, h),
@@ -130,13 +147,21 @@ func (b *bert) embed(ids []int32, threads int) []float32 {
 		l.q.apply(q, x, n, threads)
 		l.k.apply(k, x, n, threads)
 		l.v.apply(v, x, n, threads)
-		b.attention(ctx, q, k, v, n)
+		if b.kern != kernelGo {
+			b.attentionFast(ctx, q, k, v, n, threads)
+		} else {
+			b.attention(ctx, q, k, v, n)
+		}
 		l.attnOut.apply(tmp, ctx, n, threads)
 		addInto(x, tmp)
 		b.norm(x, l.attnNorm)
 		l.up.apply(up, x, n, threads)
-		for i, u := range up {
-			up[i] = float32(0.5 * float64(u) * (1 + math.Erf(float64(u)/math.Sqrt2)))
+		if b.kern != kernelGo {
+			geluFast(up)
+		} else {
+			for i, u := range up {
+				up[i] = float32(0.5 * float64(u) * (1 + math.Erf(float64(u)/math.Sqrt2)))
+			}
 		}
 		l.down.apply(tmp, up, n, threads)
 		addInto(x, tmp)
@@ -196,6 +221,39 @@ func (b *bert) attention(ctx, q, k, v []float32, n int) {
 	}
 }
 
+// attentionFast is attention by the fast kernel, its heads spread over up
+// to threads goroutines.
+func (b *bert) attentionFast(ctx, q, k, v []float32, n, threads int) {
+	h, heads := b.cfg.Hidden, b.cfg.Heads
+	d := h / heads
+	scale := float32(1 / math.Sqrt(float64(d)))
+	per := attentionScratch(n, d)
+	head := func(hd int, scratch []float32) {
+		off := hd * d
+		attentionHead(b.kern, n, d, h, q[off:], k[off:], v[off:], ctx[off:], scale, scratch)
+	}
+	workers := min(threads, heads)
+	if workers <= 1 {
+		scratch := make([]float32, per)
+		for hd := range heads {
+			head(hd, scratch)
+		}
+		return
+	}
+	scratch := make([]float32, per*workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			mine := scratch[w*per : (w+1)*per]
+			for hd := int(next.Add(1) - 1); hd < heads; hd = int(next.Add(1) - 1) {
+				head(hd, mine)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // norm layer-normalizes every row of x in place.
 func (b *bert) norm(x []float32, ln layerNorm) {
 	h := b.cfg.Hidden
@@ -249,17 +307,25 @@ func (l linear) apply(y, x []float32, n, threads int) {
 			strips = append(strips, strip{r, c})
 		}
 	}
-	work := func(s strip) {
-		rows, cols := min(stripRows, n-s.r), min(stripCols, l.out-s.c)
+	work := func(s strip, rows, cols int) {
 		for t := s.r; t < s.r+rows; t++ {
 			copy(y[t*l.out+s.c:t*l.out+s.c+cols], l.b[s.c:s.c+cols])
+		}
+		if l.packed != nil {
+			sgemmPacked(l.kern, rows, cols, l.in, x[s.r*l.in:], l.in, l.packed[s.c*l.in:], y[s.r*l.out+s.c:], l.out)
+			return
 		}
 		blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, rows, cols, l.in, 1,
 			x[s.r*l.in:], l.in, l.wt[s.c:], l.out, 1, y[s.r*l.out+s.c:], l.out)
 	}
+	if l.packed != nil && threads <= 1 {
+		// One call: the kernel blocks the whole product for the cache.
+		work(strip{0, 0}, n, l.out)
+		return
+	}
 	if threads <= 1 || len(strips) == 1 {
 		for _, s := range strips {
-			work(s)
+			work(s, min(stripRows, n-s.r), min(stripCols, l.out-s.c))
 		}
 		return
 	}
@@ -268,7 +334,8 @@ func (l linear) apply(y, x []float32, n, threads int) {
 	for range min(threads, len(strips)) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(strips); i = int(next.Add(1) - 1) {
-				work(strips[i])
+				s := strips[i]
+				work(s, min(stripRows, n-s.r), min(stripCols, l.out-s.c))
 			}
 		})
 	}
@@ -277,7 +344,9 @@ func (l linear) apply(y, x []float32, n, threads int) {
 
 // stripRows and stripCols bound one call of gonum's Sgemm so that it stays
 // on the calling goroutine (it goes parallel on all cores from 4 blocks of
-// 64×64): the goroutines, hence the CPU share, are ragd's to bound.
+// 64×64): the goroutines, hence the CPU share, are ragd's to bound. The
+// fast kernel takes the same strips when threads > 1; stripCols is a
+// multiple of its panel width (TestStripsFitPanels).
 const (
 	stripRows = 64
 	stripCols = 3 * 64

@@ -35,7 +35,10 @@ func LoadSpec(s Spec, dir string) (*Model, error) {
 // Load reads the model in dir, unverified: config.json, model.safetensors,
 // tokenizer.json, and sentence_bert_config.json for the input limit
 // (default the model's positions).
-func Load(dir string) (*Model, error) {
+func Load(dir string) (*Model, error) { return load(dir, bestKernel) }
+
+// load is Load with the kernels kern (at most bestKernel).
+func load(dir string, kern kernel) (*Model, error) {
 	var cfg bertConfig
 	if err := readJSON(filepath.Join(dir, "config.json"), &cfg); err != nil {
 		return nil, err
@@ -44,7 +47,7 @@ func Load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, err := newBERT(cfg, ts)
+	enc, err := newBERT(cfg, ts, kern)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
@@ -61,6 +64,24 @@ func Load(dir string) (*Model, error) {
 	}
 	return m, nil
 }
+
+// Kernel names the code the forward pass runs on, the fastest this CPU
+// runs: "avx512" or "avx2" (package model's C kernels, with AVX2 and FMA,
+// and AVX-512 for the matrix products) or "go" (portable Go and gonum).
+func (m *Model) Kernel() string { return m.enc.kern.String() }
+
+// BestKernel names the kernel Load picks on this CPU and build (see
+// Model.Kernel).
+func BestKernel() string { return bestKernel.String() }
+
+// kernel is a set of forward-pass kernels, by level: each runs where the
+// CPU runs the instructions of its level.
+type kernel int
+
+// kernelNames are the kernels' names, by level.
+var kernelNames = []string{"go", "avx2", "avx512"}
+
+func (k kernel) String() string { return kernelNames[k] }
 
 // Dims returns the length of the model's vectors.
 func (m *Model) Dims() int { return m.enc.cfg.Hidden }

@@ -67,63 +67,133 @@ const minCosine = 0.999
 
 func TestVectorsMatchReference(t *testing.T) {
 	dir, ref := realModel(t)
+	for _, kernel := range model.Kernels() {
+		t.Run(kernel, func(t *testing.T) {
+			m, err := model.LoadKernel(dir, kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Kernel() != kernel {
+				t.Fatalf("kernel %q, asked for %q", m.Kernel(), kernel)
+			}
+			if m.Dims() != len(ref.Vectors[0]) {
+				t.Fatalf("dims %d, reference %d", m.Dims(), len(ref.Vectors[0]))
+			}
+			worst := 1.0
+			for i, text := range ref.Texts {
+				for _, threads := range []int{1, 2} {
+					got := m.Embed(text, threads)
+					var d, ng float64
+					for j, v := range got {
+						d += float64(v) * ref.Vectors[i][j]
+						ng += float64(v) * float64(v)
+					}
+					if math.Abs(ng-1) > 1e-4 {
+						t.Errorf("text %d: norm² %v, want 1", i, ng)
+					}
+					if d < minCosine {
+						t.Errorf("text %d %.40q (%d threads): cosine with the reference %.5f < %v", i, text, threads, d, minCosine)
+					}
+					worst = min(worst, d)
+				}
+			}
+			t.Logf("kernel %s: worst cosine with the reference over %d texts: %.6f", kernel, len(ref.Texts), worst)
+		})
+	}
+}
+
+// TestLoadPicksFastKernel checks that Load runs the fast kernel wherever
+// it can: a CPU with AVX2 and FMA must not be left on the slow path.
+func TestLoadPicksFastKernel(t *testing.T) {
+	dir, _ := realModel(t)
 	m, err := model.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Dims() != len(ref.Vectors[0]) {
-		t.Fatalf("dims %d, reference %d", m.Dims(), len(ref.Vectors[0]))
+	if want := model.Kernels()[len(model.Kernels())-1]; m.Kernel() != want {
+		t.Errorf("Load chose kernel %q, want %q", m.Kernel(), want)
 	}
-	worst := 1.0
-	for i, text := range ref.Texts {
-		for _, threads := range []int{1, 2} {
-			got := m.Embed(text, threads)
-			var d, ng float64
-			for j, v := range got {
-				d += float64(v) * ref.Vectors[i][j]
-				ng += float64(v) * float64(v)
-			}
-			if math.Abs(ng-1) > 1e-4 {
-				t.Errorf("text %d: norm² %v, want 1", i, ng)
-			}
-			if d < minCosine {
-				t.Errorf("text %d %.40q (%d threads): cosine with the reference %.5f < %v", i, text, threads, d, minCosine)
-			}
-			worst = min(worst, d)
-		}
-	}
-	t.Logf("worst cosine with the reference over %d texts: %.6f", len(ref.Texts), worst)
 }
 
 // BenchmarkEmbedPassage measures one passage of the reference set (the
-// longest), on one goroutine: chunks/s is 1/(ns/op).
+// longest), on one goroutine, with each kernel: chunks/s is 1/(s/op).
 func BenchmarkEmbedPassage(b *testing.B) {
 	dir, ref := realModel(b)
-	m, err := model.Load(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
 	long := slices.MaxFunc(ref.Texts, func(x, y string) int { return len(x) - len(y) })
-	b.ReportMetric(float64(len(ref.IDs[slices.Index(ref.Texts, long)])), "tokens")
-	cpu := cpuTime(b)
-	for b.Loop() {
-		m.Embed(long, 1)
-	}
-	reportCPU(b, cpu)
+	benchKernels(b, dir, long, len(ref.IDs[slices.Index(ref.Texts, long)]))
 }
 
-// BenchmarkEmbedQuery measures a search query's embedding on one goroutine.
+// BenchmarkEmbedQuery measures a search query's embedding on one
+// goroutine, with each kernel.
 func BenchmarkEmbedQuery(b *testing.B) {
 	dir, _ := realModel(b)
-	m, err := model.Load(dir)
-	if err != nil {
-		b.Fatal(err)
+	benchKernels(b, dir, "how does ragd fuse the lexical and vector scores", 0)
+}
+
+// chunkChars is the length of BenchmarkEmbedChunks' texts: a ragd chunk
+// of prose is about that long (and reaches the model's 256 tokens).
+const chunkChars = 1000
+
+// BenchmarkEmbedChunks embeds 16 chunks of 1000 characters of this
+// repository's ADRs, one after another on one goroutine, with each kernel
+// (the batch the lead timed through Ollama): chunks/s is its figure.
+func BenchmarkEmbedChunks(b *testing.B) {
+	dir, _ := realModel(b)
+	paths, err := filepath.Glob("../docs/adr/*.md")
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("no ADRs to cut chunks from: %v", err)
 	}
-	cpu := cpuTime(b)
-	for b.Loop() {
-		m.Embed("how does ragd fuse the lexical and vector scores", 1)
+	var text []rune
+	for _, p := range paths {
+		t, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		text = append(text, []rune(string(t))...)
 	}
-	reportCPU(b, cpu)
+	var chunks []string
+	for i := 0; len(chunks) < 16 && (i+1)*chunkChars <= len(text); i++ {
+		chunks = append(chunks, string(text[i*chunkChars:(i+1)*chunkChars]))
+	}
+	if len(chunks) < 16 {
+		b.Fatalf("%d runes of ADRs: fewer than 16 chunks", len(text))
+	}
+	for _, kernel := range model.Kernels() {
+		b.Run("kernel="+kernel, func(b *testing.B) {
+			m, err := model.LoadKernel(dir, kernel)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cpu, start := cpuTime(b), time.Now()
+			for b.Loop() {
+				for _, c := range chunks {
+					m.Embed(c, 1)
+				}
+			}
+			n := float64(b.N * len(chunks))
+			b.ReportMetric(float64(cpuTime(b)-cpu)/float64(time.Millisecond)/n, "cpu-ms/chunk")
+			b.ReportMetric(n/time.Since(start).Seconds(), "chunks/s")
+		})
+	}
+}
+
+func benchKernels(b *testing.B, dir, text string, tokens int) {
+	for _, kernel := range model.Kernels() {
+		b.Run("kernel="+kernel, func(b *testing.B) {
+			m, err := model.LoadKernel(dir, kernel)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if tokens > 0 {
+				b.ReportMetric(float64(tokens), "tokens")
+			}
+			cpu := cpuTime(b)
+			for b.Loop() {
+				m.Embed(text, 1)
+			}
+			reportCPU(b, cpu)
+		})
+	}
 }
 
 // cpuTime returns the process's user+system CPU time so far. On a shared

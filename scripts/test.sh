@@ -121,7 +121,7 @@ kittier "$uselite_env"
 step "built-in model tier: all-MiniLM-L6-v2 inside ragd, against the reference"
 builtin_env=$(bash scripts/builtin-model.sh reference)
 (eval "$builtin_env"; export RAGD_BUILTIN_WHEEL RAGD_BUILTIN_MODEL RAGD_BUILTIN_REFERENCE; export RAGD_BUILTIN_TESTS=1
-	go test -count=1 -tags "$TAGS" ./model/ ./embedding/ -run 'Builtin|Install|Verify|Identity|Tokenizer|Vectors'
+	go test -count=1 -tags "$TAGS" ./model/ ./embedding/ -run 'Builtin|Install|Verify|Identity|Tokenizer|Vectors|Kernel'
 	go test -count=1 -tags "$TAGS" ./cmd/ragd/ -run '^(TestModel_|TestProviderChoice|TestServeFetchesMissingModel)')
 
 step "real-model tier: real retrieval models through the real Ollama"

