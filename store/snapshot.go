@@ -23,6 +23,9 @@ type Snapshot struct {
 	codesGen uint64
 	// lastPlan is the last lexical query planned (plan).
 	lastPlan *lexicalPlan
+	// lastTopK is what the top-k pass did for the last lexical
+	// candidates (topKCandidates).
+	lastTopK topKPass
 }
 
 // Snapshot begins a read snapshot.
