@@ -172,17 +172,23 @@ func (sn *Snapshot) topKCandidates(ctx context.Context, f ragd.Filter, terms, ex
 	}
 	// The bounds first: with an estimate of θ, they tell when the check
 	// would fail after the expression's cost; the whole query then runs
-	// at once.
-	bound := 0.0
-	for _, t := range terms {
-		ub, err := sn.termBound(ctx, f.ProjectID, t, td.Docs[t.Tokens[0]], td.Rows)
-		if err != nil {
-			return nil, topKNotTried, err
+	// at once. The bounds that cost nothing (idf·(k1 + 1)) go first, so
+	// that a hopeless query reads none of the others.
+	estimate, bound := pairEstimate(terms, td, k), 0.0
+	for _, tight := range []bool{false, true} {
+		for _, t := range terms {
+			n := td.Docs[t.Tokens[0]]
+			if (n > 0 && n <= tightBoundRows) != tight {
+				continue
+			}
+			ub, err := sn.termBound(ctx, f.ProjectID, t, n, td.Rows)
+			if err != nil {
+				return nil, topKNotTried, err
+			}
+			if bound = max(bound, ub); estimate <= bound {
+				return nil, topKNotTried, nil
+			}
 		}
-		bound = max(bound, ub)
-	}
-	if pairEstimate(terms, td, k) <= bound {
-		return nil, topKNotTried, nil
 	}
 	out, err := sn.matchCandidates(ctx, f, atLeastTwoOf(terms, excluded), k)
 	if err != nil {
