@@ -430,3 +430,72 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 		b.ReportMetric(exact, "exact")
 	})
 }
+
+// LexicalScores of many chunks (one walk of the matches, the rows
+// filtered outside FTS5) scores each as a lookup of it alone does: the
+// same rows, the same scores, another project's and unknown chunks left
+// out.
+func TestLexicalScores_ManyEqualsOneByOne(t *testing.T) {
+	ctx := context.Background()
+	c := newZipfCorpus(t, 400)
+	c.replaceDocs(t, 600)
+	c.appendSession(t, "s", 50)
+	other := mustProject(t, c.s, "other")
+	if _, err := c.s.ReplaceScope(ctx, other.ID, ragd.ScopeDocs, []ragd.ChunkInput{{SourcePath: "a.md", Content: "z1 z2 z3 z4 z5", ContentHash: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := c.s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	sn := snap.(*Snapshot)
+	var ids []string
+	rows, err := sn.tx.Query("SELECT id FROM chunks ORDER BY seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	r := rand.New(rand.NewSource(9))
+	matched := 0
+	for range 30 {
+		q := c.query(r)
+		asked := []string{"no-such-chunk"}
+		for range 40 {
+			asked = append(asked, ids[r.Intn(len(ids))])
+		}
+		many, err := sn.LexicalScores(ctx, c.p.ID, q, asked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := map[string]float64{}
+		for _, id := range asked {
+			got, err := sn.LexicalScores(ctx, c.p.ID, q, []string{id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range got {
+				one[k] = v
+			}
+		}
+		if len(many) != len(one) {
+			t.Errorf("%v: %d chunks scored together, %d one by one", q.Terms, len(many), len(one))
+		}
+		for id, s := range one {
+			if many[id] != s {
+				t.Errorf("%v: %s scores %v together, %v alone", q.Terms, id, many[id], s)
+			}
+		}
+		matched += len(one)
+	}
+	if matched < 100 {
+		t.Errorf("only %d chunks matched: the comparison proves little", matched)
+	}
+}
