@@ -257,6 +257,9 @@ func (p lexicalPlan) expression() string {
 // only dropped words match follow, taken from the whole query (at its
 // cost). Either way the list is the whole query's up to ties, and a list
 // read deeper starts with the one read shallower: what replays rely on.
+// The top-k pass (topKCandidates) answers some questions without scoring
+// every match; its scores are the same sums in another order, so rows
+// whose scores differ by rounding alone may trade places.
 func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd.LexicalQuery, k int) (_ ragd.LexicalMatches, err error) {
 	defer func() { err = corruptIndex(f.ProjectID, err) }()
 	p, err := sn.plan(ctx, f.ProjectID, q)

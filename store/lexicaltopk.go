@@ -141,8 +141,8 @@ func topKShape(terms []ragd.LexicalTerm, td TermDocs) bool {
 	return rows >= topKFromRows
 }
 
-// termBound returns the most term t (a single token, in n rows of the
-// index td describes) adds to any row's score in project t's table: its
+// termBound returns the most term t (a single token, in n of the rows
+// rows of the project's lexical table) adds to any row's score: its
 // exact best contribution when it is in at most tightBoundRows rows,
 // idf·(k1 + 1) otherwise (FTS5's idf, floored at negligibleIDF).
 func (sn *Snapshot) termBound(ctx context.Context, projectID int64, t ragd.LexicalTerm, n int64, rows int64) (float64, error) {
