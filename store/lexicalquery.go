@@ -202,6 +202,11 @@ type lexicalPlan struct {
 	// was dropped.
 	pruned  string
 	dropped []string
+	// first are the terms of expression() and excluded the query's
+	// excluded terms, both clean; td their statistics when read (hasTD).
+	first, excluded []ragd.LexicalTerm
+	td              TermDocs
+	hasTD           bool
 }
 
 // plan renders q for project projectID and prunes it, reading the
@@ -209,19 +214,22 @@ type lexicalPlan struct {
 // plan is kept: a search asks for candidates, then for the scores of the
 // other signal's candidates, of one query.
 func (sn *Snapshot) plan(ctx context.Context, projectID int64, q ragd.LexicalQuery) (lexicalPlan, error) {
-	terms := cleanTerms(q.Terms)
-	p := lexicalPlan{projectID: projectID, whole: matchOf(terms, cleanTerms(q.Excluded)), keepAll: q.KeepFrequent}
+	terms, excluded := cleanTerms(q.Terms), cleanTerms(q.Excluded)
+	p := lexicalPlan{projectID: projectID, whole: matchOf(terms, excluded), keepAll: q.KeepFrequent, first: terms, excluded: excluded}
 	if last := sn.lastPlan; last != nil && last.projectID == p.projectID && last.whole == p.whole && last.keepAll == p.keepAll {
 		return *last, nil
 	}
 	tokens := pruneTokens(terms)
-	if p.whole != "" && !q.KeepFrequent && len(terms) >= 2 && len(tokens) > 0 {
+	if p.whole != "" && len(terms) >= 2 && len(tokens) > 0 {
+		// Read for the frequent-word pruning and the top-k pass
+		// (topKCandidates), which keeps every word.
 		td, err := sn.TermDocs(ctx, projectID, tokens)
 		if err != nil {
 			return p, err
 		}
-		if pr := prune(terms, td); pr.kept != nil {
-			p.pruned, p.dropped = matchOf(pr.kept, cleanTerms(q.Excluded)), pr.dropped
+		p.td, p.hasTD = td, true
+		if pr := prune(terms, td); pr.kept != nil && !q.KeepFrequent {
+			p.pruned, p.dropped, p.first = matchOf(pr.kept, excluded), pr.dropped, pr.kept
 		}
 	}
 	sn.lastPlan = &p
@@ -249,6 +257,9 @@ func (p lexicalPlan) expression() string {
 // only dropped words match follow, taken from the whole query (at its
 // cost). Either way the list is the whole query's up to ties, and a list
 // read deeper starts with the one read shallower: what replays rely on.
+// The top-k pass (topKCandidates) answers some questions without scoring
+// every match; its scores are the same sums in another order, so rows
+// whose scores differ by rounding alone may trade places.
 func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd.LexicalQuery, k int) (_ ragd.LexicalMatches, err error) {
 	defer func() { err = corruptIndex(f.ProjectID, err) }()
 	p, err := sn.plan(ctx, f.ProjectID, q)
@@ -259,7 +270,7 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 	if k <= 0 || p.whole == "" {
 		return out, nil
 	}
-	if out.Candidates, err = sn.matchCandidates(ctx, f, out.Expression, k); err != nil || len(out.Candidates) >= k || p.pruned == "" {
+	if out.Candidates, err = sn.firstCandidates(ctx, f, p, k); err != nil || len(out.Candidates) >= k || p.pruned == "" {
 		return out, err
 	}
 	whole, err := sn.matchCandidates(ctx, f, p.whole, k)
@@ -279,6 +290,21 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 		}
 	}
 	return out, nil
+}
+
+// firstCandidates returns the best k rows of the plan's expression(): by
+// the top-k pass when it can prove them the best, else by the expression
+// itself.
+func (sn *Snapshot) firstCandidates(ctx context.Context, f ragd.Filter, p lexicalPlan, k int) ([]ragd.LexicalCandidate, error) {
+	sn.lastTopK = topKNotTried
+	if p.hasTD {
+		out, pass, err := sn.topKCandidates(ctx, f, p.first, p.excluded, p.td, k)
+		sn.lastTopK = pass
+		if err != nil || pass == topKExact {
+			return out, err
+		}
+	}
+	return sn.matchCandidates(ctx, f, p.expression(), k)
 }
 
 // LexicalScores returns the score (−bm25) of q for each of the given chunks

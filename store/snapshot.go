@@ -23,6 +23,9 @@ type Snapshot struct {
 	codesGen uint64
 	// lastPlan is the last lexical query planned (plan).
 	lastPlan *lexicalPlan
+	// lastTopK is what the top-k pass did for the last lexical
+	// candidates (topKCandidates).
+	lastTopK topKPass
 }
 
 // Snapshot begins a read snapshot.
@@ -341,6 +344,15 @@ func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string
 	return out, true, nil
 }
 
+// lexicalScoresLookups is the most chunks matchScores scores by a lookup
+// of each in the FTS5 table. A rowid constraint reaches FTS5 as one
+// lookup per row, and bm25 counts every phrase's rows again for each
+// (FTS5 frees its per-query data at each lookup): at 100k chunks, 50 rows
+// of a three-word question cost 51 ms so against 1.3 ms for one walk of
+// its 11,000 matches, while one row costs 0.15 ms against 1.2 ms
+// (docs/adr/0017-lexical-top-k.md).
+const lexicalScoresLookups = 4
+
 // matchScores returns the score (−bm25) of the FTS5 expression match for
 // each of the given chunks of a project that matches it; chunks that do
 // not match, or belong to another project, are absent from the map. The
@@ -355,8 +367,15 @@ func (sn *Snapshot) matchScores(ctx context.Context, projectID int64, match stri
 		args = append(args, id)
 	}
 	t := lexicalTable(projectID)
+	// A few rows: FTS5 looks each up. More: one walk of the matches, the
+	// rows kept by a filter FTS5 never sees (the unary plus), so that
+	// bm25 counts each phrase's rows for its idf once, not once per row.
+	in := t + `.rowid IN`
+	if len(chunkIDs) > lexicalScoresLookups {
+		in = `+` + in
+	}
 	q := `SELECT c.id, bm25(` + t + `) FROM ` + t + ` JOIN chunks c ON c.seq = ` + t + `.rowid
-		WHERE ` + t + ` MATCH ? AND ` + t + `.rowid IN (SELECT seq FROM chunks WHERE id IN (` + placeholders(len(chunkIDs)) + `))`
+		WHERE ` + t + ` MATCH ? AND ` + in + ` (SELECT seq FROM chunks WHERE id IN (` + placeholders(len(chunkIDs)) + `))`
 	rows, err := sn.tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("lexical scores for %q: %w", match, err)
