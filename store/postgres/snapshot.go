@@ -26,6 +26,9 @@ type Snapshot struct {
 	s     *Store
 	tx    pgx.Tx
 	stats map[int64]*lexStats // by project, counted at first use
+	// generations are the projects' lexical generations (rank.go), read
+	// at first use.
+	generations map[int64]string
 }
 
 // hnswSearchFactor sizes the HNSW search's candidate list (ef_search) from
@@ -134,7 +137,7 @@ func (sn *Snapshot) savepoint(ctx context.Context, fn func() error) error {
 	return nil
 }
 
-func (sn *Snapshot) vectorCandidates(ctx context.Context, f ragd.Filter, vec []float32, k int) ([]ragd.VectorCandidate, error) {
+func (sn *Snapshot) vectorCandidates(ctx context.Context, f ragd.Filter, vec []float32, k int) (out []ragd.VectorCandidate, rerr error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -147,9 +150,22 @@ func (sn *Snapshot) vectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
 	ef := min(max(minEfSearch, hnswSearchFactor*k), maxEfSearch)
-	if _, err := sn.tx.Exec(ctx, "SELECT set_config('hnsw.ef_search', $1, true)", strconv.Itoa(ef)); err != nil {
+	// pgvector's cost estimate grows with ef_search: at k = 50 (ef 200)
+	// on 10k chunks the planner preferred a sequential scan and a sort of
+	// every vector, each read back from TOAST (33k buffers, 96 ms, against
+	// 1.5k buffers and 5 ms through the index; EXPLAIN (ANALYZE, BUFFERS),
+	// docs/engines.md). Sequential scans are off for this query only (set
+	// back on once its rows are read): a small project of a
+	// large database may still be read through its btree and sorted, the
+	// exact answer, when that costs less than the graph.
+	if _, err := sn.tx.Exec(ctx, "SELECT set_config('hnsw.ef_search', $1, true), set_config('enable_seqscan', 'off', true)", strconv.Itoa(ef)); err != nil {
 		return nil, sn.s.describe("vector candidates: set ef_search", err)
 	}
+	defer func() {
+		if _, err := sn.tx.Exec(ctx, "SELECT set_config('enable_seqscan', 'on', true)"); err != nil && rerr == nil {
+			out, rerr = nil, sn.s.describe("vector candidates: reset enable_seqscan", err)
+		}
+	}()
 	args = append(args, v, k)
 	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, chunks.embedding <=> $4 AS distance FROM chunks
 		WHERE `+where+` AND chunks.embedding IS NOT NULL ORDER BY chunks.embedding <=> $4 LIMIT $5`, args...)
@@ -157,7 +173,6 @@ func (sn *Snapshot) vectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 		return nil, sn.s.describe(fmt.Sprintf("vector candidates of project %d", f.ProjectID), err)
 	}
 	defer rows.Close()
-	var out []ragd.VectorCandidate
 	for rows.Next() {
 		var c ragd.VectorCandidate
 		if err := rows.Scan(&c.ChunkID, &c.Distance); err != nil {
@@ -246,26 +261,49 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 		return m, fmt.Errorf("lexical candidates for %q: %w", expr, err)
 	}
 	m.Expression = expr + " ranked by " + describeRanking(terms)
+	if rarer, bound := splitFrequent(terms); len(rarer) < len(terms) {
+		// The rarer terms' matches first (rank.go): their top k is the
+		// answer when the k-th scores above what any other match can.
+		ts := make([]string, len(rarer))
+		for i, t := range rarer {
+			ts[i] = t.tsquery
+		}
+		top, err := sn.rankMatches(ctx, f, where, args, orExcluding(ts, q.Excluded), terms, k)
+		if err != nil {
+			return m, err
+		}
+		if len(top) == k && top[k-1].Score > bound {
+			m.Candidates = top
+			return m, nil
+		}
+	}
+	m.Candidates, err = sn.rankMatches(ctx, f, where, args, expr, terms, k)
+	return m, err
+}
+
+// rankMatches returns the top k of the chunks the filter (where, args)
+// selects that match the tsquery expr, scored on terms.
+func (sn *Snapshot) rankMatches(ctx context.Context, f ragd.Filter, where string, filterArgs []any, expr string, terms []rankTerm, k int) ([]ragd.LexicalCandidate, error) {
 	score, from, termArgs := rankSQL(terms, 6)
-	args = append(args, expr, k)
-	args = append(args, termArgs...)
+	args := append(append(append([]any{}, filterArgs...), expr, k), termArgs...)
 	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, `+score+` AS score FROM chunks, to_tsquery('`+tsConfig+`', $4) AS q`+from+`
 		WHERE `+where+` AND chunks.tsv @@ q ORDER BY score DESC, chunks.seq LIMIT $5`, args...)
 	if err != nil {
-		return m, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", expr, f.ProjectID), err)
+		return nil, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", expr, f.ProjectID), err)
 	}
 	defer rows.Close()
+	var out []ragd.LexicalCandidate
 	for rows.Next() {
 		var c ragd.LexicalCandidate
 		if err := rows.Scan(&c.ChunkID, &c.Score); err != nil {
-			return m, sn.s.describe("lexical candidates", err)
+			return nil, sn.s.describe("lexical candidates", err)
 		}
-		m.Candidates = append(m.Candidates, c)
+		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return m, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", expr, f.ProjectID), err)
+		return nil, sn.s.describe(fmt.Sprintf("lexical candidates for %q in project %d", expr, f.ProjectID), err)
 	}
-	return m, nil
+	return out, nil
 }
 
 // LexicalScores returns the score of q for each of the given chunks of a
@@ -307,10 +345,18 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.L
 // LexicalLanguage returns the language the project's lexical index holds,
 // as the snapshot sees it: queries must be analysed with it.
 func (sn *Snapshot) LexicalLanguage(ctx context.Context, projectID int64) (string, error) {
-	setting, built, err := projectLanguages(ctx, sn.tx, projectID, "")
-	if err != nil {
-		return "", sn.s.describe("lexical language", err)
+	// The project's lexical generation comes in the same round trip: the
+	// search's ranking reads it next (rank.go).
+	var setting, built, gen string
+	err := sn.tx.QueryRow(ctx, "SELECT language, lexical_language, ragd_lexical_generation(id) FROM projects WHERE id = $1", projectID).
+		Scan(&setting, &built, &gen)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", sn.s.describe("lexical language", fmt.Errorf("project %d: %w", projectID, ragd.ErrNotFound))
 	}
+	if err != nil {
+		return "", sn.s.describe("lexical language", fmt.Errorf("language of project %d: %w", projectID, err))
+	}
+	sn.setGeneration(projectID, gen)
 	return rules.InForce(setting, built), nil
 }
 
@@ -331,8 +377,15 @@ func (sn *Snapshot) VectorCoverage(ctx context.Context, f ragd.Filter) (chunks, 
 	if err != nil {
 		return 0, 0, fmt.Errorf("vector coverage: %w", err)
 	}
-	if err := sn.tx.QueryRow(ctx, "SELECT count(*), count(chunks.embedding_space) FROM chunks WHERE "+where, args...).Scan(&chunks, &vectors); err != nil {
+	// Two counts the indexes answer: the chunks by an index-only scan of
+	// chunks_visible, those without a vector through the partial index
+	// chunks_without_vector (empty once every vector is written). One
+	// count(embedding_space) read every row of the project instead: 16 ms
+	// a search at 10k chunks (docs/engines.md).
+	var missing int
+	if err := sn.tx.QueryRow(ctx, "SELECT (SELECT count(*) FROM chunks WHERE "+where+"), (SELECT count(*) FROM chunks WHERE "+where+
+		" AND chunks.embedding_space IS NULL)", args...).Scan(&chunks, &missing); err != nil {
 		return 0, 0, sn.s.describe(fmt.Sprintf("vector coverage of project %d", f.ProjectID), err)
 	}
-	return chunks, vectors, nil
+	return chunks, chunks - missing, nil
 }
