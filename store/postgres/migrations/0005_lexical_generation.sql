@@ -5,11 +5,11 @@
 -- as long again as ranking them (EXPLAIN (ANALYZE, BUFFERS),
 -- docs/engines.md).
 --
--- Every statement that inserts or deletes chunks, or changes a chunk's
--- tsvector or its sharing, adds one to the generation of the (project,
--- scope, owner) it touches, in its own transaction: a snapshot that sees
--- the same generations as another sees the same lexical index, since each
--- row's generations are written one after the other under its row lock.
+-- Every transaction that inserts or deletes chunks, or changes a chunk's
+-- tsvector or its sharing, adds one to the generation of each (project,
+-- scope, owner) it touches: a snapshot that sees the same generations as
+-- another sees the same lexical index, since each row's generations are
+-- written one after the other under its row lock.
 -- Writers of one scope already wait for each other (the scope's advisory
 -- lock), so the row adds no waiting between the writers of different
 -- scopes or owners. No foreign key: the rows of a removed project are
@@ -25,13 +25,33 @@ CREATE TABLE lexical_generations (
 -- The triggers' functions run with their definer's rights (the tables'
 -- owner): a team member writes chunks and bumps generations without any
 -- privilege on this table, and reads them through ragd_lexical_generation.
+--
+-- A transaction bumps each row once, at its first statement touching it
+-- (a transaction-local setting remembers it; a rolled-back savepoint
+-- forgets both): the generations tell committed states apart, and the
+-- row stays locked by that transaction until it ends. Bumped at every
+-- statement, a reindex writing one chunk a statement updated one row
+-- thousands of times in one transaction, each update walking the longer
+-- chain of the row's versions (3,000 inserts: 0.8 to 1.3 s against 0.16 s
+-- without the trigger; once a transaction, 0.19 s).
+CREATE FUNCTION ragd_lexical_bump(p_project bigint, p_scope text, p_owner text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+DECLARE
+    k text := 'ragd.lexgen_' || md5(p_project || '/' || p_scope || '/' || p_owner);
+BEGIN
+    IF coalesce(current_setting(k, true), '') <> '1' THEN
+        INSERT INTO lexical_generations AS g (project_id, scope, owner, generation)
+            VALUES (p_project, p_scope, p_owner, 1)
+            ON CONFLICT (project_id, scope, owner) DO UPDATE SET generation = g.generation + 1;
+        PERFORM set_config(k, '1', true);
+    END IF;
+END $$;
+
 CREATE FUNCTION ragd_lexical_rows_changed() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 BEGIN
-    INSERT INTO lexical_generations AS g (project_id, scope, owner, generation)
-        SELECT DISTINCT project_id, scope, owner, 1 FROM ragd_changed
-        ORDER BY 1, 2, 3
-        ON CONFLICT (project_id, scope, owner) DO UPDATE SET generation = g.generation + 1;
+    PERFORM ragd_lexical_bump(project_id, scope, owner)
+        FROM (SELECT DISTINCT project_id, scope, owner FROM ragd_changed ORDER BY 1, 2, 3) c;
     RETURN NULL;
 END $$;
 
@@ -40,11 +60,9 @@ END $$;
 CREATE FUNCTION ragd_lexical_rows_updated() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 BEGIN
-    INSERT INTO lexical_generations AS g (project_id, scope, owner, generation)
-        SELECT DISTINCT n.project_id, n.scope, n.owner, 1 FROM ragd_new n JOIN ragd_old o ON o.seq = n.seq
-        WHERE o.tsv IS DISTINCT FROM n.tsv OR o.shared IS DISTINCT FROM n.shared
-        ORDER BY 1, 2, 3
-        ON CONFLICT (project_id, scope, owner) DO UPDATE SET generation = g.generation + 1;
+    PERFORM ragd_lexical_bump(project_id, scope, owner)
+        FROM (SELECT DISTINCT n.project_id, n.scope, n.owner FROM ragd_new n JOIN ragd_old o ON o.seq = n.seq
+            WHERE o.tsv IS DISTINCT FROM n.tsv OR o.shared IS DISTINCT FROM n.shared ORDER BY 1, 2, 3) c;
     RETURN NULL;
 END $$;
 
