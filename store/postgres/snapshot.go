@@ -29,6 +29,9 @@ type Snapshot struct {
 	// generations are the projects' lexical generations (rank.go), read
 	// at first use.
 	generations map[int64]string
+	// selected are the chunks each filter selects (VectorCoverage's
+	// count), by filterKey.
+	selected map[string]int64
 }
 
 // hnswSearchFactor sizes the HNSW search's candidate list (ef_search) from
@@ -41,6 +44,19 @@ const minEfSearch = 40
 
 // maxEfSearch is pgvector's upper bound of ef_search.
 const maxEfSearch = 1000
+
+// graphShare is the share of the table's chunks a filter must select for
+// its KNN to go through the HNSW graph, whatever the planner estimates.
+// The planner costs an exact scan (every selected vector read and
+// compared, then sorted) as cheaper than the graph once ef_search grows:
+// at k = 50 (ef_search 200) on 10k chunks it read every vector back from
+// TOAST, 33k buffers in 96-128 ms, against 1.5k buffers and 2-5 ms
+// through the graph (EXPLAIN (ANALYZE, BUFFERS), docs/engines.md). A
+// filter selecting a tenth of the rows or more finds its k in the graph
+// within pgvector's iterative scan bound (hnsw.max_scan_tuples, 20,000);
+// a smaller project of a large database is left to the planner, whose
+// exact scan is then the right answer.
+const graphShare = 0.1
 
 var _ ragd.Snapshot = (*Snapshot)(nil)
 
@@ -150,20 +166,29 @@ func (sn *Snapshot) vectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
 	ef := min(max(minEfSearch, hnswSearchFactor*k), maxEfSearch)
-	// pgvector's cost estimate grows with ef_search: at k = 50 (ef 200)
-	// on 10k chunks the planner preferred a sequential scan and a sort of
-	// every vector, each read back from TOAST (33k buffers, 96 ms, against
-	// 1.5k buffers and 5 ms through the index; EXPLAIN (ANALYZE, BUFFERS),
-	// docs/engines.md). Sequential scans are off for this query only (set
-	// back on once its rows are read): a small project of a
-	// large database may still be read through its btree and sorted, the
-	// exact answer, when that costs less than the graph.
-	if _, err := sn.tx.Exec(ctx, "SELECT set_config('hnsw.ef_search', $1, true), set_config('enable_seqscan', 'off', true)", strconv.Itoa(ef)); err != nil {
+	selected, err := sn.selectedChunks(ctx, f, where, args)
+	if err != nil {
+		return nil, err
+	}
+	// ef_search, and, when the filter selects graphShare of the table or
+	// more (of its rows as last counted by ANALYZE; none before), no plan
+	// but the graph: sequential and bitmap scans and sorts
+	// off for this query alone, set back to what they were once its rows
+	// are read.
+	var seqscan, bitmapscan, sorts string
+	if err := sn.tx.QueryRow(ctx, `SELECT p.seqscan, p.bitmapscan, p.sorts, set_config('hnsw.ef_search', $1, true),
+		set_config('enable_seqscan', p.graph, true), set_config('enable_bitmapscan', p.graph, true), set_config('enable_sort', p.graph, true)
+		FROM (SELECT current_setting('enable_seqscan') AS seqscan, current_setting('enable_bitmapscan') AS bitmapscan,
+			current_setting('enable_sort') AS sorts,
+			CASE WHEN t.rows >= 0 AND $2::float8 >= $3::float8 * t.rows THEN 'off' ELSE current_setting('enable_sort') END AS graph
+			FROM (SELECT reltuples AS rows FROM pg_class WHERE oid = 'chunks'::regclass) t OFFSET 0) p`,
+		strconv.Itoa(ef), selected, graphShare).Scan(&seqscan, &bitmapscan, &sorts, nil, nil, nil, nil); err != nil {
 		return nil, sn.s.describe("vector candidates: set ef_search", err)
 	}
 	defer func() {
-		if _, err := sn.tx.Exec(ctx, "SELECT set_config('enable_seqscan', 'on', true)"); err != nil && rerr == nil {
-			out, rerr = nil, sn.s.describe("vector candidates: reset enable_seqscan", err)
+		if _, err := sn.tx.Exec(ctx, "SELECT set_config('enable_seqscan', $1, true), set_config('enable_bitmapscan', $2, true), set_config('enable_sort', $3, true)",
+			seqscan, bitmapscan, sorts); err != nil && rerr == nil {
+			out, rerr = nil, sn.s.describe("vector candidates: reset the planner's settings", err)
 		}
 	}()
 	args = append(args, v, k)
@@ -387,5 +412,32 @@ func (sn *Snapshot) VectorCoverage(ctx context.Context, f ragd.Filter) (chunks, 
 		" AND chunks.embedding_space IS NULL)", args...).Scan(&chunks, &missing); err != nil {
 		return 0, 0, sn.s.describe(fmt.Sprintf("vector coverage of project %d", f.ProjectID), err)
 	}
+	sn.setSelected(f, int64(chunks))
 	return chunks, chunks - missing, nil
+}
+
+// filterKey names a filter's selection within a snapshot.
+func filterKey(f ragd.Filter) string {
+	return fmt.Sprint(f.ProjectID, f.Scopes)
+}
+
+func (sn *Snapshot) setSelected(f ragd.Filter, n int64) {
+	if sn.selected == nil {
+		sn.selected = map[string]int64{}
+	}
+	sn.selected[filterKey(f)] = n
+}
+
+// selectedChunks returns the chunks the filter (where, args) selects in
+// the snapshot: VectorCoverage's count when it ran, else counted now.
+func (sn *Snapshot) selectedChunks(ctx context.Context, f ragd.Filter, where string, args []any) (int64, error) {
+	if n, ok := sn.selected[filterKey(f)]; ok {
+		return n, nil
+	}
+	var n int64
+	if err := sn.tx.QueryRow(ctx, "SELECT count(*) FROM chunks WHERE "+where, args...).Scan(&n); err != nil {
+		return 0, sn.s.describe(fmt.Sprintf("chunks of project %d", f.ProjectID), err)
+	}
+	sn.setSelected(f, n)
+	return n, nil
 }
