@@ -66,12 +66,9 @@ func (s *Store) Snapshot(ctx context.Context) (ragd.Snapshot, error) {
 }
 
 func (s *Store) snapshot(ctx context.Context) (*Snapshot, error) {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, s.describe("begin snapshot", err)
-	}
 	// A REPEATABLE READ transaction takes its snapshot at its first
-	// statement: run one now, so the snapshot is the state at this call.
+	// statement: one is sent with the BEGIN, in the same round trip, so the
+	// snapshot is the state at this call.
 	// With pgvector 0.8 the HNSW scan goes on past ef_search until the
 	// filter kept k rows (iterative scan), set for this transaction only.
 	//
@@ -81,12 +78,12 @@ func (s *Store) snapshot(ctx context.Context) (*Snapshot, error) {
 	// neither the query vector nor the LIMIT, and chose a sequential scan
 	// and a sort of every vector over the HNSW index (EXPLAIN ANALYZE on
 	// 10k chunks at a load of 20: 119 ms against 20 ms; docs/engines.md).
-	q := "SELECT set_config('plan_cache_mode', 'force_custom_plan', true)"
+	q := "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT set_config('plan_cache_mode', 'force_custom_plan', true)"
 	if s.iterative {
 		q += ", set_config('hnsw.iterative_scan', 'relaxed_order', true)"
 	}
-	if _, err := tx.Exec(ctx, q); err != nil {
-		tx.Rollback(ctx)
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: q})
+	if err != nil {
 		return nil, s.describe("begin snapshot", err)
 	}
 	return &Snapshot{s: s, tx: tx}, nil
@@ -122,38 +119,6 @@ func (sn *Snapshot) filterSQL(f ragd.Filter) (string, []any, error) {
 // The HNSW index answers (approximately, as HNSW does); the filter is
 // applied during its scan.
 func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []float32, k int) ([]ragd.VectorCandidate, error) {
-	var out []ragd.VectorCandidate
-	err := sn.savepoint(ctx, func() (err error) {
-		out, err = sn.vectorCandidates(ctx, f, vec, k)
-		return err
-	})
-	return out, err
-}
-
-// savepoint runs fn, whose statements use sn.tx, behind a savepoint: when
-// one fails (the vector column gone with its extension, ErrVectorsGone),
-// the snapshot's transaction is rolled back to before it and goes on, so
-// that the search still answers lexical-only.
-func (sn *Snapshot) savepoint(ctx context.Context, fn func() error) error {
-	sp, err := sn.tx.Begin(ctx)
-	if err != nil {
-		return sn.s.describe("savepoint", err)
-	}
-	outer := sn.tx
-	sn.tx = sp
-	err = fn()
-	sn.tx = outer
-	if err != nil {
-		sp.Rollback(ctx)
-		return err
-	}
-	if err := sp.Commit(ctx); err != nil {
-		return sn.s.describe("release savepoint", err)
-	}
-	return nil
-}
-
-func (sn *Snapshot) vectorCandidates(ctx context.Context, f ragd.Filter, vec []float32, k int) (out []ragd.VectorCandidate, rerr error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -172,43 +137,30 @@ func (sn *Snapshot) vectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 	}
 	// ef_search, and, when the filter selects graphShare of the table or
 	// more (of its rows as last counted by ANALYZE; none before), no plan
-	// but the graph: sequential and bitmap scans and sorts
-	// off for this query alone, set back to what they were once its rows
-	// are read.
-	var seqscan, bitmapscan, sorts string
-	if err := sn.tx.QueryRow(ctx, `SELECT p.seqscan, p.bitmapscan, p.sorts, set_config('hnsw.ef_search', $1, true),
+	// but the graph: sequential and bitmap scans and sorts off. Set inside
+	// the query's savepoint, they end with it.
+	settings := `SELECT set_config('hnsw.ef_search', $1, true),
 		set_config('enable_seqscan', p.graph, true), set_config('enable_bitmapscan', p.graph, true), set_config('enable_sort', p.graph, true)
-		FROM (SELECT current_setting('enable_seqscan') AS seqscan, current_setting('enable_bitmapscan') AS bitmapscan,
-			current_setting('enable_sort') AS sorts,
-			CASE WHEN t.rows >= 0 AND $2::float8 >= $3::float8 * t.rows THEN 'off' ELSE current_setting('enable_sort') END AS graph
-			FROM (SELECT reltuples AS rows FROM pg_class WHERE oid = 'chunks'::regclass) t OFFSET 0) p`,
-		strconv.Itoa(ef), selected, graphShare).Scan(&seqscan, &bitmapscan, &sorts, nil, nil, nil, nil); err != nil {
-		return nil, sn.s.describe("vector candidates: set ef_search", err)
-	}
-	defer func() {
-		if _, err := sn.tx.Exec(ctx, "SELECT set_config('enable_seqscan', $1, true), set_config('enable_bitmapscan', $2, true), set_config('enable_sort', $3, true)",
-			seqscan, bitmapscan, sorts); err != nil && rerr == nil {
-			out, rerr = nil, sn.s.describe("vector candidates: reset the planner's settings", err)
-		}
-	}()
-	args = append(args, v, k)
-	rows, err := sn.tx.Query(ctx, `SELECT chunks.id, chunks.embedding <=> $4 AS distance FROM chunks
-		WHERE `+where+` AND chunks.embedding IS NOT NULL ORDER BY chunks.embedding <=> $4 LIMIT $5`, args...)
+		FROM (SELECT CASE WHEN t.rows >= 0 AND $2::float8 >= $3::float8 * t.rows THEN 'off' ELSE current_setting('enable_sort') END AS graph
+			FROM (SELECT reltuples AS rows FROM pg_class WHERE oid = 'chunks'::regclass) t OFFSET 0) p`
+	var out []ragd.VectorCandidate
+	err = sn.readAlone(ctx, settings, []any{strconv.Itoa(ef), selected, graphShare},
+		`SELECT chunks.id, chunks.embedding <=> $4 AS distance FROM chunks
+		WHERE `+where+` AND chunks.embedding IS NOT NULL ORDER BY chunks.embedding <=> $4 LIMIT $5`, append(args, v, k),
+		func(rows pgx.Rows) error {
+			for rows.Next() {
+				var c ragd.VectorCandidate
+				if err := rows.Scan(&c.ChunkID, &c.Distance); err != nil {
+					return err
+				}
+				if math.IsNaN(c.Distance) {
+					continue // a zero vector (written by SQL): no direction, no distance
+				}
+				out = append(out, c)
+			}
+			return rows.Err()
+		})
 	if err != nil {
-		return nil, sn.s.describe(fmt.Sprintf("vector candidates of project %d", f.ProjectID), err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var c ragd.VectorCandidate
-		if err := rows.Scan(&c.ChunkID, &c.Distance); err != nil {
-			return nil, sn.s.describe("vector candidates", err)
-		}
-		if math.IsNaN(c.Distance) {
-			continue // a zero vector (written by SQL): no direction, no distance
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, sn.s.describe(fmt.Sprintf("vector candidates of project %d", f.ProjectID), err)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -220,19 +172,66 @@ func (sn *Snapshot) vectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 	return out, nil
 }
 
+// readAlone runs the read-only query (after settings, when not "") behind
+// a savepoint rolled back once its rows are read, all in one round trip:
+// the settings end with the savepoint, and when the query fails (the
+// vector column gone with its extension, ErrVectorsGone) the snapshot's
+// transaction is rolled back to before it and goes on, so that the search
+// still answers lexical-only. Each round trip counts: on a loaded machine
+// each is a wake-up of the client and of the server (the savepoint, the
+// settings, the query, their reset and the release were five).
+func (sn *Snapshot) readAlone(ctx context.Context, settings string, settingsArgs []any, query string, args []any, read func(pgx.Rows) error) error {
+	const sp = "ragd_read_alone"
+	b := &pgx.Batch{}
+	b.Queue("SAVEPOINT " + sp)
+	if settings != "" {
+		b.Queue(settings, settingsArgs...)
+	}
+	b.Queue(query, args...)
+	b.Queue("ROLLBACK TO SAVEPOINT " + sp)
+	b.Queue("RELEASE SAVEPOINT " + sp)
+	br := sn.tx.SendBatch(ctx, b)
+	err := func() error {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("savepoint: %w", err)
+		}
+		if settings != "" {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		err = read(rows)
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("roll back to savepoint: %w", err)
+		}
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("release savepoint: %w", err)
+		}
+		return nil
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// Back to before the savepoint, if it was made: the snapshot goes on.
+		sn.tx.Exec(ctx, "ROLLBACK TO SAVEPOINT "+sp)
+		sn.tx.Exec(ctx, "RELEASE SAVEPOINT "+sp)
+	}
+	return err
+}
+
 // VectorDistances returns the cosine distance between vec and each of the
 // given chunks that has a vector (and that the owner may read); the others
 // are absent from the map.
 func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs []string) (map[string]float64, error) {
-	var out map[string]float64
-	err := sn.savepoint(ctx, func() (err error) {
-		out, err = sn.vectorDistances(ctx, vec, chunkIDs)
-		return err
-	})
-	return out, err
-}
-
-func (sn *Snapshot) vectorDistances(ctx context.Context, vec []float32, chunkIDs []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(chunkIDs))
 	if len(chunkIDs) == 0 {
 		return out, nil
@@ -241,24 +240,22 @@ func (sn *Snapshot) vectorDistances(ctx context.Context, vec []float32, chunkIDs
 	if err != nil {
 		return nil, fmt.Errorf("vector distances: query %w", err)
 	}
-	rows, err := sn.tx.Query(ctx, `SELECT id, embedding <=> $1 FROM chunks WHERE id = ANY($2) AND embedding IS NOT NULL AND `+visibleSQL(3),
-		v, chunkIDs, sn.s.owner)
+	err = sn.readAlone(ctx, "", nil, `SELECT id, embedding <=> $1 FROM chunks WHERE id = ANY($2) AND embedding IS NOT NULL AND `+visibleSQL(3),
+		[]any{v, chunkIDs, sn.s.owner}, func(rows pgx.Rows) error {
+			for rows.Next() {
+				var id string
+				var d float64
+				if err := rows.Scan(&id, &d); err != nil {
+					return err
+				}
+				if math.IsNaN(d) {
+					continue // a zero vector: as a chunk without one
+				}
+				out[id] = d
+			}
+			return rows.Err()
+		})
 	if err != nil {
-		return nil, sn.s.describe(fmt.Sprintf("vector distances of %d chunks", len(chunkIDs)), err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var d float64
-		if err := rows.Scan(&id, &d); err != nil {
-			return nil, sn.s.describe("vector distances", err)
-		}
-		if math.IsNaN(d) {
-			continue // a zero vector: as a chunk without one
-		}
-		out[id] = d
-	}
-	if err := rows.Err(); err != nil {
 		return nil, sn.s.describe(fmt.Sprintf("vector distances of %d chunks", len(chunkIDs)), err)
 	}
 	return out, nil
