@@ -78,10 +78,14 @@ func (s *Store) snapshot(ctx context.Context) (*Snapshot, error) {
 	// neither the query vector nor the LIMIT, and chose a sequential scan
 	// and a sort of every vector over the HNSW index (EXPLAIN ANALYZE on
 	// 10k chunks at a load of 20: 119 ms against 20 ms; docs/engines.md).
+	//
+	// The savepoint readAlone returns to is made here too, after the
+	// settings.
 	q := "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT set_config('plan_cache_mode', 'force_custom_plan', true)"
 	if s.iterative {
 		q += ", set_config('hnsw.iterative_scan', 'relaxed_order', true)"
 	}
+	q += "; SAVEPOINT " + readAloneSavepoint
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: q})
 	if err != nil {
 		return nil, s.describe("begin snapshot", err)
@@ -172,29 +176,29 @@ func (sn *Snapshot) VectorCandidates(ctx context.Context, f ragd.Filter, vec []f
 	return out, nil
 }
 
-// readAlone runs the read-only query (after settings, when not "") behind
-// a savepoint rolled back once its rows are read, all in one round trip:
-// the settings end with the savepoint, and when the query fails (the
-// vector column gone with its extension, ErrVectorsGone) the snapshot's
-// transaction is rolled back to before it and goes on, so that the search
-// still answers lexical-only. Each round trip counts: on a loaded machine
-// each is a wake-up of the client and of the server (the savepoint, the
-// settings, the query, their reset and the release were five).
+// readAloneSavepoint is the savepoint a snapshot makes after its
+// settings, for readAlone.
+const readAloneSavepoint = "ragd_read_alone"
+
+// readAlone runs the read-only query (after settings, when not "") and
+// rolls the snapshot back to its savepoint once the rows are read, all in
+// one round trip: the settings end there, and when the query fails (the
+// vector column gone with its extension, ErrVectorsGone, even at its
+// preparing) the transaction is rolled back to the savepoint and goes on,
+// so that the search still answers lexical-only. The savepoint, made with
+// the BEGIN, outlives each rollback to it. Each round trip counts: on a
+// loaded machine each is a wake-up of the client and of the server (the
+// savepoint, the settings, the query, their reset and the release were
+// five).
 func (sn *Snapshot) readAlone(ctx context.Context, settings string, settingsArgs []any, query string, args []any, read func(pgx.Rows) error) error {
-	const sp = "ragd_read_alone"
 	b := &pgx.Batch{}
-	b.Queue("SAVEPOINT " + sp)
 	if settings != "" {
 		b.Queue(settings, settingsArgs...)
 	}
 	b.Queue(query, args...)
-	b.Queue("ROLLBACK TO SAVEPOINT " + sp)
-	b.Queue("RELEASE SAVEPOINT " + sp)
+	b.Queue("ROLLBACK TO SAVEPOINT " + readAloneSavepoint)
 	br := sn.tx.SendBatch(ctx, b)
 	err := func() error {
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("savepoint: %w", err)
-		}
 		if settings != "" {
 			if _, err := br.Exec(); err != nil {
 				return err
@@ -212,18 +216,16 @@ func (sn *Snapshot) readAlone(ctx context.Context, settings string, settingsArgs
 		if _, err := br.Exec(); err != nil {
 			return fmt.Errorf("roll back to savepoint: %w", err)
 		}
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("release savepoint: %w", err)
-		}
 		return nil
 	}()
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		// Back to before the savepoint, if it was made: the snapshot goes on.
-		sn.tx.Exec(ctx, "ROLLBACK TO SAVEPOINT "+sp)
-		sn.tx.Exec(ctx, "RELEASE SAVEPOINT "+sp)
+		// The snapshot goes on from its savepoint.
+		if _, rerr := sn.tx.Exec(ctx, "ROLLBACK TO SAVEPOINT "+readAloneSavepoint); rerr != nil {
+			return fmt.Errorf("%w (then roll back to savepoint: %w)", err, rerr)
+		}
 	}
 	return err
 }
