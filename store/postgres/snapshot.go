@@ -32,6 +32,9 @@ type Snapshot struct {
 	// selected are the chunks each filter selects (VectorCoverage's
 	// count), by filterKey.
 	selected map[string]int64
+	// unembedded are the chunks without a vector each filter selects, by
+	// filterKey, when counted before VectorCoverage asked.
+	unembedded map[string]int64
 }
 
 // hnswSearchFactor sizes the HNSW search's candidate list (ef_search) from
@@ -369,11 +372,17 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.L
 // LexicalLanguage returns the language the project's lexical index holds,
 // as the snapshot sees it: queries must be analysed with it.
 func (sn *Snapshot) LexicalLanguage(ctx context.Context, projectID int64) (string, error) {
-	// The project's lexical generation comes in the same round trip: the
-	// search's ranking reads it next (rank.go).
+	// The project's lexical generation comes in the same round trip, and
+	// the vector coverage of the whole project (two index counts, 1 ms at
+	// 10k chunks): a search asks for both next, and each round trip of a
+	// loaded machine costs more (rank.go, VectorCoverage).
 	var setting, built, gen string
-	err := sn.tx.QueryRow(ctx, "SELECT language, lexical_language, ragd_lexical_generation(id) FROM projects WHERE id = $1", projectID).
-		Scan(&setting, &built, &gen)
+	var chunks, missing int64
+	err := sn.tx.QueryRow(ctx, `SELECT language, lexical_language, ragd_lexical_generation(id),
+		(SELECT count(*) FROM chunks WHERE chunks.project_id = $1 AND `+visibleSQL(2)+`),
+		(SELECT count(*) FROM chunks WHERE chunks.project_id = $1 AND `+visibleSQL(2)+` AND chunks.embedding_space IS NULL)
+		FROM projects WHERE id = $1`, projectID, sn.s.owner).
+		Scan(&setting, &built, &gen, &chunks, &missing)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", sn.s.describe("lexical language", fmt.Errorf("project %d: %w", projectID, ragd.ErrNotFound))
 	}
@@ -381,6 +390,12 @@ func (sn *Snapshot) LexicalLanguage(ctx context.Context, projectID int64) (strin
 		return "", sn.s.describe("lexical language", fmt.Errorf("language of project %d: %w", projectID, err))
 	}
 	sn.setGeneration(projectID, gen)
+	whole := ragd.Filter{ProjectID: projectID}
+	sn.setSelected(whole, chunks)
+	if sn.unembedded == nil {
+		sn.unembedded = map[string]int64{}
+	}
+	sn.unembedded[filterKey(whole)] = missing
 	return rules.InForce(setting, built), nil
 }
 
@@ -406,6 +421,10 @@ func (sn *Snapshot) VectorCoverage(ctx context.Context, f ragd.Filter) (chunks, 
 	// chunks_without_vector (empty once every vector is written). One
 	// count(embedding_space) read every row of the project instead: 16 ms
 	// a search at 10k chunks (docs/engines.md).
+	if n, ok := sn.unembedded[filterKey(f)]; ok {
+		all := sn.selected[filterKey(f)]
+		return int(all), int(all - n), nil
+	}
 	var missing int
 	if err := sn.tx.QueryRow(ctx, "SELECT (SELECT count(*) FROM chunks WHERE "+where+"), (SELECT count(*) FROM chunks WHERE "+where+
 		" AND chunks.embedding_space IS NULL)", args...).Scan(&chunks, &missing); err != nil {
