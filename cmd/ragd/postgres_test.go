@@ -87,7 +87,7 @@ func TestDoctor_Postgres(t *testing.T) {
 	for name, want := range map[string]string{
 		"PostgreSQL server": "PostgreSQL 18",
 		"pgvector":          "0.",
-		"schema":            "version 4 of 4",
+		"schema":            "version 5 of 5",
 		"indexes":           "valid",
 		"database":          "postgres://postgres:xxxxx@127.0.0.1:",
 	} {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"github.com/ragd/ragd/engine"
 	"github.com/ragd/ragd/engines"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	domain "github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -96,6 +99,16 @@ func TestTeam_Privacy(t *testing.T) {
 			}
 		}
 	}
+	// The same questions through `ragd mcp`, the route an agent takes: alice's
+	// finds her session (so the check can fail), bob's never does.
+	for _, q := range []string{"okapi password", "rotation Tuesday"} {
+		if got := mcpSearch(t, alice, repo.Dir, q); !strings.Contains(got, "okapi") {
+			t.Errorf("alice's MCP search %q misses her own session: %s", q, got)
+		}
+		if got := mcpSearch(t, bob, repo.Dir, q); strings.Contains(got, "okapi") || strings.Contains(got, "s-alice") {
+			t.Errorf("bob's MCP search %q finds alice's session: %s", q, got)
+		}
+	}
 	bobSQL := pgConn(t, as("bob"))
 	var n int
 	if err := bobSQL.QueryRow(ctx, "SELECT count(*) FROM session_events WHERE text LIKE '%okapi%'").Scan(&n); err != nil || n != 0 {
@@ -128,4 +141,27 @@ func TestTeam_Privacy(t *testing.T) {
 	if !errors.Is(err, postgres.ErrNotMember) || !strings.Contains(err.Error(), "ragd team add trudy") {
 		t.Errorf("a role never added: %v, want refused naming `ragd team add trudy`", err)
 	}
+}
+
+// mcpSearch runs the MCP tool search through `ragd mcp` against d, from the
+// project folder dir, and returns its structured answer as JSON.
+func mcpSearch(t *testing.T, d *daemontest.Daemon, dir, query string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), daemontest.Timeout)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "team-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: ragdMCP(t, d, dir)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": query}})
+	if err != nil || res.IsError {
+		t.Fatalf("MCP search %q: %v %+v", query, err, res)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

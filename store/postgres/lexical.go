@@ -61,12 +61,18 @@ func renderTSQuery(q ragd.LexicalQuery) string {
 			any = append(any, s)
 		}
 	}
+	return orExcluding(any, q.Excluded)
+}
+
+// orExcluding is the tsquery of any ORed, less the excluded terms; "" when
+// any is empty.
+func orExcluding(any []string, excluded []ragd.LexicalTerm) string {
 	if len(any) == 0 {
 		return ""
 	}
 	expr := strings.Join(any, " | ")
 	var not []string
-	for _, t := range q.Excluded {
+	for _, t := range excluded {
 		if s := renderTerm(t); s != "" {
 			not = append(not, "!("+s+")")
 		}

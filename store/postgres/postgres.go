@@ -175,6 +175,10 @@ type Store struct {
 	// a filtered HNSW search then finds k rows whenever k exist.
 	iterative bool
 
+	// stats are the lexical ranking's statistics kept across snapshots
+	// (rank.go).
+	stats statsCache
+
 	// afterLock, when set (tests only), runs in ReplaceScope's transaction
 	// right after the scope's lock is taken.
 	afterLock func(ctx context.Context, tx pgx.Tx) error

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ragd/ragd"
@@ -39,10 +41,152 @@ type lexStats struct {
 	df     map[string]int64 // n_t by rendered term
 }
 
+// The statistics are also kept across snapshots, in the Store, by the
+// project's lexical generation (migration 0005): a snapshot seeing the
+// same generations as the one that counted sees the same index, so it
+// reuses N and every n_t counted then, and counts only the terms never
+// asked. The Store has one owner, so one N.
+
+// maxCachedTerms bounds the document frequencies kept for one project
+// and generation: past it the counts start again (a daemon asks far fewer
+// distinct words between two writes of a project).
+const maxCachedTerms = 50_000
+
+// statsCache is a Store's statistics by project, each valid for one
+// generation.
+type statsCache struct {
+	mu        sync.Mutex
+	byProject map[int64]*cachedStats
+}
+
+type cachedStats struct {
+	generation string
+	chunks     int64
+	df         map[string]int64
+}
+
+// load copies into st what the cache holds of generation for terms.
+func (c *statsCache) load(projectID int64, generation string, st *lexStats, terms []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.byProject[projectID]
+	if e == nil || e.generation != generation {
+		return
+	}
+	st.chunks = e.chunks
+	for _, t := range terms {
+		if n, ok := e.df[t]; ok {
+			st.df[t] = n
+		}
+	}
+}
+
+// save records st's counts under generation, replacing another
+// generation's.
+func (c *statsCache) save(projectID int64, generation string, st *lexStats) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byProject == nil {
+		c.byProject = map[int64]*cachedStats{}
+	}
+	e := c.byProject[projectID]
+	if e == nil || e.generation != generation || len(e.df)+len(st.df) > maxCachedTerms {
+		e = &cachedStats{generation: generation, chunks: st.chunks, df: map[string]int64{}}
+		c.byProject[projectID] = e
+	}
+	for t, n := range st.df {
+		e.df[t] = n
+	}
+}
+
+// generation returns the project's lexical generation in the snapshot,
+// read once.
+func (sn *Snapshot) generation(ctx context.Context, projectID int64) (string, error) {
+	if g, ok := sn.generations[projectID]; ok {
+		return g, nil
+	}
+	var g string
+	if err := sn.tx.QueryRow(ctx, "SELECT ragd_lexical_generation($1)", projectID).Scan(&g); err != nil {
+		return "", sn.s.describe(fmt.Sprintf("lexical generation of project %d", projectID), err)
+	}
+	sn.setGeneration(projectID, g)
+	return g, nil
+}
+
+func (sn *Snapshot) setGeneration(projectID int64, g string) {
+	if sn.generations == nil {
+		sn.generations = map[int64]string{}
+	}
+	sn.generations[projectID] = g
+}
+
 // rankTerm is one scored term of a query: its tsquery and its weight.
 type rankTerm struct {
 	tsquery string
 	idf     float64
+	// df is the chunks matching it (n_t); plain is set when it is one
+	// lexeme, neither a phrase nor a prefix.
+	df    int64
+	plain bool
+}
+
+// Ranking only the chunks that can reach the top k (MaxScore). Under
+// rankWeights (all 1) and rankNormalization 0, ts_rank of one lexeme in a
+// chunk is Σ_{j=1..n} 1/j² / 1.64493406685 over its n occurrences: at
+// least plainRankMin (one occurrence), always below plainRankMax (the sum
+// never reaches π²/6). So a chunk matching none of a query's rarer terms,
+// only some frequent plain ones F, scores below U = Σ_{t∈F} idf(t). The
+// top k of the chunks matching the other terms, scored on every term, are
+// the query's top k whenever there are k of them and the k-th scores above
+// U: every chunk left out scores below it. A frequent word then costs its
+// share of the score, not a ranking of every chunk holding it (at 10k
+// chunks "w20", in three quarters of them, beside two rare words: the
+// rare words' few hundred chunks ranked instead of 7.5k). When the check
+// fails, the whole query is ranked: the answer is the same either way.
+const (
+	plainRankMin = 1 / 1.64493406685
+	plainRankMax = 1.0
+)
+
+// splitFrequent returns the terms whose matches are ranked (the rarer
+// ones) and U, the bound of the score of a chunk matching none of them;
+// all of terms and 0 when none can be left out. Plain terms are left out,
+// most frequent first, while U stays below one occurrence of the least
+// weighty plain term remaining: likely below the k-th score of the chunks
+// the remaining terms find (LexicalCandidates checks it).
+func splitFrequent(terms []rankTerm) (rarer []rankTerm, bound float64) {
+	var plain []int
+	for i, t := range terms {
+		if t.plain && t.df > 0 {
+			plain = append(plain, i)
+		}
+	}
+	sort.SliceStable(plain, func(a, b int) bool { return terms[plain[a]].df > terms[plain[b]].df })
+	out := make([]bool, len(terms))
+	for n, i := range plain {
+		rest := plain[n+1:]
+		if len(rest) == 0 {
+			break
+		}
+		least := math.Inf(1)
+		for _, j := range rest {
+			least = min(least, terms[j].idf)
+		}
+		if bound+terms[i].idf*plainRankMax >= least*plainRankMin {
+			break
+		}
+		bound += terms[i].idf * plainRankMax
+		out[i] = true
+	}
+	for i, t := range terms {
+		if !out[i] {
+			rarer = append(rarer, t)
+		}
+	}
+	if len(rarer) == len(terms) {
+		return terms, 0
+	}
+	return rarer, bound
 }
 
 // scoredTerms returns q's distinct rendered terms, in their order (an
@@ -54,6 +198,18 @@ func scoredTerms(q ragd.LexicalQuery) []string {
 		if s := renderTerm(t); s != "" && !seen[s] {
 			seen[s] = true
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// plainTerms are q's rendered terms that are one lexeme, neither a phrase
+// nor a prefix.
+func plainTerms(q ragd.LexicalQuery) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range q.Terms {
+		if s := renderTerm(t); s != "" && !t.Prefix && !strings.Contains(s, "<->") {
+			out[s] = true
 		}
 	}
 	return out
@@ -72,10 +228,18 @@ func (sn *Snapshot) rankTerms(ctx context.Context, projectID int64, q ragd.Lexic
 	if sn.stats == nil {
 		sn.stats = map[int64]*lexStats{}
 	}
+	gen, err := sn.generation(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
 	st := sn.stats[projectID]
-	b := &pgx.Batch{}
 	if st == nil {
 		st = &lexStats{chunks: -1, df: map[string]int64{}}
+		sn.stats[projectID] = st
+	}
+	sn.s.stats.load(projectID, gen, st, terms)
+	b := &pgx.Batch{}
+	if st.chunks < 0 {
 		b.Queue("SELECT count(*) FROM chunks WHERE chunks.project_id = $1 AND "+visibleSQL(2), projectID, sn.s.owner)
 	}
 	var fresh []string
@@ -124,11 +288,12 @@ func (sn *Snapshot) rankTerms(ctx context.Context, projectID int64, q ragd.Lexic
 		if err := res.Close(); err != nil {
 			return nil, sn.s.describe(fmt.Sprintf("lexical statistics of project %d", projectID), err)
 		}
-		sn.stats[projectID] = st
+		sn.s.stats.save(projectID, gen, st)
 	}
+	plain := plainTerms(q)
 	out := make([]rankTerm, len(terms))
 	for i, t := range terms {
-		out[i] = rankTerm{tsquery: t, idf: idf(st.df[t], st.chunks)}
+		out[i] = rankTerm{tsquery: t, idf: idf(st.df[t], st.chunks), df: st.df[t], plain: plain[t]}
 	}
 	return out, nil
 }

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ragd/ragd"
@@ -175,5 +177,189 @@ func TestLexicalScoresAgree(t *testing.T) {
 				t.Fatalf("LexicalScores counted %d more terms, want the snapshot's counts reused", got-counted)
 			}
 		})
+	}
+}
+
+// lexicalStatsOf runs q in a fresh snapshot and returns the statistics it
+// ranked with and whether they all came from the Store's cache.
+func lexicalStatsOf(t *testing.T, s *Store, projectID int64, q ragd.LexicalQuery) (lexStats, bool) {
+	t.Helper()
+	ctx := context.Background()
+	sn, err := s.snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sn.Close()
+	if _, err := sn.LexicalLanguage(ctx, projectID); err != nil {
+		t.Fatal(err)
+	}
+	gen := sn.generations[projectID]
+	cached := lexStats{chunks: -1, df: map[string]int64{}}
+	s.stats.load(projectID, gen, &cached, scoredTerms(q))
+	if _, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: projectID}, q, 10); err != nil {
+		t.Fatal(err)
+	}
+	st := sn.stats[projectID]
+	fromCache := cached.chunks == st.chunks && len(cached.df) == len(st.df)
+	return *st, fromCache
+}
+
+// The statistics are counted once per state of the project and counted
+// again after every write that changes them: chunks added or deleted, a
+// chunk's text analysed anew (a title changed in place), a session shared.
+// A vector's backfill changes nothing the ranking reads.
+func TestLexicalStatsFollowWrites(t *testing.T) {
+	s, url := openTest(t, Options{Owner: "alice"})
+	ctx := context.Background()
+	p := addProject(t, s, "demo")
+	a := doc("a.md", 0, "rare words here", nil)
+	b := doc("b.md", 0, "common words there", nil)
+	replace(t, s, p.ID, ragd.ScopeDocs, a, b)
+	q := words("rare", "common")
+	check := func(what string, chunks, rare int64, wantCached bool) {
+		t.Helper()
+		st, cached := lexicalStatsOf(t, s, p.ID, q)
+		if st.chunks != chunks || st.df["'rare'"] != rare || cached != wantCached {
+			t.Fatalf("%s: N %d, n(rare) %d, from the cache %v; want %d, %d, %v", what, st.chunks, st.df["'rare'"], cached, chunks, rare, wantCached)
+		}
+	}
+	check("first search", 2, 1, false)
+	check("same state", 2, 1, true)
+
+	c := doc("c.md", 0, "rare again", nil)
+	replace(t, s, p.ID, ragd.ScopeDocs, a, b, c)
+	check("a chunk added", 3, 2, false)
+	check("same state", 3, 2, true)
+
+	// Same text under a title holding the word: updated in place.
+	b2 := b
+	b2.Title = "rare title"
+	if res := replace(t, s, p.ID, ragd.ScopeDocs, a, b2, c); res.Kept != 3 {
+		t.Fatalf("replace kept %d chunks, want 3 updated in place", res.Kept)
+	}
+	check("a title changed", 3, 3, false)
+
+	replace(t, s, p.ID, ragd.ScopeDocs, a, b2)
+	check("a chunk deleted", 2, 2, false)
+
+	if _, err := s.pool.Exec(ctx, "UPDATE chunks SET embedding_space = NULL WHERE project_id = $1", p.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("vectors changed", 2, 2, true)
+
+	// Bob's session chunks are his until shared: Alice's N counts them then.
+	bob := openAt(t, url, Options{Owner: "bob"})
+	replace(t, bob, p.ID, ragd.ScopeSession, sessionChunk("s1", "e1", "rare session words", nil))
+	st, _ := lexicalStatsOf(t, s, p.ID, q)
+	if st.chunks != 2 || st.df["'rare'"] != 2 {
+		t.Fatalf("bob's private session: N %d, n(rare) %d; want 2, 2", st.chunks, st.df["'rare'"])
+	}
+	if _, err := s.pool.Exec(ctx, "UPDATE chunks SET shared = true WHERE project_id = $1 AND scope = 'session'", p.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("bob's session shared", 3, 3, false)
+}
+
+func TestSplitFrequent(t *testing.T) {
+	const N = 1000
+	mk := func(q string, df int64, plain bool) rankTerm {
+		return rankTerm{tsquery: q, df: df, idf: idf(df, N), plain: plain}
+	}
+	names := func(ts []rankTerm) string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.tsquery)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name  string
+		terms []rankTerm
+		want  string
+		left  float64
+	}{
+		{"frequent beside rare", []rankTerm{mk("f", 900, true), mk("r", 5, true)}, "r", idf(900, N)},
+		{"two frequent", []rankTerm{mk("f", 900, true), mk("g", 800, true), mk("r", 5, true)}, "r", idf(900, N) + idf(800, N)},
+		{"all rare", []rankTerm{mk("r", 5, true), mk("s", 7, true)}, "r s", 0},
+		{"one term", []rankTerm{mk("f", 900, true)}, "f", 0},
+		{"a phrase stays", []rankTerm{mk("f", 900, false), mk("r", 5, true)}, "f r", 0},
+		{"nothing plain left", []rankTerm{mk("f", 900, true), mk("p", 5, false)}, "f p", 0},
+		{"matches nothing", []rankTerm{mk("f", 900, true), mk("z", 0, true)}, "f z", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, bound := splitFrequent(tc.terms)
+			if names(got) != tc.want || math.Abs(bound-tc.left) > 1e-12 {
+				t.Fatalf("splitFrequent = %q, U %v; want %q, %v", names(got), bound, tc.want, tc.left)
+			}
+		})
+	}
+}
+
+// Ranking the rarer terms' matches first gives exactly the whole query's
+// ranking: the same chunks, scores and order, when the frequent word's
+// chunks cannot reach the top k, and when they can (then the whole query
+// is ranked).
+func TestFrequentWordRankingExact(t *testing.T) {
+	s, _ := openTest(t, Options{})
+	ctx := context.Background()
+	p := addProject(t, s, "demo")
+	if _, err := s.SetLanguage(ctx, p.ID, "english"); err != nil {
+		t.Fatal(err)
+	}
+	var chunks []ragd.ChunkInput
+	for i := range 40 {
+		text := "common filler words"
+		switch {
+		case i%7 == 0:
+			text += " rare"
+		case i%5 == 0:
+			text += " common common common"
+		}
+		chunks = append(chunks, doc(fmt.Sprintf("d%02d.md", i), 0, text, nil))
+	}
+	replace(t, s, p.ID, ragd.ScopeDocs, chunks...)
+	q := words("common", "rare")
+	for _, k := range []int{3, 6, 10, 30} {
+		t.Run(fmt.Sprint(k), func(t *testing.T) { checkFrequentRanking(t, s, p.ID, q, k) })
+	}
+}
+
+func checkFrequentRanking(t *testing.T, s *Store, projectID int64, q ragd.LexicalQuery, k int) {
+	ctx := context.Background()
+	sn, err := s.snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sn.Close()
+	p := struct{ ID int64 }{projectID}
+	{
+		f := ragd.Filter{ProjectID: p.ID}
+		m, err := sn.LexicalCandidates(ctx, f, q, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		terms, err := sn.rankTerms(ctx, p.ID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rarer, _ := splitFrequent(terms); len(rarer) != 1 {
+			t.Fatalf("split %+v: the test no longer leaves the frequent word out", rarer)
+		}
+		where, args, err := sn.filterSQL(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := sn.rankMatches(ctx, f, where, args, renderTSQuery(q), terms, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Candidates) != k || len(whole) != k {
+			t.Fatalf("k %d: %d candidates, whole query %d", k, len(m.Candidates), len(whole))
+		}
+		for i := range whole {
+			if m.Candidates[i] != whole[i] {
+				t.Fatalf("k %d: candidates %+v, whole query's ranking %+v", k, m.Candidates, whole)
+			}
+		}
 	}
 }
