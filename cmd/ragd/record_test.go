@@ -99,7 +99,9 @@ func denoise(lines []string) string {
 // indexed, its counts) and the keyword-only search must print the record's
 // lines, timings, names and ports aside. The searches with vectors, the
 // vote and measure depend on the real model and the clock, so only their
-// commands are checked. When this fails, re-record: make record-session.
+// commands are checked; so are the last part's reindex and search, on the
+// built-in model, whose registering must print what the first did. When
+// this fails, re-record: make record-session.
 func TestRecordedSession(t *testing.T) {
 	root, err := source.Root(".")
 	if err != nil {
@@ -112,7 +114,9 @@ func TestRecordedSession(t *testing.T) {
 	}
 	query := "why is telemetry in its own database file"
 	wantPrompts := []string{"ragd add . --exclude README.md", "ragd reindex", `ragd search "` + query + `" --limit 2`,
-		"", "# Ollama stopped", `ragd search "` + query + `" --limit 1`, "ragd measure"}
+		"", "# Ollama stopped", `ragd search "` + query + `" --limit 1`, "ragd measure",
+		"# no Ollama, no provider configured: the built-in model", "ragd add . --exclude README.md", "ragd reindex",
+		`ragd search "` + query + `" --limit 2`}
 	if len(prompts) != len(wantPrompts) || !strings.HasPrefix(prompts[3], "ragd feedback 1 ") {
 		t.Fatalf("recorded commands %q, want those of scripts/record-session.sh", prompts)
 	}
@@ -141,7 +145,11 @@ func TestRecordedSession(t *testing.T) {
 			t.Errorf("$ %s\nrecorded:\n%s\n\nthe code prints:\n%s\n\nre-record the README's session: make record-session", c.prompt, want, got)
 		}
 	}
-	check(rec[0], run("add", ".", "--exclude", "README.md"))
+	added := run("add", ".", "--exclude", "README.md")
+	check(rec[0], added)
+	// The newcomer's daemon (the record's last part, on the built-in
+	// model) registers the same repository and finds the same documents.
+	check(rec[8], added)
 	check(rec[1], run("reindex"))
 	run("search", query, "--limit", "2") // search 1, as recorded
 
