@@ -13,8 +13,9 @@
 # scripts/test.sh; run alone with the cgo flags make sets:
 #   make test-realmodel
 # First run: ~2 min of downloads and conversion (330 MB: one wheel, three
-# jars, the reference runtime), plus the test kit's Ollama build if it is
-# not built yet. Later runs: 1-2 min a model on an idle 2-core machine.
+# jars, the reference runtime), plus the Ollama build if setup has not
+# built it (models.sh build: x86-64-v3 on an AVX2 CPU, ~5 min; else the
+# test kit's). Later runs: 1-2 min a model on an idle 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CGO_CFLAGS:?run through make, which sets the cgo flags}"
