@@ -7,7 +7,9 @@
 #     and sentence-transformers' documented example ranked as documented;
 #   - daemon: a small handbook indexed and searched over the socket: a
 #     paraphrase no keyword finds is found by the vector half, and an exact
-#     identifier stays in the hybrid's top 3.
+#     identifier stays in the hybrid's top 3; beside seven of ragd's docs
+#     (enough chunks to profile the space), an off-topic question finds
+#     nothing by meaning alone.
 # A server already up on the port (someone else's) is used and left
 # running; one this run started is stopped at the end. Called by
 # scripts/test.sh; run alone with the cgo flags make sets:
