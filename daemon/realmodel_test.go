@@ -11,7 +11,9 @@
 package daemon_test
 
 import (
+	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,6 +94,12 @@ Facilities waters the plants on Tuesdays and Fridays.
 // realModelDaemon starts a daemon embedding with the served model and
 // indexes realCorpus as project "handbook".
 func realModelDaemon(t *testing.T) *daemontest.Daemon {
+	return realModelDaemonOf(t, realCorpus)
+}
+
+// realModelDaemonOf starts a daemon embedding with the served model and
+// indexes files as project "handbook".
+func realModelDaemonOf(t *testing.T, files map[string]string) *daemontest.Daemon {
 	t.Helper()
 	host, model := os.Getenv("OLLAMA_HOST"), os.Getenv("RAGD_MODEL")
 	dims, err := strconv.Atoi(os.Getenv("RAGD_DIMS"))
@@ -105,7 +113,7 @@ func realModelDaemon(t *testing.T) *daemontest.Daemon {
 	cfg.Embedding.QueryTimeout = daemon.Duration{Duration: time.Minute}
 	cfg.Embedding.IndexTimeout = daemon.Duration{Duration: 5 * time.Minute}
 	d := daemontest.Start(t, daemontest.NewWorld(t), cfg)
-	repo := daemontest.Repo(t, realCorpus)
+	repo := daemontest.Repo(t, files)
 	daemontest.AddProject(t, d.Client, repo.Dir, "handbook")
 	rep := daemontest.Reindex(t, d.Client, "handbook")
 	if !rep.Complete {
@@ -172,6 +180,68 @@ func TestRealModelHybridSearch(t *testing.T) {
 			t.Errorf("%q: lexical rank %v, want 1", q, h.Explain)
 		}
 	})
+}
+
+// chanceDocs are real prose on other subjects (this repository's ADRs and
+// its MCP guide) that, beside realCorpus, make the index large enough for
+// the daemon to measure its embedding space (search.MinProfilePairs pairs).
+// Only ADR 0002 holds a content word of the paraphrase asked below ("old").
+var chanceDocs = []string{
+	"adr/0002-store-schema.md", "adr/0003-vector-distance.md", "adr/0004-telemetry-file.md", "adr/0005-evaluation-and-calibration.md",
+	"adr/0007-degraded-fusion.md", "adr/0016-fusion-reads-signals-against-chance.md", "mcp.md",
+}
+
+// TestRealModelOffTopic: in an index large enough to profile its space, a
+// question the index has no answer to finds nothing by meaning alone, and
+// the paraphrase an answer exists for is still found by meaning alone. The
+// default fusion reads cosine from the random-pair mean to the query's best
+// (search.NormSpace): an off-topic question's nearest chunk scores under
+// that mean with each model served (reference runtime: z −0.2 to −1.5 in
+// standard deviations of the random pairs), so its vector half is 0 and
+// only keyword matches are left (ADR 0016).
+func TestRealModelOffTopic(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range realCorpus {
+		files[k] = v
+	}
+	for _, f := range chanceDocs {
+		b, err := os.ReadFile(filepath.Join("..", "docs", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["docs/ragd/"+filepath.Base(f)] = string(b)
+	}
+	d := realModelDaemonOf(t, files)
+	h, err := d.Client.Health(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Space == nil {
+		t.Fatalf("the daemon did not profile the space (%+v chunks)", h.Index.Chunks)
+	}
+	t.Logf("%s: random pairs %.3f over %d pairs", h.Space.Space, h.Space.RandomCosine, h.Space.Pairs)
+
+	for _, q := range []string{
+		"Who won the football world cup final in 1998?",
+		"What is a good recipe for sourdough bread?",
+	} {
+		resp := daemontest.Search(t, d.Client, "handbook", api.SearchRequest{Query: q, Explain: true})
+		if !resp.VectorAvailable || resp.Degraded {
+			t.Fatalf("%q: vector half unavailable: %+v", q, resp)
+		}
+		for _, h := range resp.Hits {
+			if h.Explain != nil && h.Explain.LexicalRank == nil {
+				t.Errorf("%q: a hit found by meaning alone, score %.3f: %s", q, h.Score, hitList(resp.Hits))
+				break
+			}
+		}
+	}
+
+	const q = "Where does my old notebook computer go when I resign?"
+	resp := daemontest.Search(t, d.Client, "handbook", api.SearchRequest{Query: q, Explain: true})
+	if hit := hitIn(resp.Hits, 3, "erase utility"); hit == nil {
+		t.Errorf("%q: with the space profiled, the laptop section is not in the top 3: %s", q, hitList(resp.Hits))
+	}
 }
 
 // hitList renders hits for a failure message.

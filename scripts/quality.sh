@@ -10,6 +10,9 @@
 #   make quality                       every model of `scripts/models.sh list`
 #   make quality MODELS="all-minilm"   some of them
 #   make quality SETS="kuma sessions"  some of the sets (scifact cometbft kuma sessions)
+#   make quality GRID=1                also what enters the fusion, on SciFact:
+#                                      each normalisation × 12/25/50/100
+#                                      candidates × fill on/off (32 modes)
 #   SERVED=1 OLLAMA_HOST=… RAGD_MODEL=… RAGD_DIMS=… bash scripts/quality.sh
 #                                      a model served already, by anything
 #                                      speaking Ollama's API
@@ -139,6 +142,17 @@ for m in $models; do
 		run "$m-scifact-calibrate" calibrate --beir "$SHARED/bench/scifact" --work "$CACHE/scifact" --holdout 0.3
 		calibrated=$(jq -c '.calibration.best.config' "$OUT/$m-scifact-calibrate.json")
 		run "$m-scifact" eval --beir "$SHARED/bench/scifact" --work "$CACHE/scifact" --config-json "$calibrated"
+		if [ -n "${GRID:-}" ]; then
+			grid=()
+			for n in space max minmax saturate; do
+				for c in 12 25 50 100; do
+					for f in true false; do
+						grid+=(--config-json "{\"normalization\":\"$n\",\"candidates\":$c,\"fill\":$f}")
+					done
+				done
+			done
+			run "$m-scifact-grid" eval --beir "$SHARED/bench/scifact" --work "$CACHE/scifact" "${grid[@]}"
+		fi
 	fi
 	export CALIBRATED=$calibrated
 	for set in cometbft kuma; do

@@ -1,37 +1,50 @@
 #!/usr/bin/env bash
 # record-session.sh re-records the README's "A session, recorded": it builds
 # ragd, starts a private daemon (its own XDG folders, so nothing of yours is
-# touched) on this repository, runs the session's commands against the test
-# kit's real Ollama (glove-100d), stops Ollama for the degraded half, and
-# writes the transcript between the README's record markers. Run it whenever
-# the commands' output changes:
+# touched) on this repository, runs the session's commands with a real
+# retrieval model (all-MiniLM-L6-v2, served through the real Ollama by
+# scripts/models.sh on a port of its own), stops it for the degraded half,
+# and writes the transcript between the README's record markers. Run it
+# whenever the commands' output changes:
 #
 #   make record-session
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CGO_CFLAGS:?run through make record-session, which sets the cgo flags}"
-KIT=${RAGD_TESTKIT_DIR:-$(cd .. && pwd)/shared/testkit}
 
 go build -o bin/ragd ./cmd/ragd
 ragd=$PWD/bin/ragd
 tmp=$(mktemp -d)
 export XDG_RUNTIME_DIR=$tmp/run XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+# The model embeds on this machine's cores, which tests and builds may
+# share: patient timeouts (the defaults are 2 s a question, 60 s a batch),
+# so that the record shows the search, not the machine's load.
+mkdir -p "$XDG_CONFIG_HOME/ragd"
+cat >"$XDG_CONFIG_HOME/ragd/config.toml" <<'EOF'
+[embedding]
+query_timeout = "60s"
+index_timeout = "600s"
+EOF
 
-# The kit's Ollama serves the real model, on a port of its own: neither a
-# developer's Ollama nor a test run's kit server is ever stopped.
-port=11600
-started_kit=""
-"$KIT/ollama-real" status --port $port >/dev/null 2>&1 || started_kit=1
-eval "$("$KIT/ollama-real" up --port $port)"
-export RAGD_OLLAMA_HOST=$OLLAMA_HOST RAGD_MODEL=$RAGD_TESTKIT_MODEL RAGD_DIMS=$RAGD_TESTKIT_DIMS
+# scripts/models.sh serves the model on a port of its own (the record's,
+# 11619): neither a developer's Ollama nor a test run's server is stopped.
+port=11619
+model=all-minilm
+model_env=$(bash scripts/models.sh up $model --port $port)
+OLLAMA_HOST=$(sed -n 's/^OLLAMA_HOST=//p' <<<"$model_env")
+RAGD_MODEL=$(sed -n 's/^RAGD_MODEL=//p' <<<"$model_env")
+RAGD_DIMS=$(sed -n 's/^RAGD_DIMS=//p' <<<"$model_env")
+export RAGD_OLLAMA_HOST=$OLLAMA_HOST RAGD_MODEL RAGD_DIMS
+unset OLLAMA_HOST
+stopped=""
 
 "$ragd" serve 2>"$tmp/serve.log" &
 pid=$!
 cleanup() {
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	[ -z "$started_kit" ] || "$KIT/ollama-real" down --port $port >/dev/null 2>&1 || true
+	[ -n "$stopped" ] || bash scripts/models.sh down $model --port $port >/dev/null 2>&1 || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -58,8 +71,8 @@ run search "$query" --limit 2
 # Vote for the top hit of that search, as its last line proposes.
 vote=$(grep -o 'ragd feedback [0-9]* [0-9a-f]*' "$out" | tail -1 | cut -d' ' -f3-)
 run feedback $vote useful
-"$KIT/ollama-real" down --port $port >/dev/null 2>&1 || true
-started_kit=""
+bash scripts/models.sh down $model --port $port >/dev/null 2>&1 || true
+stopped=1
 note "Ollama stopped"
 run search "$query" --limit 1
 run measure

@@ -7,14 +7,17 @@
 #     and sentence-transformers' documented example ranked as documented;
 #   - daemon: a small handbook indexed and searched over the socket: a
 #     paraphrase no keyword finds is found by the vector half, and an exact
-#     identifier stays in the hybrid's top 3.
+#     identifier stays in the hybrid's top 3; beside seven of ragd's docs
+#     (enough chunks to profile the space), an off-topic question finds
+#     nothing by meaning alone.
 # A server already up on the port (someone else's) is used and left
 # running; one this run started is stopped at the end. Called by
 # scripts/test.sh; run alone with the cgo flags make sets:
 #   make test-realmodel
 # First run: ~2 min of downloads and conversion (330 MB: one wheel, three
-# jars, the reference runtime), plus the test kit's Ollama build if it is
-# not built yet. Later runs: 1-2 min a model on an idle 2-core machine.
+# jars, the reference runtime), plus the Ollama build if setup has not
+# built it (models.sh build: x86-64-v3 on an AVX2 CPU, ~5 min; else the
+# test kit's). Later runs: 1-2 min a model on an idle 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CGO_CFLAGS:?run through make, which sets the cgo flags}"
