@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/pgvector/pgvector-go"
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store/rules"
@@ -303,18 +304,81 @@ func vanishedChunks(ctx context.Context, tx pgx.Tx, projectID int64, scope strin
 
 // Statements of applyReplace.
 const (
-	insertChunkSQL = `INSERT INTO chunks (id, project_id, scope, source_path, source_commit, session_id, event_id, owner, shared,
-		heading_path, title, position, start_offset, end_offset, content, content_hash, embedding, embedding_space, indexed_at, tsv)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, ` + "%s)"
 	updateChunkSQL = `UPDATE chunks SET source_commit = $1, heading_path = $2, title = $3, start_offset = $4, end_offset = $5,
 		embedding = coalesce($6::vector, embedding), embedding_space = CASE WHEN $6::vector IS NULL THEN embedding_space ELSE $7 END,
 		indexed_at = $8 WHERE seq = $9`
 	updateTSVSQL = "UPDATE chunks SET tsv = %s WHERE seq = $4"
 )
 
+// insertChunksSQL inserts the new chunks of one write in one statement,
+// from one array per column ($7 to $22; $1 to $6 are the project, scope,
+// owner, sharing, embedding space and time every row shares, the space
+// written where a vector is), in the arrays' order: the chunks take their seqs
+// (the ranking's order of equal scores) in the order given, as one
+// INSERT per chunk gave them. One statement for thousands of rows rather
+// than one a row: a reindex of 3,333 chunks sent 3,333 statements, each
+// parsed and executed with its three to_tsvector calls and its statement
+// trigger (migration 0005), about twice the server time of the rows
+// themselves (docs/engines.md, "Writes in one statement").
+var insertChunksSQL = `INSERT INTO chunks (id, project_id, scope, source_path, source_commit, session_id, event_id, owner, shared,
+		heading_path, title, position, start_offset, end_offset, content, content_hash, embedding, embedding_space, indexed_at, tsv)
+	SELECT u.id, $1::int8, $2::text, u.source_path, u.source_commit, u.session_id, u.event_id, $3::text, $4::bool,
+		u.heading_path, u.title, u.position, u.start_offset, u.end_offset, u.content, u.content_hash,
+		u.embedding, CASE WHEN u.embedding IS NULL THEN NULL ELSE $5::text END, $6::timestamptz, ` + tsvOf("u.tsv_title", "u.tsv_heading", "u.tsv_content") + `
+	FROM unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::int8[], $15::int8[],
+		$16::int8[], $17::text[], $18::text[], $19::vector[], $20::text[], $21::text[], $22::text[])
+		WITH ORDINALITY AS u(id, source_path, source_commit, session_id, event_id, heading_path, title, position, start_offset,
+		end_offset, content, content_hash, embedding, tsv_title, tsv_heading, tsv_content, n)
+	ORDER BY u.n`
+
+// insertRowsPerStatement bounds the rows of one insertChunksSQL: the
+// statement's arrays are held whole in the client's and the server's
+// memory (about 6 kB a chunk of 768 dims: text, analysed text, vector),
+// so a scope of 100k chunks goes in statements of a few MB each, all in
+// the same round trip.
+const insertRowsPerStatement = 1000
+
+// newChunkRows are the columns of insertChunksSQL's arrays.
+type newChunkRows struct {
+	ids, headings, titles, contents, hashes []string
+	paths, commits, sessions, events        []pgtype.Text
+	positions, starts, ends                 []int // int8 arrays: the server refuses what the column cannot hold
+	vectors                                 []*pgvector.Vector
+	tsvTitles, tsvHeadings, tsvContents     []string
+}
+
+func (r *newChunkRows) add(it preparedChunk) {
+	c := it.in
+	r.ids = append(r.ids, it.id)
+	r.paths = append(r.paths, nullText(c.SourcePath))
+	r.commits = append(r.commits, nullText(c.SourceCommit))
+	r.sessions = append(r.sessions, nullText(c.SessionID))
+	r.events = append(r.events, nullText(c.EventID))
+	r.headings = append(r.headings, it.heading)
+	r.titles = append(r.titles, it.title)
+	r.positions = append(r.positions, c.Position)
+	r.starts = append(r.starts, c.Start)
+	r.ends = append(r.ends, c.End)
+	r.contents = append(r.contents, it.content)
+	r.hashes = append(r.hashes, c.ContentHash)
+	r.vectors = append(r.vectors, it.vec)
+	r.tsvTitles = append(r.tsvTitles, it.doc.title)
+	r.tsvHeadings = append(r.tsvHeadings, it.doc.heading)
+	r.tsvContents = append(r.tsvContents, it.doc.content)
+}
+
+func (r *newChunkRows) args() []any {
+	return []any{r.ids, r.paths, r.commits, r.sessions, r.events, r.headings, r.titles, r.positions, r.starts, r.ends,
+		r.contents, r.hashes, r.vectors, r.tsvTitles, r.tsvHeadings, r.tsvContents}
+}
+
+// nullText is s as a text value, NULL when "".
+func nullText(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }
+
 // applyReplace writes the replacement in tx, in one round trip: the
 // vanished chunks deleted first (their votes and marks follow by cascade),
-// then each chunk updated in place (its id survives) or inserted.
+// then each chunk updated in place (its id survives), then the new ones
+// inserted, insertRowsPerStatement to a statement, in their order.
 func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, scope string, items []preparedChunk,
 	old map[string]storedChunk, gone []int64) (ragd.ReplaceResult, error) {
 	var res ragd.ReplaceResult
@@ -325,16 +389,16 @@ func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, sc
 	res.Deleted = len(gone)
 	stamp := nowUTC()
 	owner, shared := s.scopeOwner(scope), scope == ragd.ScopeSession && s.share
-	insert := fmt.Sprintf(insertChunkSQL, tsvSQL(20, 21, 22))
 	update := fmt.Sprintf(updateTSVSQL, tsvSQL(1, 2, 3))
 	var what []string // what each queued statement writes, for its error
 	if len(gone) > 0 {
 		what = append(what, fmt.Sprintf("delete %d vanished chunks", len(gone)))
 	}
+	var rows []newChunkRows
 	for _, it := range items {
 		c := it.in
-		src := fmt.Sprintf("%s#%d", c.Source(scope), c.Position)
 		if e, ok := old[it.id]; ok {
+			src := fmt.Sprintf("%s#%d", c.Source(scope), c.Position)
 			b.Queue(updateChunkSQL, nullable(c.SourceCommit), it.heading, it.title, c.Start, c.End, it.vec, s.space, stamp, e.seq)
 			what = append(what, "update chunk "+src)
 			if e.title != it.title || e.heading != it.heading {
@@ -348,16 +412,21 @@ func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, sc
 			res.Kept++
 			continue
 		}
-		var space any
 		if it.vec != nil {
-			space = s.space
 			res.Vectors++
 		}
-		b.Queue(insert, it.id, projectID, scope, nullable(c.SourcePath), nullable(c.SourceCommit),
-			nullable(c.SessionID), nullable(c.EventID), owner, shared, it.heading, it.title, c.Position, c.Start, c.End,
-			it.content, c.ContentHash, it.vec, space, stamp, it.doc.title, it.doc.heading, it.doc.content)
-		what = append(what, "insert chunk "+src)
+		if len(rows) == 0 || len(rows[len(rows)-1].ids) == insertRowsPerStatement {
+			rows = append(rows, newChunkRows{})
+		}
+		rows[len(rows)-1].add(it)
 		res.Inserted++
+	}
+	inserted := 0
+	for i := range rows {
+		r := &rows[i]
+		b.Queue(insertChunksSQL, append([]any{projectID, scope, owner, shared, s.space, stamp}, r.args()...)...)
+		what = append(what, fmt.Sprintf("insert chunks %d to %d of %d new", inserted+1, inserted+len(r.ids), res.Inserted))
+		inserted += len(r.ids)
 	}
 	if err := runBatch(ctx, tx, b, what); err != nil {
 		return ragd.ReplaceResult{}, err

@@ -5,8 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/testdb"
 	"github.com/ragd/ragd/store/rules"
@@ -153,3 +159,125 @@ func TestReplaceScopeIsAtomic(t *testing.T) {
 
 // idOf is c's chunk id in a project's scope.
 func idOf(c ragd.ChunkInput, projectID int64, scope string) string { return c.ID(projectID, scope) }
+
+// A write of more new chunks than one insert statement takes stores each
+// row as one INSERT per chunk stored it (before the statements took
+// arrays): the chunks' seqs in the order given, each tsvector the formula
+// of tsvSQL over the chunk's analysed text, each vector the input's unit
+// vector (none where none was given), every column as given. And a write
+// whose last statement the server refuses leaves the scope and its lexical
+// generation as they were.
+func TestReplaceScopeManyChunks(t *testing.T) {
+	s, _ := openTest(t, Options{})
+	ctx := context.Background()
+	p := addProject(t, s, "demo")
+	n := 2*insertRowsPerStatement + 17
+	in := make([]ragd.ChunkInput, n)
+	for i := range in {
+		var vec []float32
+		if i%3 != 0 {
+			vec = []float32{float32(i), 1, float32(i % 7), 2}
+		}
+		in[i] = doc(fmt.Sprintf("f%03d.md", i/10), i%10, fmt.Sprintf("chunk %d says word%d and word%d", i, i%13, i%101), vec)
+		in[i].HeadingPath = []string{"Part " + strconv.Itoa(i%5), "Section"}
+		in[i].Start, in[i].End = i*3, i*3+2
+		if i%4 == 0 {
+			in[i].SourceCommit = ""
+		}
+	}
+	res := replace(t, s, p.ID, ragd.ScopeDocs, in...)
+	if res.Inserted != n || res.Vectors != n-(n+2)/3 {
+		t.Fatalf("replace: %+v, want %d inserted, %d vectors", res, n, n-(n+2)/3)
+	}
+	_, lang, err := projectLanguages(ctx, s.pool, p.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, _, err := s.prepareChunks(p.ID, ragd.ScopeDocs, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := analyseItems(items, lang); err != nil {
+		t.Fatal(err)
+	}
+	// What one INSERT a chunk wrote: the tsv of its own parameters.
+	b := &pgx.Batch{}
+	for _, it := range items {
+		b.Queue("SELECT ("+tsvSQL(1, 2, 3)+")::text", it.doc.title, it.doc.heading, it.doc.content)
+	}
+	br := s.pool.SendBatch(ctx, b)
+	want := make([]string, len(items))
+	for i := range items {
+		if err := br.QueryRow().Scan(&want[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := br.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, tsv::text, embedding, coalesce(embedding_space, ''), coalesce(source_commit, ''),
+		heading_path, position, start_offset, end_offset, owner, shared FROM chunks WHERE project_id = $1 ORDER BY seq`, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	i := 0
+	for ; rows.Next(); i++ {
+		var id, tsv, space, commit, heading, owner string
+		var vec *pgvector.Vector
+		var pos, start, end int
+		var shared bool
+		if err := rows.Scan(&id, &tsv, &vec, &space, &commit, &heading, &pos, &start, &end, &owner, &shared); err != nil {
+			t.Fatal(err)
+		}
+		if i >= n {
+			t.Fatalf("more than %d rows", n)
+		}
+		it, c := items[i], in[i]
+		if id != it.id || tsv != want[i] || commit != c.SourceCommit || heading != it.heading || pos != c.Position ||
+			start != c.Start || end != c.End || owner != "" || shared {
+			t.Fatalf("row %d: id %s tsv %q commit %q heading %s position %d offsets %d-%d owner %q shared %v; want id %s tsv %q and %+v",
+				i, id, tsv, commit, heading, pos, start, end, owner, shared, it.id, want[i], c)
+		}
+		switch {
+		case c.Vector == nil && (vec != nil || space != ""):
+			t.Fatalf("row %d: vector %v in %q, want none", i, vec, space)
+		case c.Vector != nil && (vec == nil || space != s.Space() || !slices.Equal(vec.Slice(), it.vec.Slice())):
+			t.Fatalf("row %d: vector %v in %q, want %v in %q", i, vec, space, it.vec, s.Space())
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if i != n {
+		t.Fatalf("%d rows, want %d", i, n)
+	}
+
+	var gen string
+	if err := s.pool.QueryRow(ctx, "SELECT ragd_lexical_generation($1)", p.ID).Scan(&gen); err != nil {
+		t.Fatal(err)
+	}
+	// Half the chunks kept, the rest new, the last new one refused by the
+	// server (a position past the integer column): in the last statement.
+	again := append(append([]ragd.ChunkInput{}, in[:n/2]...), make([]ragd.ChunkInput, n-n/2)...)
+	for i := n / 2; i < n; i++ {
+		again[i] = doc("new.md", i, fmt.Sprintf("new chunk %d", i), nil)
+	}
+	again[n-1].Position = 1 << 40
+	if _, err := s.ReplaceScope(ctx, p.ID, ragd.ScopeDocs, again); err == nil || !strings.Contains(err.Error(), "insert chunks") {
+		t.Fatalf("replace with an out-of-range position in the last statement: %v", err)
+	}
+	var after string
+	var count int
+	if err := s.pool.QueryRow(ctx, "SELECT ragd_lexical_generation($1), (SELECT count(*) FROM chunks WHERE project_id = $1 AND source_path = 'new.md')",
+		p.ID).Scan(&after, &count); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ScopeChunks(ctx, p.ID, ragd.ScopeDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after != gen || count != 0 || len(got) != n {
+		t.Fatalf("after a failed replace: generation %q (was %q), %d new chunks, %d chunks (want %d)", after, gen, count, len(got), n)
+	}
+}
