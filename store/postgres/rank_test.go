@@ -275,19 +275,24 @@ func TestSplitFrequent(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		terms []rankTerm
+		k     int
 		want  string
 		left  float64
 	}{
-		{"frequent beside rare", []rankTerm{mk("f", 900, true), mk("r", 5, true)}, "r", idf(900, N)},
-		{"two frequent", []rankTerm{mk("f", 900, true), mk("g", 800, true), mk("r", 5, true)}, "r", idf(900, N) + idf(800, N)},
-		{"all rare", []rankTerm{mk("r", 5, true), mk("s", 7, true)}, "r s", 0},
-		{"one term", []rankTerm{mk("f", 900, true)}, "f", 0},
-		{"a phrase stays", []rankTerm{mk("f", 900, false), mk("r", 5, true)}, "f r", 0},
-		{"nothing plain left", []rankTerm{mk("f", 900, true), mk("p", 5, false)}, "f p", 0},
-		{"matches nothing", []rankTerm{mk("f", 900, true), mk("z", 0, true)}, "f z", 0},
+		{"frequent beside rare", []rankTerm{mk("f", 900, true), mk("r", 5, true)}, 10, "r", idf(900, N)},
+		{"two frequent", []rankTerm{mk("f", 900, true), mk("g", 800, true), mk("r", 5, true)}, 10, "r", idf(900, N) + idf(800, N)},
+		{"all rare", []rankTerm{mk("r", 5, true), mk("s", 7, true)}, 10, "r s", 0},
+		{"one term", []rankTerm{mk("f", 900, true)}, 10, "f", 0},
+		{"a phrase stays", []rankTerm{mk("f", 900, false), mk("r", 5, true)}, 10, "f r", 0},
+		{"nothing plain left", []rankTerm{mk("f", 900, true), mk("p", 5, false)}, 10, "f p", 0},
+		{"matches nothing", []rankTerm{mk("f", 900, true), mk("z", 0, true)}, 10, "f z", 0},
+		// One "m" scores below "f"'s bound, but the k chunks of "r" each
+		// score above it: "f" is left out at k 10, not at k 30.
+		{"the rarest term's k chunks", []rankTerm{mk("f", 200, true), mk("m", 100, true), mk("r", 20, true)}, 10, "m r", idf(200, N)},
+		{"fewer than k rare chunks", []rankTerm{mk("f", 200, true), mk("m", 100, true), mk("r", 20, true)}, 30, "f m r", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, bound := splitFrequent(tc.terms)
+			got, bound := splitFrequent(tc.terms, tc.k)
 			if names(got) != tc.want || math.Abs(bound-tc.left) > 1e-12 {
 				t.Fatalf("splitFrequent = %q, U %v; want %q, %v", names(got), bound, tc.want, tc.left)
 			}
@@ -320,11 +325,46 @@ func TestFrequentWordRankingExact(t *testing.T) {
 	replace(t, s, p.ID, ragd.ScopeDocs, chunks...)
 	q := words("common", "rare")
 	for _, k := range []int{3, 6, 10, 30} {
-		t.Run(fmt.Sprint(k), func(t *testing.T) { checkFrequentRanking(t, s, p.ID, q, k) })
+		t.Run(fmt.Sprint(k), func(t *testing.T) { checkFrequentRanking(t, s, p.ID, q, k, 1) })
 	}
 }
 
-func checkFrequentRanking(t *testing.T, s *Store, projectID int64, q ragd.LexicalQuery, k int) {
+// The same when the frequent word is left out because the rarest word's
+// chunks are k or more (kthAtLeast), though one occurrence of the middle
+// word scores below the frequent word's bound: "common" in 20 of 60
+// chunks (idf 1.09), "medium" in 15 (one occurrence 0.83), "rare" in 6
+// (one occurrence 1.36).
+func TestFrequentWordRankingExactByRarestChunks(t *testing.T) {
+	s, _ := openTest(t, Options{})
+	p := addProject(t, s, "demo")
+	if _, err := s.SetLanguage(context.Background(), p.ID, "english"); err != nil {
+		t.Fatal(err)
+	}
+	var chunks []ragd.ChunkInput
+	for i := range 60 {
+		text := "filler words"
+		if i%3 == 0 {
+			text += " common"
+			if i%9 == 0 {
+				text += " common common"
+			}
+		}
+		if i%4 == 1 {
+			text += " medium"
+		}
+		if i%10 == 2 {
+			text += " rare"
+		}
+		chunks = append(chunks, doc(fmt.Sprintf("d%02d.md", i), 0, text, nil))
+	}
+	replace(t, s, p.ID, ragd.ScopeDocs, chunks...)
+	q := words("common", "medium", "rare")
+	for _, k := range []int{3, 6} {
+		t.Run(fmt.Sprint(k), func(t *testing.T) { checkFrequentRanking(t, s, p.ID, q, k, 2) })
+	}
+}
+
+func checkFrequentRanking(t *testing.T, s *Store, projectID int64, q ragd.LexicalQuery, k, wantRarer int) {
 	ctx := context.Background()
 	sn, err := s.snapshot(ctx)
 	if err != nil {
@@ -342,7 +382,7 @@ func checkFrequentRanking(t *testing.T, s *Store, projectID int64, q ragd.Lexica
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rarer, _ := splitFrequent(terms); len(rarer) != 1 {
+		if rarer, _ := splitFrequent(terms, k); len(rarer) != wantRarer {
 			t.Fatalf("split %+v: the test no longer leaves the frequent word out", rarer)
 		}
 		where, args, err := sn.filterSQL(f)

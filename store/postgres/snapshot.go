@@ -288,7 +288,7 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 		return m, fmt.Errorf("lexical candidates for %q: %w", expr, err)
 	}
 	m.Expression = expr + " ranked by " + describeRanking(terms)
-	if rarer, bound := splitFrequent(terms); len(rarer) < len(terms) {
+	if rarer, bound := splitFrequent(terms, k); len(rarer) < len(terms) {
 		// The rarer terms' matches first (rank.go): their top k is the
 		// answer when the k-th scores above what any other match can.
 		ts := make([]string, len(rarer))
