@@ -81,6 +81,17 @@ func (c *statsCache) load(projectID int64, generation string, st *lexStats, term
 	}
 }
 
+// chunksOf returns the generation the cache holds of the project and N
+// counted under it; ok is false when it holds none.
+func (c *statsCache) chunksOf(projectID int64) (generation string, chunks int64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.byProject[projectID]; e != nil && e.chunks >= 0 {
+		return e.generation, e.chunks, true
+	}
+	return "", 0, false
+}
+
 // save records st's counts under generation, replacing another
 // generation's.
 func (c *statsCache) save(projectID int64, generation string, st *lexStats) {

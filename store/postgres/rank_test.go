@@ -201,6 +201,11 @@ func lexicalStatsOf(t *testing.T, s *Store, projectID int64, q ragd.LexicalQuery
 	}
 	st := sn.stats[projectID]
 	fromCache := cached.chunks == st.chunks && len(cached.df) == len(st.df)
+	// The project's coverage, counted with its language or taken from the
+	// cache by generation, is N.
+	if n, _, err := sn.VectorCoverage(ctx, ragd.Filter{ProjectID: projectID}); err != nil || int64(n) != st.chunks {
+		t.Fatalf("vector coverage: %d chunks (%v), N %d", n, err, st.chunks)
+	}
 	return *st, fromCache
 }
 
