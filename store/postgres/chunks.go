@@ -315,11 +315,13 @@ const (
 // owner, sharing, embedding space and time every row shares, the space
 // written where a vector is), in the arrays' order: the chunks take their seqs
 // (the ranking's order of equal scores) in the order given, as one
-// INSERT per chunk gave them. One statement for thousands of rows rather
-// than one a row: a reindex of 3,333 chunks sent 3,333 statements, each
-// parsed and executed with its three to_tsvector calls and its statement
-// trigger (migration 0005), about twice the server time of the rows
-// themselves (docs/engines.md, "Writes in one statement").
+// INSERT per chunk gave them. One statement for a thousand rows rather
+// than one a row: a write of 3,333 chunks sent 3,333 statements, each
+// bound and executed with its three to_tsvector calls and its statement
+// trigger (migration 0005); BenchmarkReplaceScopeNew writes 1.25 times as
+// many chunks a second so (docs/engines.md, "Writes in one statement").
+// The HNSW and GIN indexes' inserts, row by row either way, are most of
+// what is left.
 var insertChunksSQL = `INSERT INTO chunks (id, project_id, scope, source_path, source_commit, session_id, event_id, owner, shared,
 		heading_path, title, position, start_offset, end_offset, content, content_hash, embedding, embedding_space, indexed_at, tsv)
 	SELECT u.id, $1::int8, $2::text, u.source_path, u.source_commit, u.session_id, u.event_id, $3::text, $4::bool,
