@@ -350,6 +350,9 @@ const lexicalAveragesID = 1
 type TermDocs struct {
 	// Rows is the number of rows (chunks) in the project's lexical index.
 	Rows int64
+	// Tokens is the number of tokens in all its rows and columns: bm25's
+	// average row length is Tokens/Rows.
+	Tokens int64
 	// Docs maps each token asked about to the number of rows holding it;
 	// a token no row holds maps to 0.
 	Docs map[string]int64
@@ -370,11 +373,21 @@ func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []stri
 	case err != nil:
 		return out, fmt.Errorf("term statistics of project %d: %w", projectID, err)
 	case len(block) > 0:
-		n, ok := sqliteVarint(block)
-		if !ok {
+		// The row count, then each column's token count (FTS5's
+		// fts5StorageSaveTotals); bm25 sums the columns'.
+		n, size := sqliteVarint(block)
+		if size == 0 {
 			return out, fmt.Errorf("term statistics of project %d: malformed averages record of %d bytes", projectID, len(block))
 		}
 		out.Rows = int64(n)
+		for rest := block[size:]; len(rest) > 0; {
+			c, size := sqliteVarint(rest)
+			if size == 0 {
+				return out, fmt.Errorf("term statistics of project %d: malformed averages record of %d bytes", projectID, len(block))
+			}
+			out.Tokens += int64(c)
+			rest = rest[size:]
+		}
 	}
 	if len(tokens) == 0 {
 		return out, nil
@@ -407,19 +420,20 @@ func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []stri
 }
 
 // sqliteVarint decodes the SQLite varint at the start of b: big-endian,
-// seven bits a byte while the high bit is set, the ninth byte whole.
-func sqliteVarint(b []byte) (uint64, bool) {
+// seven bits a byte while the high bit is set, the ninth byte whole. It
+// returns the value and its length in bytes, 0 when b ends inside it.
+func sqliteVarint(b []byte) (uint64, int) {
 	var v uint64
 	for i := 0; i < len(b) && i < 9; i++ {
 		if i == 8 {
-			return v<<8 | uint64(b[i]), true
+			return v<<8 | uint64(b[i]), 9
 		}
 		v = v<<7 | uint64(b[i]&0x7f)
 		if b[i] < 0x80 {
-			return v, true
+			return v, i + 1
 		}
 	}
-	return 0, false
+	return 0, 0
 }
 
 // corruptIndex marks err, a failure reading project id's lexical table,

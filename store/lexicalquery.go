@@ -297,8 +297,12 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 // itself.
 func (sn *Snapshot) firstCandidates(ctx context.Context, f ragd.Filter, p lexicalPlan, k int) ([]ragd.LexicalCandidate, error) {
 	sn.lastTopK = topKNotTried
-	if p.hasTD {
-		out, pass, err := sn.topKCandidates(ctx, f, p.first, p.excluded, p.td, k)
+	if p.hasTD && lexicalTopK != topKOff {
+		try := sn.maxScoreCandidates
+		if lexicalTopK == topKPairs {
+			try = sn.topKCandidates
+		}
+		out, pass, err := try(ctx, f, p.first, p.excluded, p.td, k)
 		sn.lastTopK = pass
 		if err != nil || pass == topKExact {
 			return out, err

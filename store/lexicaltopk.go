@@ -76,6 +76,19 @@ var (
 // whole query's, equal up to rounding far below it.
 const topKBoundMargin = 1e-9
 
+// topKMethod is a way LexicalCandidates finds its first k rows.
+type topKMethod int
+
+const (
+	topKMaxScore topKMethod = iota // the MaxScore pass (lexicalmaxscore.go)
+	topKPairs                      // the rows holding two words (this file)
+	topKOff                        // every match scored
+)
+
+// lexicalTopK is the method LexicalCandidates uses; tests and benchmarks
+// compare the others.
+var lexicalTopK = topKMaxScore
+
 // topKPass is what LexicalCandidates' pass did, for tests and benchmarks.
 type topKPass int
 

@@ -1,0 +1,208 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/ragd/ragd"
+)
+
+// ragd_bm25 with FTS5's idfs as the weights scores every row of a
+// question as bm25() does, bit for bit, whatever expression chooses the
+// rows: the MaxScore pass's scores are the whole query's.
+func TestRagdBM25_EqualsBM25(t *testing.T) {
+	ctx := context.Background()
+	c := newZipfCorpus(t, 300)
+	c.replaceDocs(t, 400)
+	c.appendSession(t, "s", 60)
+	snap, err := c.s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	sn := snap.(*Snapshot)
+	tbl := lexicalTable(c.p.ID)
+	scores := func(expr string, args ...any) map[int64]float64 {
+		t.Helper()
+		rows, err := sn.tx.Query("SELECT rowid, "+expr, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[int64]float64{}
+		for rows.Next() {
+			var id int64
+			var s float64
+			if err := rows.Scan(&id, &s); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = s
+		}
+		return out
+	}
+	r := rand.New(rand.NewSource(3))
+	compared := 0
+	for range 40 {
+		terms := cleanTerms(c.queryOf(r, 2+r.Intn(10)).Terms)
+		var tokens []string
+		for _, t := range terms {
+			tokens = append(tokens, t.Tokens[0])
+		}
+		td, err := sn.TermDocs(ctx, c.p.ID, tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := maxScoreQuery{table: tbl, all: orList(terms), rows: td.Rows, tokens: td.Tokens}
+		for _, tok := range tokens {
+			q.docs = append(q.docs, td.Docs[tok])
+		}
+		whole := scores("bm25("+tbl+") FROM "+tbl+" WHERE "+tbl+" MATCH ?", q.all)
+		// Chosen by the rarest word, every word beside it.
+		chooser := ftsString(terms[0])
+		sc := q.scoring(1)
+		mine := scores(sc.expr+" FROM "+tbl+" WHERE "+tbl+" MATCH ?", append(sc.args, q.match(chooser))...)
+		if len(mine) == 0 {
+			continue
+		}
+		for id, s := range mine {
+			w, ok := whole[id]
+			if !ok {
+				t.Fatalf("%s: row %d is not a row of %s", q.match(chooser), id, q.all)
+			}
+			if s != -w {
+				t.Errorf("%s: row %d scores %v, bm25 %v", q.match(chooser), id, s, -w)
+			}
+			compared++
+		}
+	}
+	if compared < 200 {
+		t.Errorf("only %d rows compared", compared)
+	}
+}
+
+// viableSets lists exactly the minimal sets of words whose bounds reach
+// θ, checked against every subset of random bounds.
+func TestViableSets_AreTheMinimalOnes(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for range 300 {
+		n := 1 + r.Intn(9)
+		bounds := make([]float64, n)
+		total := 0.0
+		for i := range bounds {
+			bounds[i] = 0.1 + 10*r.Float64()
+			total += bounds[i]
+		}
+		slices.SortFunc(bounds, func(a, b float64) int { return -compareFloat(a, b) })
+		theta := total * r.Float64()
+		got := viableSets(bounds, theta, 1<<n)
+		var want [][]int
+		for mask := 1; mask < 1<<n; mask++ {
+			sum, least := 0.0, -1
+			var set []int
+			for i := range n {
+				if mask&(1<<i) != 0 {
+					sum += bounds[i]
+					set = append(set, i)
+					least = i
+				}
+			}
+			if sum >= theta && sum-bounds[least] < theta {
+				want = append(want, set)
+			}
+		}
+		key := func(ss [][]int) []string {
+			var out []string
+			for _, s := range ss {
+				out = append(out, fmt.Sprint(s))
+			}
+			slices.Sort(out)
+			return out
+		}
+		if !slices.Equal(key(got), key(want)) {
+			t.Fatalf("bounds %v, θ %v: got %v, want %v", bounds, theta, got, want)
+		}
+		if len(want) > 2 && viableSets(bounds, theta, len(want)-1) != nil {
+			t.Fatalf("bounds %v, θ %v: more sets than the most, yet a list", bounds, theta)
+		}
+	}
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// The MaxScore pass answers exactly what scoring every match answers: the
+// same rows in the same order with the same scores, bit for bit, for
+// random questions of 2 to 12 words (k 1 to 50, with and without scopes
+// and excluded words, some keeping every word), on a Zipf corpus written
+// by a reindex and by appends; after more appends, after a reindex that
+// replaces every doc, after a forgotten session. It must have answered
+// most of them itself, or the test proves nothing.
+func TestMaxScore_EqualsExhaustive(t *testing.T) {
+	old := maxScoreFromRows
+	maxScoreFromRows = 50
+	t.Cleanup(func() { maxScoreFromRows = old })
+	c := newZipfCorpus(t, 3000)
+	c.replaceDocs(t, 2500)
+	for i := range 5 {
+		c.appendSession(t, fmt.Sprintf("s%d", i), 100)
+	}
+	total := map[topKPass]int{}
+	check := func(seed int64) {
+		t.Helper()
+		ctx := context.Background()
+		snap, err := c.s.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		sn := snap.(*Snapshot)
+		r := rand.New(rand.NewSource(seed))
+		for i := range 200 {
+			q := c.queryOf(r, 2+r.Intn(11))
+			k := []int{1, 5, 12, 30, 50}[r.Intn(5)]
+			var scopes []string
+			if i%5 == 0 {
+				scopes = []string{ragd.ScopeSession}
+			}
+			sn.lastPlan = nil
+			got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: c.p.ID, Scopes: scopes}, q, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total[sn.lastTopK]++
+			want := fullLexical(t, c.s, c.p.ID, scopes, got.Expression, k)
+			if len(got.Dropped) > 0 && len(want) < k {
+				continue // the dropped words' rows follow: the whole query's concern, tested elsewhere
+			}
+			if !slices.Equal(got.Candidates, want) {
+				t.Errorf("%s in %v, k %d (pass %d):\n got %v\nwant %v", got.Expression, scopes, k, sn.lastTopK, got.Candidates, want)
+			}
+		}
+	}
+	check(1)
+	for i := range 5 {
+		c.appendSession(t, fmt.Sprintf("s%d", i), 60)
+	}
+	check(2)
+	c.replaceDocs(t, 1800)
+	check(3)
+	if _, err := c.s.ForgetSession(context.Background(), c.p.ID, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	check(4)
+	t.Logf("passes: exact %d, fell back %d, not tried %d", total[topKExact], total[topKFellBack], total[topKNotTried])
+	if total[topKExact] < 400 {
+		t.Errorf("the pass answered %d of 800 queries (fell back %d, not tried %d): want at least 400",
+			total[topKExact], total[topKFellBack], total[topKNotTried])
+	}
+}
