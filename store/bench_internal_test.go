@@ -55,3 +55,24 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 	}
 	return s.commitVectors(tx, ops)
 }
+
+// ensureBounds computes the words' bounds of a project whose lexical
+// table predates them (a corpus built before): benchmark set-up.
+func (s *Store) ensureBounds(ctx context.Context, projectID int64) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if ok, err := hasBounds(ctx, tx, projectID); err != nil || ok {
+		return err
+	}
+	_, built, err := projectLanguages(ctx, tx, projectID)
+	if err != nil {
+		return err
+	}
+	if err := rebuildBounds(ctx, tx, projectID, built); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -52,6 +52,9 @@ func createLexicalTable(ctx context.Context, tx execer, projectID int64) error {
 	if err != nil {
 		return fmt.Errorf("create lexical table of project %d: %w", projectID, err)
 	}
+	if err := createBoundsTable(ctx, tx, projectID); err != nil {
+		return err
+	}
 	return createVocabTable(ctx, tx, projectID)
 }
 
@@ -74,6 +77,9 @@ func createVocabTable(ctx context.Context, tx execer, projectID int64) error {
 }
 
 func dropLexicalTable(ctx context.Context, tx execer, projectID int64) error {
+	if err := dropBoundsTable(ctx, tx, projectID); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+vocabTable(projectID)); err != nil {
 		return fmt.Errorf("drop vocabulary table of project %d: %w", projectID, err)
 	}
@@ -96,6 +102,9 @@ func analyseChunk(a *lexical.Analyzer, title, headingJSON, content string) lexic
 // transaction.
 type lexicalWriter struct {
 	ins, del *sql.Stmt
+	// bounds keeps the words' bounds (lexicalbounds.go); nil for a table
+	// that predates them.
+	bounds *boundsWriter
 }
 
 func newLexicalWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*lexicalWriter, error) {
@@ -109,12 +118,21 @@ func newLexicalWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*lexica
 		ins.Close()
 		return nil, fmt.Errorf("prepare lexical delete: %w", err)
 	}
-	return &lexicalWriter{ins: ins, del: del}, nil
+	bounds, err := newBoundsWriter(ctx, tx, projectID)
+	if err != nil {
+		ins.Close()
+		del.Close()
+		return nil, err
+	}
+	return &lexicalWriter{ins: ins, del: del, bounds: bounds}, nil
 }
 
 func (w *lexicalWriter) insert(ctx context.Context, seq int64, d lexicalDoc) error {
 	if _, err := w.ins.ExecContext(ctx, seq, d.title, d.heading, d.content); err != nil {
 		return fmt.Errorf("lexical insert: %w", err)
+	}
+	if w.bounds != nil {
+		return w.bounds.insert(ctx, d)
 	}
 	return nil
 }
@@ -129,6 +147,7 @@ func (w *lexicalWriter) delete(ctx context.Context, seq int64) error {
 func (w *lexicalWriter) Close() {
 	w.ins.Close()
 	w.del.Close()
+	w.bounds.Close()
 }
 
 // projectLanguages reads a project's language setting and the language its
@@ -202,6 +221,20 @@ func rebuildLexical(ctx context.Context, tx *sql.Tx, projectID int64, lang strin
 		return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
 	}
 	defer w.Close()
+	if w.bounds != nil && len(all) > 0 {
+		// The bounds' reference length: the new table's average.
+		size := 0
+		for _, r := range all {
+			for _, s := range []string{r.doc.title, r.doc.heading, r.doc.content} {
+				size += asciiTokens(s, func(string) {})
+			}
+		}
+		if size > 0 {
+			if err := w.bounds.setRef(ctx, float64(size)/float64(len(all))); err != nil {
+				return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
+			}
+		}
+	}
 	for _, r := range all {
 		if err := w.insert(ctx, r.seq, r.doc); err != nil {
 			return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)

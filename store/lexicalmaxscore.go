@@ -145,14 +145,26 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 		bound float64
 		rows  int64
 	}
+	tokens := make([]string, len(terms))
+	for i, t := range terms {
+		tokens[i] = t.Tokens[0]
+	}
+	sats, _, err := sn.termBounds(ctx, f.ProjectID, tokens, float64(td.Tokens)/float64(td.Rows))
+	if err != nil {
+		return nil, topKNotTried, err
+	}
 	var live []word
 	for i, t := range terms {
 		n := td.Docs[t.Tokens[0]]
 		q.docs[i] = n
 		if n > 0 {
+			sat, ok := sats[t.Tokens[0]]
+			if !ok {
+				sat = bm25K1 + 1 // no row reaches it
+			}
 			// Go's log may differ from libm's in the last place: far
 			// inside maxScoreMargin.
-			live = append(live, word{t, fts5IDF(td.Rows, n) * (bm25K1 + 1), n})
+			live = append(live, word{t, fts5IDF(td.Rows, n) * sat, n})
 		}
 	}
 	slices.SortStableFunc(live, func(a, b word) int { return cmp.Compare(b.bound, a.bound) })

@@ -206,3 +206,77 @@ func TestMaxScore_EqualsExhaustive(t *testing.T) {
 			total[topKExact], total[topKFellBack], total[topKNotTried])
 	}
 }
+
+// Every word's bound is at least its contribution to every row holding
+// it, after appends, a reindex replacing every doc and a forgotten
+// session (which leave the bounds of deleted rows); after a rebuild it is
+// the largest contribution, up to rounding.
+func TestTermBounds_BoundEveryRow(t *testing.T) {
+	ctx := context.Background()
+	c := newZipfCorpus(t, 500)
+	c.replaceDocs(t, 300)
+	c.appendSession(t, "s1", 40)
+	check := func(stage string, tight bool) {
+		t.Helper()
+		snap, err := c.s.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		sn := snap.(*Snapshot)
+		tbl := lexicalTable(c.p.ID)
+		var tokens []string
+		for i := 1; i <= 500; i += 7 {
+			tokens = append(tokens, fmt.Sprintf("z%d", i))
+		}
+		td, err := sn.TermDocs(ctx, c.p.ID, tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bounds, ok, err := sn.termBounds(ctx, c.p.ID, tokens, float64(td.Tokens)/float64(td.Rows))
+		if err != nil || !ok {
+			t.Fatalf("%s: bounds %v, %v", stage, ok, err)
+		}
+		checked, tightOnes := 0, 0
+		for _, tok := range tokens {
+			n := td.Docs[tok]
+			if n == 0 {
+				continue
+			}
+			var best float64
+			if err := sn.tx.QueryRow("SELECT ragd_bm25("+tbl+", ?, ?, ?) AS s FROM "+tbl+" WHERE "+tbl+" MATCH ? ORDER BY s DESC LIMIT 1",
+				td.Rows, td.Tokens, n, `"`+tok+`"`).Scan(&best); err != nil {
+				t.Fatal(err)
+			}
+			ub := fts5IDF(td.Rows, n) * bounds[tok]
+			if best > ub*(1+maxScoreMargin) {
+				t.Errorf("%s: %s (%d rows) adds %v to a row, its bound is %v", stage, tok, n, best, ub)
+			}
+			if ub <= best*(1+1e-9) {
+				tightOnes++
+			}
+			checked++
+		}
+		if checked < 30 {
+			t.Fatalf("%s: %d words checked", stage, checked)
+		}
+		if tight && tightOnes != checked {
+			t.Errorf("%s: %d of %d bounds are the largest contribution", stage, tightOnes, checked)
+		}
+	}
+	check("written", false)
+	c.appendSession(t, "s2", 80)
+	check("appended", false)
+	c.replaceDocs(t, 150)
+	check("reindexed", false)
+	if _, err := c.s.ForgetSession(ctx, c.p.ID, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	check("forgotten", false)
+	// A rebuild of the lexical table (another language) computes them
+	// anew at its average length.
+	if _, err := c.s.SetLanguage(ctx, c.p.ID, "german"); err != nil {
+		t.Fatal(err)
+	}
+	check("rebuilt", true)
+}

@@ -312,6 +312,9 @@ func lexicalBenchStore(b *testing.B) (*Store, int64) {
 				return
 			}
 			p, err := s.Project(ctx, "bench")
+			if err == nil {
+				err = s.ensureBounds(ctx, p.ID)
+			}
 			lexicalBench.s, lexicalBench.project, lexicalBench.err = s, p.ID, err
 			return
 		}
@@ -340,6 +343,9 @@ func lexicalBenchStore(b *testing.B) (*Store, int64) {
 				return
 			}
 			p, err := s.Project(ctx, "bench")
+			if err == nil {
+				err = s.ensureBounds(ctx, p.ID)
+			}
 			lexicalBench.s, lexicalBench.project, lexicalBench.err = s, p.ID, err
 			return
 		}
