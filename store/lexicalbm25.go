@@ -138,19 +138,21 @@ static int ragdFts5Init(sqlite3 *db, char **pzErrMsg, const void *pThunk) {
 	fts5_api *api = 0;
 	sqlite3_stmt *st = 0;
 	int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, 0);
-	if (rc != SQLITE_OK) {
-		return rc;
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", 0);
+		sqlite3_step(st);
+		rc = sqlite3_finalize(st);
 	}
-	sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", 0);
-	sqlite3_step(st);
-	rc = sqlite3_finalize(st);
-	if (rc != SQLITE_OK) {
-		return rc;
+	if (rc == SQLITE_OK && (api == 0 || api->iVersion < 2)) {
+		rc = SQLITE_ERROR;
 	}
-	if (api == 0 || api->iVersion < 2) {
-		return SQLITE_ERROR;
+	if (rc == SQLITE_OK) {
+		rc = api->xCreateFunction(api, "ragd_bm25", 0, ragdBm25, 0);
 	}
-	return api->xCreateFunction(api, "ragd_bm25", 0, ragdBm25, 0);
+	if (rc != SQLITE_OK && pzErrMsg != 0) {
+		*pzErrMsg = sqlite3_mprintf("register ragd_bm25: %s", sqlite3_errmsg(db));
+	}
+	return rc;
 }
 
 static int ragdRegisterBm25(void) {

@@ -53,13 +53,17 @@ func fts5IDF(rows, n int64) float64 {
 // The pass's limits.
 var (
 	// maxScoreFromRows: the pass is tried when the words' rows sum to at
-	// least this many. Below, the whole query scores them in about a
-	// millisecond, no more than the pass's seed query.
-	maxScoreFromRows int64 = 2000
+	// least this many. Below, the whole query scores them in a few
+	// milliseconds, about what the pass's two queries cost (on SciFact's
+	// 8,208 chunks, BenchmarkLexicalTopKQuestions).
+	maxScoreFromRows int64 = 5000
 	// maxScoreMaxSets is the most sets of words the chooser ORs; past it
 	// the pass takes each word that cannot be left out alone (MaxScore's
 	// essential words), a looser chooser of fewer phrases.
 	maxScoreMaxSets = 24
+	// maxScoreMostShare: the pass goes on when the rows it expects to
+	// score are at most this share of the whole query's.
+	maxScoreMostShare = 0.5
 )
 
 // maxScoreMargin is the relative margin a set's bounds must fall below θ
@@ -205,9 +209,22 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 	if sets == nil {
 		sets = essentialWords(bounds, theta)
 	}
-	if len(sets) == len(live) && slices.IndexFunc(sets, func(s []int) bool { return len(s) > 1 }) < 0 {
-		// Every word may alone make a row one of the best: nothing is
-		// left out, and the whole query costs less than this one.
+	// The rows the chooser selects, as if words fell in rows
+	// independently, against the rows the whole query scores: when it
+	// saves little, the whole query (without the chooser's phrases) costs
+	// less.
+	chosen, all := 0.0, 0.0
+	for _, w := range live {
+		all += float64(w.rows)
+	}
+	for _, s := range sets {
+		rows := float64(td.Rows)
+		for _, w := range s {
+			rows *= float64(live[w].rows) / float64(td.Rows)
+		}
+		chosen += rows
+	}
+	if chosen > maxScoreMostShare*all {
 		return nil, topKFellBack, nil
 	}
 	var chooser strings.Builder
