@@ -118,7 +118,10 @@ func newLexicalWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*lexica
 		ins.Close()
 		return nil, fmt.Errorf("prepare lexical delete: %w", err)
 	}
-	bounds, err := newBoundsWriter(ctx, tx, projectID)
+	var bounds *boundsWriter
+	if keepBounds {
+		bounds, err = newBoundsWriter(ctx, tx, projectID)
+	}
 	if err != nil {
 		ins.Close()
 		del.Close()

@@ -6,8 +6,10 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/internal/testdb"
 )
 
 // ragd_bm25 with FTS5's idfs as the weights scores every row of a
@@ -279,4 +281,50 @@ func TestTermBounds_BoundEveryRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("rebuilt", true)
+}
+
+// BenchmarkAppendBounds times appends of 10 messages to a session of the
+// lexical benchmark's corpus (BenchmarkLexicalTopK's), with the words'
+// bounds kept and without, in alternation: the upkeep's cost ("bounds-ms"
+// against "without-ms", medians).
+//
+//	RAGD_BENCH_CORPUS=COPY go test -run '^$' -bench AppendBounds -benchtime 40x ./store/
+func BenchmarkAppendBounds(b *testing.B) {
+	s, pid := lexicalBenchStore(b)
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(1))
+	z := rand.NewZipf(r, 1.07, 2, 30000)
+	event := 0
+	var with, without []time.Duration
+	i := 0
+	for b.Loop() {
+		for _, keep := range []bool{i%2 == 0, i%2 != 0} {
+			keepBounds = keep
+			events := make([]ragd.Event, 10)
+			chunks := make([][]ragd.ChunkInput, 10)
+			for j := range events {
+				event++
+				text := zipfText(r, z)
+				events[j] = testdb.Event(fmt.Sprintf("bench-e%07d", event), "bench-session", "chat.message", text, time.Duration(event)*time.Second)
+				chunks[j] = []ragd.ChunkInput{{SessionID: "bench-session", EventID: events[j].ID, End: len(text), Content: text, ContentHash: "h" + events[j].ID}}
+			}
+			start := time.Now()
+			if _, err := s.AppendSession(ctx, pid, events, chunks); err != nil {
+				b.Fatal(err)
+			}
+			if keep {
+				with = append(with, time.Since(start))
+			} else {
+				without = append(without, time.Since(start))
+			}
+		}
+		i++
+	}
+	keepBounds = true
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(median(with), "bounds-ms")
+	b.ReportMetric(median(without), "without-ms")
 }
