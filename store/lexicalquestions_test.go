@@ -16,8 +16,8 @@ import (
 )
 
 // BenchmarkLexicalTopKQuestions times LexicalCandidates on real questions
-// over a real index, with each method (the MaxScore pass, the two-word
-// pass, every match scored) in turn, and fails when the MaxScore pass's
+// over a real index, with each method (the MaxScore pass, every match
+// scored) in turn, and fails when the MaxScore pass's
 // answer to any question differs from every match scored in any way (rows,
 // order, scores). RAGD_BENCH_QUESTIONS_DB is a copy of a ragd database
 // (e.g. the one `ragd eval --beir ../shared/bench/scifact --work W` builds:
@@ -94,7 +94,7 @@ func BenchmarkLexicalTopKQuestions(b *testing.B) {
 			took := map[topKMethod]time.Duration{}
 			exact := 0
 			i := 0
-			methods := []topKMethod{topKMaxScore, topKPairs, topKOff}
+			methods := []topKMethod{topKMaxScore, topKOff}
 			for b.Loop() {
 				exact = 0
 				for _, q := range qs {
@@ -125,7 +125,6 @@ func BenchmarkLexicalTopKQuestions(b *testing.B) {
 				return float64(took[m].Microseconds()) / 1000 / float64(b.N)
 			}
 			b.ReportMetric(per(topKMaxScore), "maxscore-ms")
-			b.ReportMetric(per(topKPairs), "pairs-ms")
 			b.ReportMetric(per(topKOff), "whole-ms")
 			b.ReportMetric(float64(exact), "exact")
 			b.ReportMetric(float64(len(qs)), "questions")

@@ -25,7 +25,7 @@ type Snapshot struct {
 	// lastPlan is the last lexical query planned (plan).
 	lastPlan *lexicalPlan
 	// lastTopK is what the top-k pass did for the last lexical
-	// candidates (topKCandidates).
+	// candidates (maxScoreCandidates).
 	lastTopK topKPass
 }
 
