@@ -14,7 +14,9 @@ package store
 //
 // Writes keep it: an insert raises a word's bound when its row's sat is
 // higher (in the insert's transaction); a delete leaves it (an upper bound
-// still); a rebuild of the lexical table computes it anew. A project
+// still), except that forgetting a session deletes the bounds of the
+// words no row holds any more (pruneBounds: a bound names its word); a
+// rebuild of the lexical table computes it anew. A project
 // whose table predates it has none: its words are bounded by
 // idf·(k1 + 1), which no row reaches.
 
@@ -273,6 +275,20 @@ func (sn *Snapshot) termBounds(ctx context.Context, projectID int64, tokens []st
 		out[tok] = min(sat*max(1, avgdl/ref), bm25K1+1)
 	}
 	return out, true, nil
+}
+
+// pruneBounds deletes the bounds of the words no row of project id's
+// lexical table holds any more: forgetting a session erases its words,
+// and a bound names its word. It reads the table's whole vocabulary (a
+// pass over its index, as the rewrite that forgetting makes).
+func pruneBounds(ctx context.Context, tx *sql.Tx, projectID int64) error {
+	if ok, err := hasBounds(ctx, tx, projectID); err != nil || !ok {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+boundsTable(projectID)+" WHERE term <> ? AND term NOT IN (SELECT term FROM "+vocabTable(projectID)+")", boundsRefTerm); err != nil {
+		return fmt.Errorf("prune bounds of project %d: %w", projectID, err)
+	}
+	return nil
 }
 
 // rebuildBounds computes project id's bounds anew from its chunks, at
