@@ -20,6 +20,8 @@ package store
 //     word to the rows the others are at (its doclist indexes), so the
 //     common words' rows are skipped, not read;
 //  3. scores those rows in full and keeps the k best: the whole query's.
+//     When every such set holds the seed's words, the seed's rows already
+//     are.
 //
 // Both queries AND every word of the question beside the expression that
 // chooses the rows, `(chooser) AND ("a" OR "b" OR …)`: FTS5 then stands
@@ -177,24 +179,31 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 	}
 	// θ from the rows holding the two rarest words, else from those
 	// holding one of the fewest rarest words in k rows or more.
+	// covers reports whether a row holding the words of set holds the
+	// seed's: then the seed's rows include all such rows.
 	type seed struct {
 		match   string
 		phrases int
+		covers  func(set []int) bool
 	}
-	seeds := []seed{{ftsString(live[0].term) + " AND " + ftsString(live[1].term), 2}}
+	seeds := []seed{{ftsString(live[0].term) + " AND " + ftsString(live[1].term), 2,
+		func(set []int) bool { return slices.Contains(set, 0) && slices.Contains(set, 1) }}}
 	var any []ragd.LexicalTerm
 	for i, rows := 0, int64(0); i < len(live) && rows < int64(k); i++ {
 		any, rows = append(any, live[i].term), rows+live[i].rows
 	}
-	seeds = append(seeds, seed{orList(any), len(any)})
+	seeds = append(seeds, seed{orList(any), len(any),
+		func(set []int) bool { return slices.ContainsFunc(set, func(w int) bool { return w < len(any) }) }})
 	theta := math.NaN()
+	var seeded []ragd.LexicalCandidate
+	var from seed
 	for _, sd := range seeds {
 		rows, err := sn.scoredCandidates(ctx, f, q.match(sd.match), q.scoring(sd.phrases), k)
 		if err != nil {
 			return nil, topKNotTried, err
 		}
 		if len(rows) == k {
-			theta = rows[k-1].Score
+			theta, seeded, from = rows[k-1].Score, rows, sd
 			break
 		}
 	}
@@ -226,6 +235,11 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 	}
 	if chosen > maxScoreMostShare*all {
 		return nil, topKFellBack, nil
+	}
+	if !slices.ContainsFunc(sets, func(set []int) bool { return !from.covers(set) }) {
+		// Every row that can reach θ holds the seed's words: the seed's
+		// best rows are the answer.
+		return seeded, topKExact, nil
 	}
 	var chooser strings.Builder
 	phrases := 0
