@@ -69,9 +69,10 @@ var (
 )
 
 // maxScoreMargin is the relative margin a set's bounds must fall below θ
-// by to be left out: far above the sums' rounding, far below the bounds'
-// slack (the frequency part falls short of k1 + 1 by 14% of k1 + 1 and
-// more for f up to 1.8 and D ≥ 0).
+// by to be left out: far above the rounding between the bounds (Go's
+// arithmetic and log) and the scores (ragd_bm25's, libm's), a few units
+// in the last place, so that a row whose score equals its words' bounds
+// is never left out.
 const maxScoreMargin = 1e-9
 
 // maxScoreShape reports whether the pass can take terms: two or more
