@@ -59,20 +59,5 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 // ensureBounds computes the words' bounds of a project whose lexical
 // table predates them (a corpus built before): benchmark set-up.
 func (s *Store) ensureBounds(ctx context.Context, projectID int64) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if ok, err := hasBounds(ctx, tx, projectID); err != nil || ok {
-		return err
-	}
-	_, built, err := projectLanguages(ctx, tx, projectID)
-	if err != nil {
-		return err
-	}
-	if err := rebuildBounds(ctx, tx, projectID, built); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.addBounds(ctx, projectID)
 }

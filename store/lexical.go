@@ -501,9 +501,15 @@ func lexicalIntegrity(ctx context.Context, q execer, projectID int64) error {
 // RepairLexical rebuilds project id's lexical table from its chunks when
 // FTS5's integrity-check finds it corrupt, and reports whether it did.
 // The reindex calls it first: a corrupt table fails searches, and no
-// write of a changed chunk would mend it.
+// write of a changed chunk would mend it. A sound table that predates
+// the words' bounds gets them (addBounds): the top-k pass then bounds
+// its words tightly.
 func (s *Store) RepairLexical(ctx context.Context, projectID int64) (bool, error) {
-	if err := lexicalIntegrity(ctx, s.db, projectID); err == nil || !errors.Is(err, ragd.ErrIndexCorrupt) {
+	err := lexicalIntegrity(ctx, s.db, projectID)
+	if err == nil {
+		return false, s.addBounds(ctx, projectID)
+	}
+	if !errors.Is(err, ragd.ErrIndexCorrupt) {
 		return false, err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)

@@ -328,3 +328,82 @@ func BenchmarkAppendBounds(b *testing.B) {
 	b.ReportMetric(median(with), "bounds-ms")
 	b.ReportMetric(median(without), "without-ms")
 }
+
+// A lexical table that predates the bounds is bounded loosely (and the
+// pass still answers exactly), and the reindex's repair step computes its
+// bounds, the largest contribution of each word.
+func TestRepairLexical_AddsBounds(t *testing.T) {
+	ctx := context.Background()
+	c := newZipfCorpus(t, 500)
+	c.replaceDocs(t, 300)
+	c.appendSession(t, "s1", 40)
+	if _, err := c.s.db.ExecContext(ctx, "DROP TABLE "+boundsTable(c.p.ID)); err != nil {
+		t.Fatal(err)
+	}
+	c.appendSession(t, "s1", 10) // a write without bounds to keep
+	tokens := []string{"z2", "z5", "z17", "z40", "z90"}
+	bounds := func() (map[string]float64, bool, TermDocs, *Snapshot) {
+		t.Helper()
+		snap, err := c.s.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { snap.Close() })
+		sn := snap.(*Snapshot)
+		td, err := sn.TermDocs(ctx, c.p.ID, tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ok, err := sn.termBounds(ctx, c.p.ID, tokens, float64(td.Tokens)/float64(td.Rows))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, ok, td, sn
+	}
+	_, ok, _, sn := bounds()
+	if ok {
+		t.Fatal("bounds read from a dropped table")
+	}
+	old := maxScoreFromRows
+	maxScoreFromRows = 50
+	t.Cleanup(func() { maxScoreFromRows = old })
+	r := rand.New(rand.NewSource(8))
+	answered := 0
+	for range 40 {
+		q := c.queryOf(r, 2+r.Intn(8))
+		sn.lastPlan = nil
+		got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: c.p.ID}, q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sn.lastTopK == topKExact {
+			answered++
+		}
+		want := fullLexical(t, c.s, c.p.ID, nil, got.Expression, 10)
+		if len(got.Dropped) == 0 && !slices.Equal(got.Candidates, want) {
+			t.Errorf("%s with loose bounds:\n got %v\nwant %v", got.Expression, got.Candidates, want)
+		}
+	}
+	if answered == 0 {
+		t.Error("the pass answered nothing with loose bounds: the check proves little")
+	}
+	if repaired, err := c.s.RepairLexical(ctx, c.p.ID); err != nil || repaired {
+		t.Fatalf("repair: %v, %v", repaired, err)
+	}
+	b, ok, td, sn := bounds()
+	if !ok {
+		t.Fatal("no bounds after the repair step")
+	}
+	tbl := lexicalTable(c.p.ID)
+	for _, tok := range tokens {
+		var best float64
+		if err := sn.tx.QueryRow("SELECT ragd_bm25("+tbl+", ?, ?, ?) AS s FROM "+tbl+" WHERE "+tbl+" MATCH ? ORDER BY s DESC LIMIT 1",
+			td.Rows, td.Tokens, td.Docs[tok], `"`+tok+`"`).Scan(&best); err != nil {
+			t.Fatal(err)
+		}
+		ub := fts5IDF(td.Rows, td.Docs[tok]) * b[tok]
+		if best > ub*(1+maxScoreMargin) || ub > best*(1+1e-9) {
+			t.Errorf("%s: bound %v, the largest contribution %v", tok, ub, best)
+		}
+	}
+}
