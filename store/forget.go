@@ -95,15 +95,19 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 // segment. Its tables are contentless, so a delete only records the
 // rowid as deleted (FTS5 cannot know a deleted row's terms to remove
 // them); the rewrite leaves them out, and secure_delete zeroes the pages
-// that held them. It costs a pass over the project's index.
+// that held them; the bounds of the words no row holds any more are
+// deleted (pruneBounds). It costs a pass over the project's index.
 func optimizeLexical(ctx context.Context, tx *sql.Tx, projectID int64) error {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = ?`, lexicalTable(projectID)).Scan(&n); err != nil || n == 0 {
 		return err
 	}
 	t := lexicalTable(projectID)
-	_, err := tx.ExecContext(ctx, "INSERT INTO "+t+"("+t+") VALUES ('optimize')")
-	return err
+	if _, err := tx.ExecContext(ctx, "INSERT INTO "+t+"("+t+") VALUES ('optimize')"); err != nil {
+		return err
+	}
+	// A word's bound names it: the words gone go with their bounds.
+	return pruneBounds(ctx, tx, projectID)
 }
 
 // truncateWAL checkpoints the WAL into the database and truncates it, so

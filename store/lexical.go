@@ -52,6 +52,9 @@ func createLexicalTable(ctx context.Context, tx execer, projectID int64) error {
 	if err != nil {
 		return fmt.Errorf("create lexical table of project %d: %w", projectID, err)
 	}
+	if err := createBoundsTable(ctx, tx, projectID); err != nil {
+		return err
+	}
 	return createVocabTable(ctx, tx, projectID)
 }
 
@@ -74,6 +77,9 @@ func createVocabTable(ctx context.Context, tx execer, projectID int64) error {
 }
 
 func dropLexicalTable(ctx context.Context, tx execer, projectID int64) error {
+	if err := dropBoundsTable(ctx, tx, projectID); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+vocabTable(projectID)); err != nil {
 		return fmt.Errorf("drop vocabulary table of project %d: %w", projectID, err)
 	}
@@ -96,6 +102,9 @@ func analyseChunk(a *lexical.Analyzer, title, headingJSON, content string) lexic
 // transaction.
 type lexicalWriter struct {
 	ins, del *sql.Stmt
+	// bounds keeps the words' bounds (lexicalbounds.go); nil for a table
+	// that predates them.
+	bounds *boundsWriter
 }
 
 func newLexicalWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*lexicalWriter, error) {
@@ -109,12 +118,24 @@ func newLexicalWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*lexica
 		ins.Close()
 		return nil, fmt.Errorf("prepare lexical delete: %w", err)
 	}
-	return &lexicalWriter{ins: ins, del: del}, nil
+	var bounds *boundsWriter
+	if keepBounds {
+		bounds, err = newBoundsWriter(ctx, tx, projectID)
+	}
+	if err != nil {
+		ins.Close()
+		del.Close()
+		return nil, err
+	}
+	return &lexicalWriter{ins: ins, del: del, bounds: bounds}, nil
 }
 
 func (w *lexicalWriter) insert(ctx context.Context, seq int64, d lexicalDoc) error {
 	if _, err := w.ins.ExecContext(ctx, seq, d.title, d.heading, d.content); err != nil {
 		return fmt.Errorf("lexical insert: %w", err)
+	}
+	if w.bounds != nil {
+		return w.bounds.insert(ctx, d)
 	}
 	return nil
 }
@@ -129,6 +150,7 @@ func (w *lexicalWriter) delete(ctx context.Context, seq int64) error {
 func (w *lexicalWriter) Close() {
 	w.ins.Close()
 	w.del.Close()
+	w.bounds.Close()
 }
 
 // projectLanguages reads a project's language setting and the language its
@@ -202,6 +224,20 @@ func rebuildLexical(ctx context.Context, tx *sql.Tx, projectID int64, lang strin
 		return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
 	}
 	defer w.Close()
+	if w.bounds != nil && len(all) > 0 {
+		// The bounds' reference length: the new table's average.
+		size := 0
+		for _, r := range all {
+			for _, s := range []string{r.doc.title, r.doc.heading, r.doc.content} {
+				size += asciiTokens(s, func(string) {})
+			}
+		}
+		if size > 0 {
+			if err := w.bounds.setRef(ctx, float64(size)/float64(len(all))); err != nil {
+				return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
+			}
+		}
+	}
 	for _, r := range all {
 		if err := w.insert(ctx, r.seq, r.doc); err != nil {
 			return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
@@ -350,6 +386,9 @@ const lexicalAveragesID = 1
 type TermDocs struct {
 	// Rows is the number of rows (chunks) in the project's lexical index.
 	Rows int64
+	// Tokens is the number of tokens in all its rows and columns: bm25's
+	// average row length is Tokens/Rows.
+	Tokens int64
 	// Docs maps each token asked about to the number of rows holding it;
 	// a token no row holds maps to 0.
 	Docs map[string]int64
@@ -370,11 +409,21 @@ func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []stri
 	case err != nil:
 		return out, fmt.Errorf("term statistics of project %d: %w", projectID, err)
 	case len(block) > 0:
-		n, ok := sqliteVarint(block)
-		if !ok {
+		// The row count, then each column's token count (FTS5's
+		// fts5StorageSaveTotals); bm25 sums the columns'.
+		n, size := sqliteVarint(block)
+		if size == 0 {
 			return out, fmt.Errorf("term statistics of project %d: malformed averages record of %d bytes", projectID, len(block))
 		}
 		out.Rows = int64(n)
+		for rest := block[size:]; len(rest) > 0; {
+			c, size := sqliteVarint(rest)
+			if size == 0 {
+				return out, fmt.Errorf("term statistics of project %d: malformed averages record of %d bytes", projectID, len(block))
+			}
+			out.Tokens += int64(c)
+			rest = rest[size:]
+		}
 	}
 	if len(tokens) == 0 {
 		return out, nil
@@ -407,19 +456,20 @@ func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []stri
 }
 
 // sqliteVarint decodes the SQLite varint at the start of b: big-endian,
-// seven bits a byte while the high bit is set, the ninth byte whole.
-func sqliteVarint(b []byte) (uint64, bool) {
+// seven bits a byte while the high bit is set, the ninth byte whole. It
+// returns the value and its length in bytes, 0 when b ends inside it.
+func sqliteVarint(b []byte) (uint64, int) {
 	var v uint64
 	for i := 0; i < len(b) && i < 9; i++ {
 		if i == 8 {
-			return v<<8 | uint64(b[i]), true
+			return v<<8 | uint64(b[i]), 9
 		}
 		v = v<<7 | uint64(b[i]&0x7f)
 		if b[i] < 0x80 {
-			return v, true
+			return v, i + 1
 		}
 	}
-	return 0, false
+	return 0, 0
 }
 
 // corruptIndex marks err, a failure reading project id's lexical table,
@@ -451,9 +501,15 @@ func lexicalIntegrity(ctx context.Context, q execer, projectID int64) error {
 // RepairLexical rebuilds project id's lexical table from its chunks when
 // FTS5's integrity-check finds it corrupt, and reports whether it did.
 // The reindex calls it first: a corrupt table fails searches, and no
-// write of a changed chunk would mend it.
+// write of a changed chunk would mend it. A sound table that predates
+// the words' bounds gets them (addBounds): the top-k pass then bounds
+// its words tightly.
 func (s *Store) RepairLexical(ctx context.Context, projectID int64) (bool, error) {
-	if err := lexicalIntegrity(ctx, s.db, projectID); err == nil || !errors.Is(err, ragd.ErrIndexCorrupt) {
+	err := lexicalIntegrity(ctx, s.db, projectID)
+	if err == nil {
+		return false, s.addBounds(ctx, projectID)
+	}
+	if !errors.Is(err, ragd.ErrIndexCorrupt) {
 		return false, err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)

@@ -179,7 +179,7 @@ func TestLexical_ProjectsDoNotMoveEachOthersScores(t *testing.T) {
 	}
 	var n int
 	s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'chunks_fts_%'").Scan(&n)
-	if n == 0 || n > 1+5 { // a's table and its shadow tables
+	if n == 0 || n > 1+4+2 { // a's table, its shadow tables, its vocabulary and bounds tables
 		t.Errorf("%d lexical tables and shadows after removing b", n)
 	}
 	s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name LIKE ?", lexicalTable(b.ID)+"%").Scan(&n)

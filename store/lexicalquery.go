@@ -222,7 +222,7 @@ func (sn *Snapshot) plan(ctx context.Context, projectID int64, q ragd.LexicalQue
 	tokens := pruneTokens(terms)
 	if p.whole != "" && len(terms) >= 2 && len(tokens) > 0 {
 		// Read for the frequent-word pruning and the top-k pass
-		// (topKCandidates), which keeps every word.
+		// (maxScoreCandidates), which keeps every word.
 		td, err := sn.TermDocs(ctx, projectID, tokens)
 		if err != nil {
 			return p, err
@@ -257,7 +257,7 @@ func (p lexicalPlan) expression() string {
 // only dropped words match follow, taken from the whole query (at its
 // cost). Either way the list is the whole query's up to ties, and a list
 // read deeper starts with the one read shallower: what replays rely on.
-// The top-k pass (topKCandidates) answers some questions without scoring
+// The top-k pass (maxScoreCandidates) answers some questions without scoring
 // every match; its scores are the same sums in another order, so rows
 // whose scores differ by rounding alone may trade places.
 func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd.LexicalQuery, k int) (_ ragd.LexicalMatches, err error) {
@@ -297,8 +297,8 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 // itself.
 func (sn *Snapshot) firstCandidates(ctx context.Context, f ragd.Filter, p lexicalPlan, k int) ([]ragd.LexicalCandidate, error) {
 	sn.lastTopK = topKNotTried
-	if p.hasTD {
-		out, pass, err := sn.topKCandidates(ctx, f, p.first, p.excluded, p.td, k)
+	if p.hasTD && lexicalTopK != topKOff {
+		out, pass, err := sn.maxScoreCandidates(ctx, f, p.first, p.excluded, p.td, k)
 		sn.lastTopK = pass
 		if err != nil || pass == topKExact {
 			return out, err

@@ -32,45 +32,6 @@ func zipfText(r *rand.Rand, z *rand.Zipf) string {
 	return b.String()
 }
 
-// withTopKThresholds lowers the pass's size thresholds for a corpus of a
-// few thousand chunks, where the defaults would never try it.
-func withTopKThresholds(t *testing.T, fromRows, tightRows int64) {
-	t.Helper()
-	oldFrom, oldTight := topKFromRows, tightBoundRows
-	topKFromRows, tightBoundRows = fromRows, tightRows
-	t.Cleanup(func() { topKFromRows, tightBoundRows = oldFrom, oldTight })
-}
-
-// sameTopK reports how got differs from want, the exhaustive answer: the
-// same rows in the same order with the same scores, up to rounding (the
-// pass sums a row's score in another order, so rows whose exhaustive
-// scores are equal up to rounding may trade places).
-func sameTopK(want, got []ragd.LexicalCandidate) string {
-	const tol = 1e-9
-	near := func(a, b float64) bool { return math.Abs(a-b) <= tol*(1+math.Abs(b)) }
-	if len(got) != len(want) {
-		return fmt.Sprintf("%d rows, want %d", len(got), len(want))
-	}
-	for i := range want {
-		if !near(got[i].Score, want[i].Score) {
-			return fmt.Sprintf("rank %d scores %v, want %v", i, got[i].Score, want[i].Score)
-		}
-		if got[i].ChunkID == want[i].ChunkID {
-			continue
-		}
-		// Another row: allowed only for one tied with it up to rounding,
-		// inside the list or at its cut.
-		tied := false
-		for j := range want {
-			tied = tied || (want[j].ChunkID == got[i].ChunkID && near(want[j].Score, want[i].Score))
-		}
-		if !tied && !near(got[i].Score, want[len(want)-1].Score) {
-			return fmt.Sprintf("rank %d is %s, want %s", i, got[i].ChunkID, want[i].ChunkID)
-		}
-	}
-	return ""
-}
-
 // zipfProject is a project of Zipf-distributed text: docs written by a
 // reindex, sessions by appends.
 type zipfProject struct {
@@ -120,7 +81,11 @@ func (c *zipfProject) appendSession(t *testing.T, session string, n int) {
 // query is 2 to 5 distinct words from across the frequencies: the
 // commonest words, mid-frequency ones, rare ones.
 func (c *zipfProject) query(r *rand.Rand) ragd.LexicalQuery {
-	n := 2 + r.Intn(4)
+	return c.queryOf(r, 2+r.Intn(4))
+}
+
+// queryOf is query of n words.
+func (c *zipfProject) queryOf(r *rand.Rand, n int) ragd.LexicalQuery {
 	seen := map[string]bool{}
 	var ws []string
 	for len(ws) < n {
@@ -145,148 +110,6 @@ func (c *zipfProject) query(r *rand.Rand) ragd.LexicalQuery {
 	return q
 }
 
-// checkTopK asks many random queries and compares each answer with the
-// exhaustive one (every match scored by FTS5, joined and cut), counting
-// the pass's outcomes.
-func (c *zipfProject) checkTopK(t *testing.T, seed int64, queries int) map[topKPass]int {
-	t.Helper()
-	ctx := context.Background()
-	snap, err := c.s.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Close()
-	sn := snap.(*Snapshot)
-	r := rand.New(rand.NewSource(seed))
-	passes := map[topKPass]int{}
-	for i := range queries {
-		q := c.query(r)
-		k := []int{1, 5, 12, 30}[r.Intn(4)]
-		var scopes []string
-		if i%5 == 0 {
-			scopes = []string{ragd.ScopeSession}
-		}
-		got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: c.p.ID, Scopes: scopes}, q, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		passes[sn.lastTopK]++
-		want := fullLexical(t, c.s, c.p.ID, scopes, got.Expression, k)
-		if len(got.Dropped) > 0 && len(want) < k {
-			continue // the dropped words' rows follow: the whole query's concern, tested elsewhere
-		}
-		if d := sameTopK(want, got.Candidates); d != "" {
-			t.Errorf("%s in %v, k %d (pass %d): %s\n got %v\nwant %v", got.Expression, scopes, k, sn.lastTopK, d, got.Candidates, want)
-		}
-	}
-	return passes
-}
-
-// The pass answers what scoring every match answers, on a Zipf corpus, for
-// many random questions of two to five words, with and without scopes and
-// excluded words; and still after appends, after a reindex that replaces
-// every doc, and after a session is forgotten. It must have answered by
-// itself in a share of them (on this corpus about one in twenty: the
-// words' bounds are the highest contributions of any row, short rows
-// included), and fallen back in some, or the test proves nothing.
-func TestLexicalTopK_EqualsExhaustive(t *testing.T) {
-	withTopKThresholds(t, 60, 120)
-	c := newZipfCorpus(t, 3000)
-	c.replaceDocs(t, 2500)
-	for i := range 5 {
-		c.appendSession(t, fmt.Sprintf("s%d", i), 100)
-	}
-	total := map[topKPass]int{}
-	add := func(m map[topKPass]int) {
-		for k, v := range m {
-			total[k] += v
-		}
-	}
-	add(c.checkTopK(t, 1, 200))
-
-	// Appends: new rows, new statistics.
-	for i := range 5 {
-		c.appendSession(t, fmt.Sprintf("s%d", i), 60)
-	}
-	add(c.checkTopK(t, 2, 200))
-
-	// A reindex replaces every doc (deletes then inserts), with fewer.
-	c.replaceDocs(t, 1800)
-	add(c.checkTopK(t, 3, 200))
-
-	// A forgotten session deletes its rows.
-	if _, err := c.s.ForgetSession(context.Background(), c.p.ID, "s2"); err != nil {
-		t.Fatal(err)
-	}
-	add(c.checkTopK(t, 4, 200))
-
-	t.Logf("passes: exact %d, fell back %d, not tried %d", total[topKExact], total[topKFellBack], total[topKNotTried])
-	if total[topKExact] < 30 || total[topKFellBack] == 0 || total[topKNotTried] == 0 {
-		t.Errorf("the pass answered %d of 800 queries, fell back %d times, was not tried %d times: want at least 30, and some of each",
-			total[topKExact], total[topKFellBack], total[topKNotTried])
-	}
-}
-
-// The expression of the rows holding two words or more scores each of
-// them n−1 times its bm25 under the words OR-ed: what the pass relies on.
-func TestAtLeastTwoOf_ScoresRepeatTheWholeQuery(t *testing.T) {
-	c := newZipfCorpus(t, 300)
-	c.replaceDocs(t, 400)
-	tbl := lexicalTable(c.p.ID)
-	r := rand.New(rand.NewSource(5))
-	checked := 0
-	for range 40 {
-		q := c.query(r)
-		terms := cleanTerms(q.Terms)
-		scores := func(match string) map[int64]float64 {
-			rows, err := c.s.db.Query("SELECT rowid, bm25("+tbl+") FROM "+tbl+" WHERE "+tbl+" MATCH ?", match)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			out := map[int64]float64{}
-			for rows.Next() {
-				var id int64
-				var s float64
-				if err := rows.Scan(&id, &s); err != nil {
-					t.Fatal(err)
-				}
-				out[id] = s
-			}
-			return out
-		}
-		whole, two := scores(matchOf(terms, nil)), scores(atLeastTwoOf(terms, nil))
-		for id, s := range two {
-			w, ok := whole[id]
-			if !ok {
-				t.Fatalf("%s: row %d matches the pass's expression, not the whole query", atLeastTwoOf(terms, nil), id)
-			}
-			if got := s / float64(len(terms)-1); math.Abs(got-w) > 1e-9*(1+math.Abs(w)) {
-				t.Errorf("%s: row %d scores %v, want %v", atLeastTwoOf(terms, nil), id, got, w)
-			}
-			checked++
-		}
-	}
-	if checked < 100 {
-		t.Errorf("only %d rows compared", checked)
-	}
-}
-
-func TestAtLeastTwoOf(t *testing.T) {
-	for _, tc := range []struct {
-		q    ragd.LexicalQuery
-		want string
-	}{
-		{words("a", "b"), `("b") AND ("a")`},
-		{words("a", "b", "c"), `("b" OR "c") AND ("a" OR "c") AND ("a" OR "b")`},
-		{ragd.LexicalQuery{Terms: words("a", `q"t`).Terms, Excluded: words("x", "y").Terms}, `(("q""t") AND ("a")) NOT ("x" OR "y")`},
-	} {
-		if got := atLeastTwoOf(tc.q.Terms, tc.q.Excluded); got != tc.want {
-			t.Errorf("%v: got %s, want %s", tc.q, got, tc.want)
-		}
-	}
-}
-
 // lexicalBench is the store BenchmarkLexicalTopK searches: the ragd-bench
 // corpus at RAGD_BENCH_CORPUS (a copy of one: opening migrates it), or
 // else a lexical corpus of RAGD_BENCH_LEXICAL_CHUNKS chunks (100,000 by
@@ -308,6 +131,9 @@ func lexicalBenchStore(b *testing.B) (*Store, int64) {
 				return
 			}
 			p, err := s.Project(ctx, "bench")
+			if err == nil {
+				err = s.ensureBounds(ctx, p.ID)
+			}
 			lexicalBench.s, lexicalBench.project, lexicalBench.err = s, p.ID, err
 			return
 		}
@@ -319,12 +145,30 @@ func lexicalBenchStore(b *testing.B) (*Store, int64) {
 				return
 			}
 		}
-		dir, err := mkdirTemp()
-		if err != nil {
-			lexicalBench.err = err
+		// RAGD_BENCH_LEXICAL_DB keeps the corpus built at that path, and
+		// reuses it when it is there (the 1M one takes 20 minutes).
+		path := os.Getenv("RAGD_BENCH_LEXICAL_DB")
+		if path == "" {
+			dir, err := mkdirTemp()
+			if err != nil {
+				lexicalBench.err = err
+				return
+			}
+			path = filepath.Join(dir, "lexical.db")
+		} else if _, err := os.Stat(path); err == nil {
+			s, err := Open(ctx, path, Options{Space: "bench/4", Dims: 4})
+			if err != nil {
+				lexicalBench.err = err
+				return
+			}
+			p, err := s.Project(ctx, "bench")
+			if err == nil {
+				err = s.ensureBounds(ctx, p.ID)
+			}
+			lexicalBench.s, lexicalBench.project, lexicalBench.err = s, p.ID, err
 			return
 		}
-		s, err := Open(ctx, filepath.Join(dir, "lexical.db"), Options{Space: "bench/4", Dims: 4})
+		s, err := Open(ctx, path, Options{Space: "bench/4", Dims: 4})
 		if err != nil {
 			lexicalBench.err = err
 			return
@@ -349,15 +193,16 @@ func lexicalBenchStore(b *testing.B) (*Store, int64) {
 }
 
 // BenchmarkLexicalTopK times LexicalCandidates (k = 12 and 50, words
-// pruned as a search prunes them) with the top-k pass and without it (every match
-// scored, as before), on questions of rare, mid-frequency and frequent
-// words of the Zipf corpus (at 100k chunks "w4000" is in 0.5% of them,
-// "w700" 3%, "w300" 8%, "w100" 23%, "w20" 75%, "w3" all). Each op runs
-// both, in alternating order, so that a machine's changing load weighs on
-// both alike; the metrics are their medians ("pass-ms", "whole-ms") and
-// whether the pass answered by itself ("exact").
+// pruned as a search prunes them) with the MaxScore pass and without it
+// (every match scored, as before), on questions of rare, mid-frequency
+// and frequent words of the Zipf corpus (at 100k chunks "w4000" is in
+// 0.5% of them, "w700" 3%, "w300" 8%, "w100" 23%, "w20" 75%, "w3" all).
+// Each op runs both, in alternating order, so that a machine's changing
+// load weighs on both alike; the metrics are their medians
+// ("maxscore-ms", "whole-ms") and whether the pass answered by itself
+// ("exact"). It fails when the two answers differ in any way.
 //
-//	go test -run '^$' -bench LexicalTopK -benchtime 40x ./store/
+//	go test -run '^$' -bench 'LexicalTopK$' -benchtime 40x ./store/
 func BenchmarkLexicalTopK(b *testing.B) {
 	s, pid := lexicalBenchStore(b)
 	ctx := context.Background()
@@ -387,46 +232,48 @@ func BenchmarkLexicalTopK(b *testing.B) {
 // is the scale table's.
 const search50 = 50
 
+// benchTopK times one question with each method in turn.
 func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 	ctx := context.Background()
 	q := words(ws...)
 	b.Run(fmt.Sprintf("%s/k%d", strings.Join(ws, "_"), k), func(b *testing.B) {
-		var pass, whole []time.Duration
+		took := map[topKMethod][]time.Duration{}
+		answers := map[topKMethod][]ragd.LexicalCandidate{}
 		exact := 0.0
-		run := func(withPass bool) {
-			old := topKMaxTerms
-			if !withPass {
-				topKMaxTerms = 0
-			}
-			defer func() { topKMaxTerms = old }()
+		run := func(m topKMethod) {
+			old := lexicalTopK
+			lexicalTopK = m
+			defer func() { lexicalTopK = old }()
 			sn.lastPlan = nil // each search plans its query
 			start := time.Now()
 			got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: pid}, q, k)
-			took := time.Since(start)
+			d := time.Since(start)
 			if err != nil || len(got.Candidates) != k {
 				b.Fatalf("%v: %d candidates, %v", ws, len(got.Candidates), err)
 			}
-			if withPass {
-				pass = append(pass, took)
-				if sn.lastTopK == topKExact {
-					exact = 1
-				}
-			} else {
-				whole = append(whole, took)
+			took[m] = append(took[m], d)
+			answers[m] = got.Candidates
+			if m == topKMaxScore && sn.lastTopK == topKExact {
+				exact = 1
 			}
 		}
+		methods := []topKMethod{topKMaxScore, topKOff}
 		i := 0
 		for b.Loop() {
-			run(i%2 == 0)
-			run(i%2 != 0)
+			for j := range methods {
+				run(methods[(i+j)%len(methods)])
+			}
 			i++
+		}
+		if !slices.Equal(answers[topKMaxScore], answers[topKOff]) {
+			b.Fatalf("%v, k %d: the pass answered\n%v\nevery match scored\n%v", ws, k, answers[topKMaxScore], answers[topKOff])
 		}
 		median := func(d []time.Duration) float64 {
 			slices.Sort(d)
 			return float64(d[len(d)/2].Microseconds()) / 1000
 		}
-		b.ReportMetric(median(pass), "pass-ms")
-		b.ReportMetric(median(whole), "whole-ms")
+		b.ReportMetric(median(took[topKMaxScore]), "maxscore-ms")
+		b.ReportMetric(median(took[topKOff]), "whole-ms")
 		b.ReportMetric(exact, "exact")
 	})
 }

@@ -97,7 +97,7 @@ func TestLexicalCandidates_WindowEqualsFullJoin(t *testing.T) {
 					t.Errorf("%s in %v, k %d:\n got %v\nwant %v", match, scopes, k, got, want)
 				}
 				fs, _ := rules.FilterScopes(ragd.Filter{Scopes: scopes})
-				w, exact, err := sn.(*Snapshot).lexicalWindow(ctx, lexicalTable(p.ID), fs, match, k)
+				w, exact, err := sn.(*Snapshot).lexicalWindow(ctx, lexicalTable(p.ID), fs, match, fts5Scoring(lexicalTable(p.ID)), k)
 				switch {
 				case err != nil:
 					t.Fatal(err)

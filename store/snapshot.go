@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/ragd/ragd"
@@ -24,7 +25,7 @@ type Snapshot struct {
 	// lastPlan is the last lexical query planned (plan).
 	lastPlan *lexicalPlan
 	// lastTopK is what the top-k pass did for the last lexical
-	// candidates (topKCandidates).
+	// candidates (maxScoreCandidates).
 	lastTopK topKPass
 }
 
@@ -236,6 +237,42 @@ func (sn *Snapshot) VectorDistances(ctx context.Context, vec []float32, chunkIDs
 // by the order the chunks were written (their seq), which lets the FTS
 // table cut the list before any row is joined to its chunk.
 func (sn *Snapshot) matchCandidates(ctx context.Context, f ragd.Filter, match string, k int) ([]ragd.LexicalCandidate, error) {
+	return sn.scoredCandidates(ctx, f, match, fts5Scoring(lexicalTable(f.ProjectID)), k)
+}
+
+// lexicalScoring is how a lexical query orders its rows: the SQL of the
+// score (over the FTS5 table, whose MATCH follows) with its arguments,
+// and whether a higher value is better. Candidates carry the higher-better
+// value.
+type lexicalScoring struct {
+	expr string
+	args []any
+	desc bool
+}
+
+// fts5Scoring is FTS5's bm25 of table t: lower is better.
+func fts5Scoring(t string) lexicalScoring {
+	return lexicalScoring{expr: "bm25(" + t + ")"}
+}
+
+// order is the ORDER BY of the scoring, ties by seq (col).
+func (sc lexicalScoring) order(col string) string {
+	if sc.desc {
+		return "score DESC, " + col
+	}
+	return "score, " + col
+}
+
+// candidate is the higher-better score of a scored row.
+func (sc lexicalScoring) candidate(score float64) float64 {
+	if sc.desc {
+		return score
+	}
+	return -score
+}
+
+// scoredCandidates is matchCandidates with the rows ordered by sc.
+func (sn *Snapshot) scoredCandidates(ctx context.Context, f ragd.Filter, match string, sc lexicalScoring, k int) ([]ragd.LexicalCandidate, error) {
 	if k <= 0 || match == "" {
 		return nil, nil
 	}
@@ -245,12 +282,12 @@ func (sn *Snapshot) matchCandidates(ctx context.Context, f ragd.Filter, match st
 	}
 	// The project's own table: its bm25 statistics are the project's alone.
 	t := lexicalTable(f.ProjectID)
-	if out, exact, err := sn.lexicalWindow(ctx, t, scopes, match, k); err != nil || exact {
+	if out, exact, err := sn.lexicalWindow(ctx, t, scopes, match, sc, k); err != nil || exact {
 		return out, err
 	}
-	q := `SELECT c.id, bm25(` + t + `) AS score FROM ` + t + ` JOIN chunks c ON c.seq = ` + t + `.rowid
-		WHERE ` + t + ` MATCH ? AND c.scope IN (` + placeholders(len(scopes)) + `) ORDER BY score, c.seq LIMIT ?`
-	args := []any{match}
+	q := `SELECT c.id, ` + sc.expr + ` AS score FROM ` + t + ` JOIN chunks c ON c.seq = ` + t + `.rowid
+		WHERE ` + t + ` MATCH ? AND c.scope IN (` + placeholders(len(scopes)) + `) ORDER BY ` + sc.order("c.seq") + ` LIMIT ?`
+	args := append(slices.Clone(sc.args), match)
 	for _, sc := range scopes {
 		args = append(args, sc)
 	}
@@ -262,11 +299,11 @@ func (sn *Snapshot) matchCandidates(ctx context.Context, f ragd.Filter, match st
 	var out []ragd.LexicalCandidate
 	for rows.Next() {
 		var c ragd.LexicalCandidate
-		var bm25 float64
-		if err := rows.Scan(&c.ChunkID, &bm25); err != nil {
+		var score float64
+		if err := rows.Scan(&c.ChunkID, &score); err != nil {
 			return nil, fmt.Errorf("lexical candidates: %w", err)
 		}
-		c.Score = -bm25
+		c.Score = sc.candidate(score)
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -295,12 +332,13 @@ const (
 // every row in it, so the answer is the whole query's unless the scopes
 // left fewer than k of a full window: exact is false then, and the caller
 // runs the whole join.
-func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string, match string, k int) (_ []ragd.LexicalCandidate, exact bool, _ error) {
+func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string, match string, sc lexicalScoring, k int) (_ []ragd.LexicalCandidate, exact bool, _ error) {
 	window := k
 	if len(scopes) > 0 {
 		window = lexicalScopeFactor*k + lexicalScopeMargin
 	}
-	rows, err := sn.tx.QueryContext(ctx, `SELECT rowid, bm25(`+t+`) AS score FROM `+t+` WHERE `+t+` MATCH ? ORDER BY score, rowid LIMIT ?`, match, window)
+	args := append(slices.Clone(sc.args), match, window)
+	rows, err := sn.tx.QueryContext(ctx, `SELECT rowid, `+sc.expr+` AS score FROM `+t+` WHERE `+t+` MATCH ? ORDER BY `+sc.order("rowid")+` LIMIT ?`, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("lexical candidates for %q: %w", match, err)
 	}
@@ -335,7 +373,7 @@ func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string
 	out := make([]ragd.LexicalCandidate, 0, k)
 	for _, r := range got {
 		if id, ok := ids[r.seq]; ok && len(out) < k {
-			out = append(out, ragd.LexicalCandidate{ChunkID: id, Score: -r.score})
+			out = append(out, ragd.LexicalCandidate{ChunkID: id, Score: sc.candidate(r.score)})
 		}
 	}
 	if len(out) < k && len(got) == window && len(scopes) > 0 {

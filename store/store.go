@@ -38,6 +38,10 @@ func init() {
 	// Every connection opened by this process gets sqlite-vec: it is linked
 	// into the same SQLite build, so no extension loading is involved.
 	sqlitevec.Auto()
+	// And ragd_bm25, the top-k pass's scoring (lexicalbm25.go).
+	if err := registerBM25(); err != nil {
+		panic(err)
+	}
 	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 		// A KNN query reads every vector of the project: 300 MB at 100k x
 		// 768. Through SQLite's small default page cache each read is a

@@ -151,19 +151,19 @@ func TestSQLiteVarint(t *testing.T) {
 	for _, tc := range []struct {
 		in   []byte
 		want uint64
-		ok   bool
+		size int
 	}{
-		{[]byte{0x00}, 0, true},
-		{[]byte{0x7f, 0xff}, 127, true},
-		{[]byte{0x81, 0x00}, 128, true},
-		{[]byte{0x86, 0x8d, 0x20}, 100_000, true},
-		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 1<<64 - 1, true},
-		{[]byte{0x81}, 0, false},
-		{nil, 0, false},
+		{[]byte{0x00}, 0, 1},
+		{[]byte{0x7f, 0xff}, 127, 1},
+		{[]byte{0x81, 0x00}, 128, 2},
+		{[]byte{0x86, 0x8d, 0x20}, 100_000, 3},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 1<<64 - 1, 9},
+		{[]byte{0x81}, 0, 0},
+		{nil, 0, 0},
 	} {
-		got, ok := sqliteVarint(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("%x: %d %v, want %d %v", tc.in, got, ok, tc.want, tc.ok)
+		got, size := sqliteVarint(tc.in)
+		if got != tc.want || size != tc.size {
+			t.Errorf("%x: %d %d, want %d %d", tc.in, got, size, tc.want, tc.size)
 		}
 	}
 }
