@@ -54,6 +54,13 @@ const (
 	// signal's best candidate scoring 1, the weights weigh the two signals'
 	// opinions on one scale.
 	NormSpace Normalization = "space"
+	// NormChance reads cosine from chance to identity: c becomes
+	// (c − b)/(1 − b), at least 0, b the random-pair mean as for NormSpace.
+	// Unlike NormSpace it does not stretch the query's best to 1: a query
+	// whose nearest chunk sits near chance (an off-topic question) has no
+	// strong vector opinion, and the threshold keeps it out. The lexical
+	// score is s over the query's best, as NormMax.
+	NormChance Normalization = "chance"
 )
 
 // Defaults of Config: the seed's starting points, not calibrated values.
@@ -166,9 +173,13 @@ var Fusions = func() []Fusion {
 	return out
 }()
 
+// readsBaseline reports whether n reads cosine against the space's
+// random-pair mean (Candidates.Baseline), which a search then measures.
+func (n Normalization) readsBaseline() bool { return n == NormSpace || n == NormChance }
+
 // Normalizations lists every lexical normalisation, the default first; the
 // calibration grid tries each.
-var Normalizations = []Normalization{NormSpace, NormSaturate, NormMax, NormMinMax}
+var Normalizations = []Normalization{NormSpace, NormSaturate, NormMax, NormMinMax, NormChance}
 
 // ValidFusion reports whether f names a fusion.
 func ValidFusion(f Fusion) bool { return slices.Contains(Fusions, f) }

@@ -36,7 +36,7 @@ func (c Config) WeightedUnreliable(randomCosine float64) bool {
 	if c.Fusion != FusionWeighted {
 		return false
 	}
-	if c.Normalization == NormSpace {
+	if c.Normalization.readsBaseline() {
 		return 1-randomCosine < minRoom
 	}
 	return c.VectorWeight*randomCosine >= c.LexicalWeight*strongLexical
@@ -48,7 +48,7 @@ func (c Config) FlatSpaceAdvice(space string, randomCosine float64) string {
 	if !c.WeightedUnreliable(randomCosine) {
 		return ""
 	}
-	if c.Normalization == NormSpace {
+	if c.Normalization.readsBaseline() {
 		return fmt.Sprintf("the embedding space %s is flat: random chunk pairs score cosine %.2f on average, leaving no room to tell "+
 			"related chunks from unrelated ones: the vector half of weighted fusion is noise with this model. "+
 			"Run `ragd calibrate` to fit the weights to your searches, or set fusion = \"rrf\" in [search]", space, randomCosine)

@@ -23,7 +23,7 @@ type Candidates struct {
 	LexicalFill map[string]float64
 	// Baseline is the mean cosine of random chunk pairs in the vectors'
 	// space (store.RandomPairCosine): what the vector signal scores by
-	// chance, read by NormSpace. 0 when not measured: cosine as it is.
+	// chance, read by NormSpace and NormChance. 0 when not measured: cosine as it is.
 	Baseline float64
 }
 
@@ -154,7 +154,7 @@ func unvectored(f *Fused, c Candidates, cfg Config) bool {
 	return cfg.Fill && cfg.VectorWeight > 0 && len(c.Vector) > 0 && f.Distance == nil && f.LexicalScore != nil && f.LexicalRank > 0
 }
 
-// minRoom is the least room above the baseline NormSpace divides by: a
+// minRoom is the least room above the baseline NormSpace and NormChance divide by: a
 // best cosine at the baseline leaves no scale to read.
 const minRoom = 1e-3
 
@@ -186,11 +186,19 @@ func normalize(all []*Fused, n Normalization, baseline float64) {
 			}
 		}
 	}
+	if n == NormChance {
+		room := max(minRoom, 1-baseline)
+		for _, f := range all {
+			if f.Distance != nil {
+				f.VectorScore = ptr(min(1, max(0, (1-*f.Distance-baseline)/room)))
+			}
+		}
+	}
 	switch n {
 	case NormMinMax:
 		minMax(all, func(f *Fused) *float64 { return f.VectorScore })
 		minMax(all, func(f *Fused) *float64 { return f.LexicalScore })
-	case NormMax, NormSpace:
+	case NormMax, NormSpace, NormChance:
 		best := math.Inf(-1)
 		for _, f := range all {
 			if f.LexicalScore != nil {

@@ -251,6 +251,30 @@ func TestFuse(t *testing.T) {
 			{"C", 0.6 * 0.125, f(0.125), nil, 3, 0},
 			{"E", 0.4 * 0.25 / 3, nil, f(0.25 / 3), 0, 3},
 		},
+	}, {
+		// chance: cosine read from the random pairs (0.5) to identity, the
+		// query's best not stretched: A 0.8 → 0.6, B 0.5 → 0, C 0.1 → 0;
+		// filled D 0.7 → 0.4, E 0.4 → 0. Lexical as space. A, 0.36 + 0.4/3,
+		// and D, 0.24 + 0.4/3, pass 0.2; C and E do not.
+		name: "chance fill", cands: withBaseline(fill, 0.5), cfg: withDefault(func(c *Config) { c.Normalization = NormChance }),
+		want: []want{
+			{"A", 0.6*0.6 + 0.4/3, f(0.6), f(1.0 / 3), 1, 0},
+			{"B", 0.4, f(0), f(1), 2, 1},
+			{"D", 0.6*0.4 + 0.4/3, f(0.4), f(1.0 / 3), 0, 2},
+		},
+	}, {
+		// A question nothing answers: its nearest chunk sits just above
+		// chance (0.55 over 0.5). space stretches it to 1, 0.6 alone,
+		// above the threshold; chance reads it 0.1, 0.06 alone, under it.
+		name:  "chance, an off-topic question",
+		cands: withBaseline(Candidates{Vector: []ragd.VectorCandidate{{ChunkID: "N", Distance: 0.45}}}, 0.5),
+		cfg:   withDefault(func(c *Config) { c.Normalization = NormChance }),
+		want:  nil,
+	}, {
+		name:  "space, an off-topic question",
+		cands: withBaseline(Candidates{Vector: []ragd.VectorCandidate{{ChunkID: "N", Distance: 0.45}}}, 0.5),
+		cfg:   withDefault(func(c *Config) { c.Normalization = NormSpace }),
+		want:  []want{{"N", 0.6, f(1), nil, 1, 0}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkFused(t, Fuse(tc.cands, tc.cfg), tc.want)

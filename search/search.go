@@ -293,8 +293,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*ragd.SearchResult,
 
 	// Embed before the snapshot: no transaction is held while the model runs.
 	vec, vectorAvailable, reason := s.embed(ctx, r.query)
-	if vec != nil && r.cfg.Normalization == NormSpace {
-		// Only NormSpace reads the baseline. Also before the snapshot:
+	if vec != nil && r.cfg.Normalization.readsBaseline() {
+		// Only NormSpace and NormChance read the baseline. Also before the snapshot:
 		// measuring takes a connection of its own, and a search holding
 		// its snapshot's while waiting for another could exhaust the pool
 		// under load.
