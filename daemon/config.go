@@ -74,6 +74,11 @@ type EmbeddingConfig struct {
 	Threads    int      `toml:"threads" json:"threads"`
 	IdleUnload Duration `toml:"idle_unload" json:"idleUnload"`
 	ModelDir   string   `toml:"model_dir" json:"modelDir"` // "" = ~/.cache/ragd/models
+	// ModelPath is a local sentence-transformers BERT model folder the
+	// builtin provider runs instead of a pinned model (embedding.Config.
+	// ModelPath): model names it (its family's prefixes), dims is its
+	// hidden size.
+	ModelPath string `toml:"model_path" json:"modelPath"`
 	// ModelURL is where serve fetches missing built-in weights: "" = the
 	// model's pinned URL, a mirror's URL, or "off" to never download.
 	ModelURL string `toml:"model_url" json:"modelURL"`
@@ -204,7 +209,8 @@ func (c EmbeddingConfig) Service(logger *slog.Logger) embedding.Config {
 		IndexTimeout: c.IndexTimeout.Duration, QueryTimeout: c.QueryTimeout.Duration,
 		DocumentPrefix: c.DocumentPrefix, QueryPrefix: c.QueryPrefix,
 		Threads: c.Threads, IdleUnload: c.IdleUnload.Duration, ModelDir: expandHome(c.ModelDir),
-		Logger: logger,
+		ModelPath: expandHome(c.ModelPath),
+		Logger:    logger,
 	}
 }
 
@@ -258,14 +264,26 @@ func LoadConfigSources(path string) (Config, Sources, error) {
 
 // UseBuiltin sets the builtin provider, with its default model (and batch
 // size) when neither the model nor the dims were set: the Ollama default is
-// not one it runs, and `ragd config` must show what serves.
+// not one it runs, and `ragd config` must show what serves. With a local
+// model folder (model_path), the model defaults to the folder's name and
+// the dims to its size.
 func (c *EmbeddingConfig) UseBuiltin(sources Sources) {
 	c.Provider = embedding.ProviderBuiltin
-	if sources.Of("embedding.model") != SourceDefault || sources.Of("embedding.dims") != SourceDefault {
+	if c.ModelPath != "" {
+		// A local folder: named after itself unless named, its own dims
+		// unless set (if readable: Validate says what is wrong otherwise).
+		if sources.Of("embedding.model") == SourceDefault {
+			c.Model = filepath.Base(filepath.Clean(expandHome(c.ModelPath)))
+		}
+		if f, err := model.ReadFolder(expandHome(c.ModelPath)); err == nil && sources.Of("embedding.dims") == SourceDefault {
+			c.Dims = f.Dims
+		}
+	} else if sources.Of("embedding.model") != SourceDefault || sources.Of("embedding.dims") != SourceDefault {
 		return
+	} else {
+		spec := model.Specs()[0]
+		c.Model, c.Dims = spec.Name, spec.Dims
 	}
-	spec := model.Specs()[0]
-	c.Model, c.Dims = spec.Name, spec.Dims
 	if c.BatchSize == embedding.DefaultBatchSize && sources.Of("embedding.batch_size") == SourceDefault {
 		c.BatchSize = embedding.BuiltinBatchSize
 	}
@@ -411,6 +429,7 @@ var envOverrides = []struct {
 	{"RAGD_OLLAMA_HOST", "embedding.host", func(c *Config, v string) error { c.Embedding.Host = v; return nil }},
 	{"RAGD_PROVIDER", "embedding.provider", func(c *Config, v string) error { c.Embedding.Provider = v; return nil }},
 	{"RAGD_MODEL", "embedding.model", func(c *Config, v string) error { c.Embedding.Model = v; return nil }},
+	{"RAGD_MODEL_PATH", "embedding.model_path", func(c *Config, v string) error { c.Embedding.ModelPath = v; return nil }},
 	{"RAGD_DIMS", "embedding.dims", func(c *Config, v string) (err error) { c.Embedding.Dims, err = strconv.Atoi(v); return }},
 	{"RAGD_FUSION", "search.fusion", func(c *Config, v string) error { c.Search.Fusion = search.Fusion(v); return nil }},
 }
@@ -447,6 +466,15 @@ func (c *Config) Validate() error {
 	}
 	if c.Embedding.Provider == embedding.ProviderOpenAI && strings.TrimSpace(c.Embedding.BaseURL) == "" {
 		errs = append(errs, errors.New(`embedding.base_url: the openai provider needs the server's URL up to /embeddings, e.g. "http://127.0.0.1:8080/v1"`))
+	}
+	if c.Embedding.ModelPath != "" {
+		if c.Embedding.Provider != embedding.ProviderBuiltin {
+			errs = append(errs, fmt.Errorf("embedding.model_path %q: only the builtin provider runs a local model folder (provider = %q)", c.Embedding.ModelPath, embedding.ProviderBuiltin))
+		} else if f, err := model.ReadFolder(expandHome(c.Embedding.ModelPath)); err != nil {
+			errs = append(errs, fmt.Errorf("embedding.model_path: %w", err))
+		} else if c.Embedding.Dims != f.Dims {
+			errs = append(errs, fmt.Errorf("embedding.dims %d: the model in %s has %d", c.Embedding.Dims, c.Embedding.ModelPath, f.Dims))
+		}
 	}
 	if c.Embedding.ContextLength < 0 {
 		errs = append(errs, fmt.Errorf("embedding.context_length %d: want >= 0 (0 = what the server says)", c.Embedding.ContextLength))

@@ -15,7 +15,7 @@ import (
 // clearEnv empties every environment override for the test.
 func clearEnv(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{"RAGD_SOCKET", "RAGD_DB", "RAGD_LOG_LEVEL", "OLLAMA_HOST", "RAGD_OLLAMA_HOST", "RAGD_PROVIDER", "RAGD_MODEL", "RAGD_DIMS", "RAGD_FUSION"} {
+	for _, k := range []string{"RAGD_SOCKET", "RAGD_DB", "RAGD_LOG_LEVEL", "OLLAMA_HOST", "RAGD_OLLAMA_HOST", "RAGD_PROVIDER", "RAGD_MODEL", "RAGD_MODEL_PATH", "RAGD_DIMS", "RAGD_FUSION"} {
 		t.Setenv(k, "")
 	}
 }

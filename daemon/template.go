@@ -57,6 +57,7 @@ var keyDocs = map[string]string{
 	"embedding.threads":           "builtin: CPU cores indexing may use (searches run beside it)",
 	"embedding.idle_unload":       "builtin: the model leaves memory after this long unused",
 	"embedding.model_dir":         `builtin: "" = ~/.cache/ragd/models (ragd model install puts it there)`,
+	"embedding.model_path":        `builtin: a local sentence-transformers BERT folder to run instead of a pinned model; model names it (prefixes), dims = its size`,
 	"embedding.model_url":         `builtin: where serve fetches missing weights (each file's sha256 pinned); "" = the pinned URL, "off" = never`,
 	"search.fusion":               search.FusionChoices(),
 	"search.vector_weight":        "weighted: score = vector_weight*vector + lexical_weight*lexical",

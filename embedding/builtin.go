@@ -38,7 +38,9 @@ var errNotInstalled = errors.New("not installed")
 // health probe) never wait for them, and run on one goroutine of their
 // own. The model loads on first use and unloads after Config.IdleUnload.
 type builtin struct {
-	spec    model.Spec
+	name    string
+	spec    model.Spec // the pinned model, unless folder is set
+	folder  bool       // dir is a local model folder (Config.ModelPath)
 	dir     string
 	idle    time.Duration
 	indexer chan struct{} // a token per core of the indexing share
@@ -52,6 +54,9 @@ type builtin struct {
 }
 
 func newBuiltin(cfg Config) (*builtin, error) {
+	if cfg.ModelPath != "" {
+		return &builtin{name: cfg.Model, folder: true, dir: cfg.ModelPath, idle: cfg.IdleUnload, indexer: make(chan struct{}, cfg.Threads)}, nil
+	}
 	spec, err := model.Lookup(cfg.Model)
 	if err != nil {
 		return nil, fmt.Errorf("embedding config: %w", err)
@@ -62,7 +67,7 @@ func newBuiltin(cfg Config) (*builtin, error) {
 			return nil, err
 		}
 	}
-	return &builtin{spec: spec, dir: spec.Dir(root), idle: cfg.IdleUnload, indexer: make(chan struct{}, cfg.Threads)}, nil
+	return &builtin{name: spec.Name, spec: spec, dir: spec.Dir(root), idle: cfg.IdleUnload, indexer: make(chan struct{}, cfg.Threads)}, nil
 }
 
 // Name implements Provider.
@@ -71,8 +76,16 @@ func (b *builtin) Name() string { return ProviderBuiltin }
 // Endpoint implements Provider: the model's folder.
 func (b *builtin) Endpoint() string { return b.dir }
 
-// Version implements Provider: the model's identity, or errNotInstalled.
+// Version implements Provider: the model's identity, or errNotInstalled
+// (a pinned model), or what is wrong with the folder (a local one).
 func (b *builtin) Version(ctx context.Context) (string, error) {
+	if b.folder {
+		f, err := model.ReadFolder(b.dir)
+		if err != nil {
+			return "", err
+		}
+		return f.Identity(b.name)
+	}
 	if !b.spec.Installed(b.dir) {
 		return "", errNotInstalled
 	}
@@ -80,15 +93,28 @@ func (b *builtin) Version(ctx context.Context) (string, error) {
 }
 
 // ContextLength implements Provider.
-func (b *builtin) ContextLength(ctx context.Context) (int, error) { return b.spec.MaxTokens, nil }
+func (b *builtin) ContextLength(ctx context.Context) (int, error) {
+	if b.folder {
+		f, err := model.ReadFolder(b.dir)
+		if err != nil {
+			return 0, err
+		}
+		return f.MaxTokens, nil
+	}
+	return b.spec.MaxTokens, nil
+}
 
 // Classify implements Provider.
 func (b *builtin) Classify(err error) Failure {
 	if errors.Is(err, errNotInstalled) {
-		return Failure{Reason: fmt.Sprintf("built-in model %s is not installed (run `ragd model install`)", b.spec.Name), Fatal: true}
+		return Failure{Reason: fmt.Sprintf("built-in model %s is not installed (run `ragd model install`)", b.name), Fatal: true}
 	}
-	return Failure{Reason: fmt.Sprintf("built-in model %s: %s", b.spec.Name, clip(err.Error())), Fatal: true}
+	return Failure{Reason: fmt.Sprintf("built-in model %s: %s", b.name, clip(err.Error())), Fatal: true}
 }
+
+// installed reports whether the model's files are there (a local folder's
+// are checked when it loads).
+func (b *builtin) installed() bool { return b.folder || b.spec.Installed(b.dir) }
 
 // Embed implements Provider. It returns when ctx ends even if the forward
 // pass of the text in hand goes on: its result is then dropped.
@@ -97,7 +123,7 @@ func (b *builtin) Classify(err error) Failure {
 // to a server does: a deadline while the model loads or works is a busy
 // provider, not a down one.
 func (b *builtin) Embed(ctx context.Context, texts []string, dims int) ([][]float32, error) {
-	if !b.Loaded() && !b.spec.Installed(b.dir) {
+	if !b.Loaded() && !b.installed() {
 		return nil, errNotInstalled
 	}
 	if tr := httptrace.ContextClientTrace(ctx); tr != nil && tr.WroteRequest != nil {
@@ -147,7 +173,7 @@ func (b *builtin) model(ctx context.Context) (*model.Model, error) {
 		return m, nil
 	}
 	if b.loading == nil {
-		if !b.spec.Installed(b.dir) {
+		if !b.installed() {
 			b.mu.Unlock()
 			return nil, errNotInstalled
 		}
@@ -170,7 +196,16 @@ func (b *builtin) model(ctx context.Context) (*model.Model, error) {
 }
 
 func (b *builtin) load() {
-	m, err := model.LoadSpec(b.spec, b.dir)
+	var m *model.Model
+	var err error
+	if b.folder {
+		var f model.Folder
+		if f, err = model.ReadFolder(b.dir); err == nil {
+			m, err = model.LoadFolder(f)
+		}
+	} else {
+		m, err = model.LoadSpec(b.spec, b.dir)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.loaded, b.loadErr, b.used = m, err, time.Now()

@@ -3,6 +3,7 @@ package embedding
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +147,67 @@ func TestBuiltinLoadingIsBusy(t *testing.T) {
 	o := svc.batch(withQuery(context.Background()), []*job{{sent: "a query"}}, time.Nanosecond)
 	if o.reason == "" || !o.busy {
 		t.Errorf("a deadline before the model answered: reason %q busy %v, want busy", o.reason, o.busy)
+	}
+}
+
+// tinyBERT is package model's small BERT folder (sentence-transformers
+// layout, CLS pooling, 8 dimensions).
+const tinyBERT = "../model/testdata/tiny-bert"
+
+// TestBuiltinFolder: the built-in provider runs a local model folder,
+// named after it by default, in a space of the name and its files'
+// digest; the family's task prefixes follow the configured name.
+func TestBuiltinFolder(t *testing.T) {
+	svc, err := New(Config{Provider: ProviderBuiltin, ModelPath: tinyBERT, QueryTimeout: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := svc.Space()
+	if !strings.HasPrefix(sp.String(), "tiny-bert@folder+") || sp.Dims != 8 {
+		t.Errorf("space %v, want tiny-bert@folder+… with 8 dims", sp)
+	}
+	h := svc.Health(context.Background())
+	if !h.Available || h.Version != sp.Model || h.ContextLength != 12 {
+		t.Errorf("health: available %v (%s), version %q, context %d; want the space's identity and max_seq_length 12", h.Available, h.Reason, h.Version, h.ContextLength)
+	}
+	res := svc.EmbedDocuments(context.Background(), []string{"the dog runs in the park", "a cat sleeps"})
+	if !res.Available || res.Embedded != 2 || len(res.Vectors[0]) != 8 {
+		t.Fatalf("embedding: %+v", res)
+	}
+
+	// Named e5-small-v2: E5's query prefix is prepended (the tiny
+	// model's 12 tokens hold it; BGE's instruction would fill them).
+	none := ""
+	named, err := New(Config{Provider: ProviderBuiltin, ModelPath: tinyBERT, Model: "e5-small-v2", Dims: 8, QueryTimeout: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := New(Config{Provider: ProviderBuiltin, ModelPath: tinyBERT, Model: "e5-small-v2", Dims: 8, QueryPrefix: &none, DocumentPrefix: &none}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := named.Space(), sp; a == b || !strings.HasPrefix(a.Model, "e5-small-v2@folder+") {
+		t.Errorf("the folder named e5-small-v2: space %v (unnamed: %v)", a, b)
+	}
+	q, ok, reason := named.EmbedQuery(context.Background(), "dog park")
+	if !ok {
+		t.Fatal(reason)
+	}
+	want := raw.EmbedDocuments(context.Background(), []string{e5QueryPrefix + "dog park"})
+	got := raw.EmbedDocuments(context.Background(), []string{"dog park"})
+	if !slices.Equal(q, want.Vectors[0]) || slices.Equal(q, got.Vectors[0]) {
+		t.Errorf("the query's vector is not the prefixed text's")
+	}
+
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Provider: ProviderBuiltin, ModelPath: "../model/testdata/nothing-here"}, "model folder"},
+		{Config{Provider: ProviderBuiltin, ModelPath: tinyBERT, Model: "x", Dims: 384}, "Dims 384 for the model in " + tinyBERT + ", which has 8"},
+	} {
+		if _, err := New(c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(%+v): %v, want an error with %q", c.cfg, err, c.want)
+		}
 	}
 }

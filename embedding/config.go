@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/ragd/ragd/model"
@@ -114,6 +115,13 @@ type Config struct {
 	// ModelDir is the folder of the built-in models (ProviderBuiltin).
 	// Default model.DefaultDir(), in the user's cache.
 	ModelDir string
+	// ModelPath, when set, is a local sentence-transformers BERT model
+	// folder the built-in provider runs instead of a pinned model (see
+	// model.ReadFolder): Model is then its name (for the family's task
+	// prefixes and the space's name; default the folder's base name) and
+	// Dims its hidden size. Its space is the name and a digest of its
+	// files, so another folder is another space.
+	ModelPath string
 	// Threads is the built-in model's CPU share while indexing, in cores
 	// (queries run beside it). Default DefaultThreads.
 	Threads int
@@ -147,7 +155,14 @@ func DefaultConfig() Config {
 // provider does not run), its dims, and BuiltinBatchSize for the Ollama
 // batch size.
 func (c Config) builtinDefaults() Config {
-	if c.Model == "" || c.Model == DefaultModel {
+	if c.ModelPath != "" {
+		if c.Model == "" || c.Model == DefaultModel {
+			c.Model = filepath.Base(filepath.Clean(c.ModelPath))
+			if f, err := model.ReadFolder(c.ModelPath); err == nil && (c.Dims == 0 || c.Dims == DefaultDims) {
+				c.Dims = f.Dims
+			}
+		}
+	} else if c.Model == "" || c.Model == DefaultModel {
 		spec := model.Specs()[0]
 		c.Model = spec.Name
 		if c.Dims == 0 || c.Dims == DefaultDims {
@@ -215,7 +230,14 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Threads < 0 || c.Threads > MaxConcurrency {
 		errs = append(errs, fmt.Errorf("embedding config: Threads %d out of range 1..%d", c.Threads, MaxConcurrency))
 	}
-	if c.Provider == ProviderBuiltin {
+	switch {
+	case c.Provider == ProviderBuiltin && c.ModelPath != "":
+		if f, err := model.ReadFolder(c.ModelPath); err != nil {
+			errs = append(errs, fmt.Errorf("embedding config: %w", err))
+		} else if c.Dims != f.Dims {
+			errs = append(errs, fmt.Errorf("embedding config: Dims %d for the model in %s, which has %d (config.json's hidden_size)", c.Dims, c.ModelPath, f.Dims))
+		}
+	case c.Provider == ProviderBuiltin:
 		if spec, err := model.Lookup(c.Model); err != nil {
 			errs = append(errs, fmt.Errorf("embedding config: %w", err))
 		} else if c.Dims != spec.Dims {

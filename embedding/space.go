@@ -49,12 +49,14 @@ func SpaceOf(model string, dims int) Space {
 // APIs gives the same vectors (the test kit measures cosine >= 0.999).
 //
 // The built-in provider's space is its model's identity (name, revision and
-// a digest of its files' SHA-256), so other weights re-embed.
+// a digest of its files' SHA-256), so other weights re-embed; a local
+// model folder's (Config.ModelPath) is its name and a digest of its files.
 func SpaceFor(cfg Config) Space {
 	if cfg.Provider == ProviderBuiltin {
 		cfg = cfg.builtinDefaults()
-		if spec, err := model.Lookup(cfg.Model); err == nil {
-			sp := SpaceOf(spec.Identity(), spec.Dims)
+		id, dims, err := builtinIdentity(cfg)
+		if err == nil {
+			sp := SpaceOf(id, dims)
 			known, _ := PrefixesFor(cfg.Model)
 			if cfg.DocumentPrefix != nil && *cfg.DocumentPrefix != known {
 				sum := sha256.Sum256([]byte(*cfg.DocumentPrefix))
@@ -122,4 +124,23 @@ func modelFamily(name string) string {
 		base = base[i+1:]
 	}
 	return base
+}
+
+// builtinIdentity returns the identity and dims of the built-in model cfg
+// configures: a pinned model's, or the local folder's (see
+// model.Folder.Identity).
+func builtinIdentity(cfg Config) (string, int, error) {
+	if cfg.ModelPath != "" {
+		f, err := model.ReadFolder(cfg.ModelPath)
+		if err != nil {
+			return "", 0, err
+		}
+		id, err := f.Identity(cfg.Model)
+		return id, f.Dims, err
+	}
+	spec, err := model.Lookup(cfg.Model)
+	if err != nil {
+		return "", 0, err
+	}
+	return spec.Identity(), spec.Dims, nil
 }

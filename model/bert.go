@@ -57,8 +57,8 @@ type bert struct {
 // transformers' BertModel saves them, with or without a "bert." prefix),
 // for the kernels kern (the CPU must run them: at most bestKernel).
 func newBERT(cfg bertConfig, ts map[string]tensor, kern kernel) (*bert, error) {
-	if cfg.Type != "bert" || cfg.Act != "gelu" || cfg.Hidden <= 0 || cfg.Heads <= 0 || cfg.Hidden%cfg.Heads != 0 {
-		return nil, fmt.Errorf("model config: type %q, activation %q, %d hidden in %d heads: want a BERT encoder with gelu", cfg.Type, cfg.Act, cfg.Hidden, cfg.Heads)
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("model config: %w", err)
 	}
 	var missing []string
 	get := func(name string, shape ...int) []float32 {
@@ -122,10 +122,10 @@ func newBERT(cfg bertConfig, ts map[string]tensor, kern kernel) (*bert, error) {
 	return b, nil
 }
 
-// embed returns the mean of the last hidden states of ids (one sequence,
-// no padding), normalized to unit length. threads bounds the goroutines of
-// its matrix products.
-func (b *bert) embed(ids []int32, threads int) []float32 {
+// embed returns the pooling of the last hidden states of ids (one
+// sequence, no padding: their mean, or the first's, [CLS]), normalized to
+// unit length. threads bounds the goroutines of its matrix products.
+func (b *bert) embed(ids []int32, threads int, pool Pooling) []float32 {
 	h, n := b.cfg.Hidden, len(ids)
 	vocab := len(b.word) / h
 	x := make([]float32, n*h)
@@ -168,14 +168,20 @@ func (b *bert) embed(ids []int32, threads int) []float32 {
 		b.norm(x, l.outNorm)
 	}
 	out := make([]float32, h)
-	for t := range n {
-		for j := range h {
-			out[j] += x[t*h+j]
+	if pool == PoolCLS {
+		copy(out, x[:h])
+	} else {
+		for t := range n {
+			for j := range h {
+				out[j] += x[t*h+j]
+			}
+		}
+		for j := range out {
+			out[j] /= float32(n)
 		}
 	}
 	var ss float64
 	for j := range out {
-		out[j] /= float32(n)
 		ss += float64(out[j]) * float64(out[j])
 	}
 	inv := float32(1 / math.Sqrt(ss))

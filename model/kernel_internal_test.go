@@ -308,9 +308,9 @@ func TestEmbedKernelsAgree(t *testing.T) {
 			for i := range ids {
 				ids[i] = int32(r.IntN(100))
 			}
-			want := slow.embed(ids, 1)
+			want := slow.embed(ids, 1, PoolMean)
 			for _, threads := range []int{1, 2} {
-				got := fast.embed(ids, threads)
+				got := fast.embed(ids, threads, PoolMean)
 				var dot float64
 				for i := range got {
 					dot += float64(got[i]) * float64(want[i])

@@ -13,6 +13,7 @@ type Model struct {
 	tok       *Tokenizer
 	enc       *bert
 	maxTokens int
+	pooling   Pooling
 }
 
 // LoadSpec verifies s's files in dir against their pins (a tampered or
@@ -34,32 +35,36 @@ func LoadSpec(s Spec, dir string) (*Model, error) {
 
 // Load reads the model in dir, unverified: config.json, model.safetensors,
 // tokenizer.json, and sentence_bert_config.json for the input limit
-// (default the model's positions).
+// (default the model's positions); it mean-pools (LoadFolder reads the
+// folder's pooling).
 func Load(dir string) (*Model, error) { return load(dir, bestKernel) }
 
 // load is Load with the kernels kern (at most bestKernel).
 func load(dir string, kern kernel) (*Model, error) {
 	var cfg bertConfig
-	if err := readJSON(filepath.Join(dir, "config.json"), &cfg); err != nil {
+	if err := readJSON(filepath.Join(dir, configFile), &cfg); err != nil {
 		return nil, err
 	}
-	ts, err := readSafetensors(filepath.Join(dir, "model.safetensors"))
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("model file %s: %w", filepath.Join(dir, configFile), err)
+	}
+	ts, err := readSafetensors(filepath.Join(dir, weightsFile))
 	if err != nil {
 		return nil, err
 	}
 	enc, err := newBERT(cfg, ts, kern)
 	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", dir, err)
+		return nil, fmt.Errorf("model file %s: %w", filepath.Join(dir, weightsFile), err)
 	}
-	tok, err := LoadTokenizer(filepath.Join(dir, "tokenizer.json"))
+	tok, err := LoadTokenizer(filepath.Join(dir, tokenizerFile))
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{tok: tok, enc: enc, maxTokens: cfg.MaxPositions}
+	m := &Model{tok: tok, enc: enc, maxTokens: cfg.MaxPositions, pooling: PoolMean}
 	var st struct {
 		MaxSeqLength int `json:"max_seq_length"`
 	}
-	if err := readJSON(filepath.Join(dir, "sentence_bert_config.json"), &st); err == nil && st.MaxSeqLength > 0 {
+	if err := readJSON(filepath.Join(dir, stConfigFile), &st); err == nil && st.MaxSeqLength > 0 {
 		m.maxTokens = min(st.MaxSeqLength, cfg.MaxPositions)
 	}
 	return m, nil
@@ -90,10 +95,13 @@ func (m *Model) Dims() int { return m.enc.cfg.Hidden }
 // included; longer texts are cut to it.
 func (m *Model) MaxTokens() int { return m.maxTokens }
 
+// Pooling returns how the model pools its token states.
+func (m *Model) Pooling() Pooling { return m.pooling }
+
 // Embed returns text's unit vector, computed with at most threads
 // goroutines (at least one).
 func (m *Model) Embed(text string, threads int) []float32 {
-	return m.enc.embed(m.tok.Encode(text, m.maxTokens), max(threads, 1))
+	return m.enc.embed(m.tok.Encode(text, m.maxTokens), max(threads, 1), m.pooling)
 }
 
 func readJSON(path string, v any) error {

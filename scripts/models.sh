@@ -16,11 +16,15 @@
 #                                                of a JSON list of texts (stdin)
 #   bash scripts/models.sh build                 build (once) the Ollama binary
 #                                                this CPU runs; prints its path
+#   bash scripts/models.sh folder NAME           the checkpoint folder `up` gives
+#                                                Ollama, kept (folders/NAME) for
+#                                                ragd's built-in provider
+#                                                (RAGD_MODEL_PATH); prints its path
 #
 # One Ollama server per port serves every model brought up on that port
 # (default port 11520); several ports may run at once. Progress goes to
 # stderr. Everything is written under ${XDG_CACHE_HOME:-$HOME/.cache}/ragd-models
-# (downloads/, models/ = OLLAMA_MODELS, venv/, logs/, run/). The Ollama
+# (downloads/, models/ = OLLAMA_MODELS, venv/, logs/, run/, folders/). The Ollama
 # binary is Ollama 0.17.4's own Go module, the one the test kit builds
 # (../shared/testkit, RAGD_TESTKIT_DIR): on a CPU with AVX2, FMA and F16C it
 # is built here once more with -march=x86-64-v3 (ollama-0.17.4-x86-64-v3/;
@@ -521,6 +525,31 @@ cmd_reference() {
 	"$VENV/bin/python" "$ROOT/scripts/models/reference.py" embed "$onnx" "$tok" "$pooling"
 }
 
+# cmd_folder NAME: NAME's checkpoint folder, the one ensure_model hands
+# Ollama (sentence-transformers' layout: config.json, model.safetensors,
+# tokenizer.json, modules.json, 1_Pooling/config.json), made once per
+# recipe and kept under folders/ for ragd's built-in provider
+# (RAGD_PROVIDER=builtin RAGD_MODEL_PATH=<it>); its path on stdout.
+cmd_folder() {
+	local name=$1 dir=$CACHE/folders/$1 marker=$CACHE/folders/.$1.recipe recipe
+	model_dims "$name" >/dev/null || die "unknown model '$name'; \`$PROG list\` names them"
+	# The recipe without Ollama's thread count, which the folder lacks.
+	recipe=$(recipe_of "$name" | sed 's/ threads=.*//')
+	if [ "$(cat "$marker" 2>/dev/null)" != "$recipe" ] || [ ! -f "$dir/model.safetensors" ]; then
+		lock "folder-$name" 7 "$CREATE_TIMEOUT"
+		if [ "$(cat "$marker" 2>/dev/null)" != "$recipe" ] || [ ! -f "$dir/model.safetensors" ]; then
+			info "preparing the $name folder (once): $recipe"
+			rm -rf "$dir.tmp" "$dir" "$marker"
+			mkdir -p "$CACHE/folders"
+			"prepare_$name" "$dir.tmp"
+			mv "$dir.tmp" "$dir"
+			echo "$recipe" >"$marker"
+		fi
+		unlock 7
+	fi
+	echo "$dir"
+}
+
 # cmd_build: the x86-64-v3 binary, built now rather than at the first
 # `up` (scripts/setup.sh calls it); its path on stdout. On other CPUs the
 # test kit's binary is used, which its ollama-real builds (test.sh starts it).
@@ -540,7 +569,7 @@ main() {
 	list) printf '%s\n' "${MODEL_NAMES[@]}"; return 0 ;;
 	-h | --help | help | "") sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; [ -n "$cmd" ]; return ;;
 	esac
-	case "$cmd" in up | down | check | reference) name=${1:-}; [ -n "$name" ] || die "usage: $PROG $cmd NAME [--port P]"; shift ;; esac
+	case "$cmd" in up | down | check | reference | folder) name=${1:-}; [ -n "$name" ] || die "usage: $PROG $cmd NAME [--port P]"; shift ;; esac
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--port) [ $# -ge 2 ] || die "--port needs a value"; port=$2; given=$2; shift 2 ;;
@@ -559,7 +588,8 @@ main() {
 	check) cmd_check "$name" "$port" ;;
 	reference) cmd_reference "$name" ;;
 	build) cmd_build ;;
-	*) die "unknown command '$cmd' (list, up, down, status, check, reference, build)" ;;
+	folder) cmd_folder "$name" ;;
+	*) die "unknown command '$cmd' (list, up, down, status, check, reference, build, folder)" ;;
 	esac
 }
 

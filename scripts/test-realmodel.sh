@@ -5,6 +5,8 @@
 #   - embedding: the vectors ragd gets through the server against the
 #     reference runtime (onnxruntime on the model's published ONNX export),
 #     and sentence-transformers' documented example ranked as documented;
+#     the same weights in ragd's built-in runtime (the folder `models.sh
+#     folder NAME` keeps, provider builtin) against the reference too;
 #   - daemon: a small handbook indexed and searched over the socket: a
 #     paraphrase no keyword finds is found by the vector half, and an exact
 #     identifier stays in the hybrid's top 3; beside seven of ragd's docs

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/ragd/ragd/api"
 	"github.com/ragd/ragd/client"
 	"github.com/ragd/ragd/embedding"
+	"github.com/ragd/ragd/model"
 )
 
 var doctorCommand = command{
@@ -130,6 +132,8 @@ func providerCheck(h api.EmbeddingHealth) check {
 	c := check{Name: "provider", OK: h.Available, Detail: fmt.Sprintf("%s at %s, model %s (%d dims)", what, h.Host, h.Model, h.Dims)}
 	switch {
 	case h.Version == "":
+	case h.Provider == embedding.ProviderBuiltin && strings.Contains(h.Version, "@"+model.FolderRevision+"+"):
+		c.Detail += ", weights " + h.Version + " (a local folder: not pinned)"
 	case h.Provider == embedding.ProviderBuiltin:
 		c.Detail += ", weights " + h.Version + " verified"
 	default:

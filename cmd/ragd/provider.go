@@ -56,6 +56,10 @@ func chooseProvider(ctx context.Context, cfg daemon.Config, sources daemon.Sourc
 // builtinInstalled reports whether cfg's built-in model has its files.
 func builtinInstalled(cfg daemon.Config) bool {
 	ec := cfg.Embedding.Service(nil)
+	if ec.ModelPath != "" {
+		_, err := model.ReadFolder(ec.ModelPath)
+		return err == nil
+	}
 	spec, err := model.Lookup(ec.Model)
 	if err != nil {
 		return false
@@ -85,7 +89,8 @@ const modelDownloadOff = "off"
 func fetchMissingModel(ctx context.Context, cfg daemon.Config, log io.Writer) <-chan error {
 	done := make(chan error, 1)
 	ec := cfg.Embedding.Service(nil)
-	if ec.Provider != embedding.ProviderBuiltin || cfg.Embedding.ModelURL == modelDownloadOff || builtinInstalled(cfg) {
+	// A local model folder (model_path) is the user's: nothing to fetch.
+	if ec.Provider != embedding.ProviderBuiltin || ec.ModelPath != "" || cfg.Embedding.ModelURL == modelDownloadOff || builtinInstalled(cfg) {
 		done <- nil
 		return done
 	}
