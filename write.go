@@ -203,6 +203,8 @@ type PendingVector struct {
 	Seq         int64
 	ProjectID   int64
 	Scope       string
+	Title       string
+	HeadingPath []string
 	Content     string
 	ContentHash string
 }

@@ -112,7 +112,7 @@ func (b *Backfill) Step(ctx context.Context) (filled int, more bool, err error) 
 	t0 := time.Now()
 	texts := make([]string, len(pending))
 	for i, p := range pending {
-		texts[i] = p.Content
+		texts[i] = ragd.EmbeddingText(p.Scope, p.Title, p.HeadingPath, p.Content)
 	}
 	res := b.Embedder.EmbedDocuments(ctx, texts)
 	var fills []ragd.VectorFill

@@ -293,7 +293,7 @@ func (r *reindex) embed(ctx context.Context, sr *ragd.ScopeReport, inputs []ragd
 		part := need[from:min(from+embedSlice, len(need))]
 		texts = texts[:0]
 		for _, i := range part {
-			texts = append(texts, inputs[i].Content)
+			texts = append(texts, ragd.EmbeddingText(sr.Scope, inputs[i].Title, inputs[i].HeadingPath, inputs[i].Content))
 		}
 		res := e.EmbedDocuments(ctx, texts)
 		if len(res.Vectors) != len(part) {

@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // Chunks without a vector are the queue of the background vector fill: a
@@ -27,7 +29,7 @@ const notUnembeddable = `NOT EXISTS (SELECT 1 FROM unembeddable_chunks u
 // PendingVectors returns up to limit chunks without a vector, newest first,
 // leaving out those marked unembeddable in the store's space.
 func (s *Store) PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVector, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, project_id, scope, content, content_hash FROM chunks
+	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, project_id, scope, title, heading_path, content, content_hash FROM chunks
 		INDEXED BY chunks_without_vector WHERE embedding_space IS NULL AND `+notUnembeddable+`
 		ORDER BY seq DESC LIMIT ?`, s.space, limit)
 	if err != nil {
@@ -37,9 +39,15 @@ func (s *Store) PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVe
 	var out []ragd.PendingVector
 	for rows.Next() {
 		var p ragd.PendingVector
-		if err := rows.Scan(&p.Seq, &p.ProjectID, &p.Scope, &p.Content, &p.ContentHash); err != nil {
+		var heading string
+		if err := rows.Scan(&p.Seq, &p.ProjectID, &p.Scope, &p.Title, &heading, &p.Content, &p.ContentHash); err != nil {
 			return nil, fmt.Errorf("chunks without vectors: %w", err)
 		}
+		hp, err := rules.ParseHeading(strconv.FormatInt(p.Seq, 10), heading)
+		if err != nil {
+			return nil, fmt.Errorf("chunks without vectors: %w", err)
+		}
+		p.HeadingPath = hp
 		out = append(out, p)
 	}
 	return out, rows.Err()

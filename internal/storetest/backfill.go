@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/ragd/ragd"
@@ -41,6 +42,13 @@ func testBackfill(t *testing.T, e *env) {
 			t.Errorf("pending %+v", pv)
 		}
 		bySeq[pv.Content] = pv
+	}
+	// The fill embeds what the reindex would (ragd.EmbeddingText): the
+	// document's title and the section's heading path come with the text.
+	for _, d := range docs[:3] {
+		if pv := bySeq[d.Content]; pv.Title != d.Title || !slices.Equal(pv.HeadingPath, d.HeadingPath) {
+			t.Errorf("pending %q: title %q, heading path %q; want %q, %q", d.Content, pv.Title, pv.HeadingPath, d.Title, d.HeadingPath)
+		}
 	}
 	if len(bySeq) != 4 {
 		t.Fatalf("pending texts: %v", maps.Keys(bySeq))
