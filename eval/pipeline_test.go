@@ -111,7 +111,8 @@ func TestBEIRPipelineAndCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cal.Tried != 1424 || cal.Train+cal.HeldOut != 20 || cal.HeldOut == 0 {
+	norms := len(search.Normalizations)
+	if cal.Tried != 11*4*norms*2*4+4*4 || cal.Train+cal.HeldOut != 20 || cal.HeldOut == 0 {
 		t.Errorf("calibration tried %d settings on %d + %d queries", cal.Tried, cal.Train, cal.HeldOut)
 	}
 	if cal.Best.Train.Means[NDCG10] < cal.Current.Train.Means[NDCG10] || cal.Best.Train.Means[NDCG10] != cal.Top[0].Train && cal.Best.Config != cal.Current.Config {
@@ -122,7 +123,7 @@ func TestBEIRPipelineAndCalibration(t *testing.T) {
 	}
 	// The surface: one cell per depth, fill, normalisation and α, each the
 	// best threshold on the training part, scored on the held-out part.
-	if len(cal.Surface) != 4*2*4*11 {
+	if len(cal.Surface) != 4*2*norms*11 {
 		t.Fatalf("%d surface cells", len(cal.Surface))
 	}
 	train, held := Split(rs, 0.3)
@@ -231,7 +232,7 @@ func TestGridAndSplit(t *testing.T) {
 			}
 		}
 	}
-	if weighted != 11*4*4*2*4 || rrf != 4*4 || g.MaxDepth() != 100 {
+	if weighted != 11*4*len(search.Normalizations)*2*4 || rrf != 4*4 || g.MaxDepth() != 100 {
 		t.Errorf("%d weighted, %d rrf settings, max depth %d", weighted, rrf, g.MaxDepth())
 	}
 	if !seen[search.SeedConfig()] {
