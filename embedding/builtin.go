@@ -45,6 +45,9 @@ type builtin struct {
 	idle    time.Duration
 	indexer chan struct{} // a token per core of the indexing share
 
+	tokOnce sync.Once
+	tok     *model.Tokenizer // nil when its file cannot be read
+
 	mu      sync.Mutex
 	loaded  *model.Model
 	loading chan struct{} // closed when the load in flight ends
@@ -102,6 +105,26 @@ func (b *builtin) ContextLength(ctx context.Context) (int, error) {
 		return f.MaxTokens, nil
 	}
 	return b.spec.MaxTokens, nil
+}
+
+// Tokens implements tokenCounter: the model cuts a text to its limit
+// itself, by its own tokenizer, as sentence-transformers does, so the
+// Service need not cut it to an estimate first (which, at 4 characters a
+// token and 90% of the limit, cut texts that fit). ok is false while the
+// tokenizer cannot be read (not installed): the Service estimates then.
+func (b *builtin) Tokens(text string) (n int, ok bool) {
+	b.tokOnce.Do(func() {
+		if !b.installed() {
+			return
+		}
+		if t, err := model.LoadTokenizer(model.TokenizerFile(b.dir)); err == nil {
+			b.tok = t
+		}
+	})
+	if b.tok == nil {
+		return 0, false
+	}
+	return b.tok.Tokens(text), true
 }
 
 // Classify implements Provider.

@@ -2,6 +2,7 @@ package embedding
 
 import (
 	"context"
+	"github.com/ragd/ragd/embedding/ollamatest"
 	"os"
 	"slices"
 	"strings"
@@ -209,5 +210,45 @@ func TestBuiltinFolder(t *testing.T) {
 		if _, err := New(c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("New(%+v): %v, want an error with %q", c.cfg, err, c.want)
 		}
+	}
+}
+
+// TestBuiltinTextsCutByTheModel: the built-in model cuts a text to its
+// limit with its own tokenizer, so the Service sends it whole rather than
+// cut to the estimate (4 characters a token), and counts it cut only when
+// the model will cut it.
+func TestBuiltinTextsCutByTheModel(t *testing.T) {
+	svc, err := New(Config{Provider: ProviderBuiltin, ModelPath: tinyBERT, QueryTimeout: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 12 // tiny-bert's max_seq_length
+	// One word past the tokenizer's longest is one [UNK]: 3 tokens in all,
+	// which the estimate takes for 40.
+	long := strings.Repeat("a", 150)
+	if _, cut := truncateTokens(long, budget(limit)); !cut {
+		t.Fatal("the estimate keeps the word whole: this test shows nothing")
+	}
+	if sent, cut := svc.cut(long, limit); sent != long || cut {
+		t.Errorf("a text of 3 tokens: sent %d bytes, cut %v; want it whole, not cut", len(sent), cut)
+	}
+	many := strings.Repeat("dog ", 40)
+	if sent, cut := svc.cut(many, limit); sent != many || !cut {
+		t.Errorf("a text of 42 tokens: sent %q, cut %v; want it whole, counted cut (the model cuts it)", sent, cut)
+	}
+	res := svc.EmbedDocuments(context.Background(), []string{long, many})
+	if !res.Available || res.Embedded != 2 || res.Truncated != 1 {
+		t.Errorf("embedding both: %d embedded, %d truncated (%s); want 2, 1", res.Embedded, res.Truncated, res.Reason)
+	}
+
+	// A provider that does not count tokens gets the text cut to the
+	// estimate.
+	srv := ollamatest.NewServer(t, ollamatest.Options{Models: map[string]int{"m": 4}})
+	est, err := New(Config{Host: srv.URL, Model: "m", Dims: 4}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent, cut := est.cut(long, limit); sent == long || !cut {
+		t.Errorf("through Ollama: sent %d bytes, cut %v; want the estimate's cut", len(sent), cut)
 	}
 }

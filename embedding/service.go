@@ -371,7 +371,7 @@ func (s *Service) jobs(texts []string, prefix string, limit int) (jobs []*job, s
 			skipped++
 			continue
 		}
-		sent, cut := truncateTokens(prefix+t, budget(limit))
+		sent, cut := s.cut(prefix+t, limit)
 		key := CacheKey(sent)
 		if j, ok := byKey[key]; ok {
 			j.at = append(j.at, i)
@@ -382,6 +382,24 @@ func (s *Service) jobs(texts []string, prefix string, limit int) (jobs []*job, s
 		jobs = append(jobs, j)
 	}
 	return jobs, skipped
+}
+
+// tokenCounter is a Provider whose model cuts each text to its limit
+// itself and counts a text's tokens exactly (the built-in runtime).
+type tokenCounter interface {
+	Tokens(text string) (n int, ok bool)
+}
+
+// cut returns text as it is sent to a model of limit tokens, and whether
+// it is cut: whole to a provider that cuts exactly (cut says whether the
+// model will), else cut to the estimated budget (truncateTokens).
+func (s *Service) cut(text string, limit int) (string, bool) {
+	if tc, ok := s.provider.(tokenCounter); ok {
+		if n, ok := tc.Tokens(text); ok {
+			return text, n > limit
+		}
+	}
+	return truncateTokens(text, budget(limit))
 }
 
 // lookup fills jobs from the cache and returns the jobs still to embed. A

@@ -204,3 +204,16 @@ func TestReadFolderErrorsNameTheFile(t *testing.T) {
 		})
 	}
 }
+
+// Tokens counts what Encode makes of a text before any cut.
+func TestTokenizerTokens(t *testing.T) {
+	tok, err := model.LoadTokenizer(model.TokenizerFile("testdata/tiny-bert"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"", "the dog runs in the park", strings.Repeat("dog ", 40), strings.Repeat("a", 150), "Le café est très bon — naïve résumé!"} {
+		if got, want := tok.Tokens(text), len(tok.Encode(text, 1<<20)); got != want {
+			t.Errorf("Tokens(%q) = %d, Encode made %d", text, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -65,6 +66,19 @@ func LoadTokenizer(path string) (*Tokenizer, error) {
 	}
 	return t, nil
 }
+
+// Tokens returns how many tokens the model makes of text, [CLS] and [SEP]
+// included, before any cut.
+func (t *Tokenizer) Tokens(text string) int {
+	n := 2
+	for _, w := range preTokenize(t.normalize(text)) {
+		n += len(t.wordPiece(nil, w))
+	}
+	return n
+}
+
+// TokenizerFile returns the path of the tokenizer of the model in dir.
+func TokenizerFile(dir string) string { return filepath.Join(dir, tokenizerFile) }
 
 // Encode returns the token ids of text between [CLS] and [SEP], at most
 // maxTokens of them in all (the words past it are cut, as the reference
