@@ -171,23 +171,19 @@ func normalize(all []*Fused, n Normalization, baseline float64) {
 			f.LexicalScore = ptr(math.Max(0, *f.Lexical))
 		}
 	}
-	if n == NormSpace {
-		// Cosine over the room between chance and the query's best.
-		best := math.Inf(-1)
-		for _, f := range all {
-			if f.Distance != nil {
-				best = math.Max(best, 1-*f.Distance)
+	if n.readsBaseline() {
+		// Cosine over the room between chance and its top: the query's
+		// best (NormSpace) or identity (NormChance).
+		top := 1.0
+		if n == NormSpace {
+			top = math.Inf(-1)
+			for _, f := range all {
+				if f.Distance != nil {
+					top = math.Max(top, 1-*f.Distance)
+				}
 			}
 		}
-		room := max(minRoom, best-baseline)
-		for _, f := range all {
-			if f.Distance != nil {
-				f.VectorScore = ptr(min(1, max(0, (1-*f.Distance-baseline)/room)))
-			}
-		}
-	}
-	if n == NormChance {
-		room := max(minRoom, 1-baseline)
+		room := max(minRoom, top-baseline)
 		for _, f := range all {
 			if f.Distance != nil {
 				f.VectorScore = ptr(min(1, max(0, (1-*f.Distance-baseline)/room)))
