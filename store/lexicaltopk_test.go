@@ -121,20 +121,25 @@ var lexicalBench struct {
 	err     error
 }
 
+// openBenchCorpus opens a kept benchmark corpus at path and its project
+// "bench", its words' bounds computed if it predates them.
+func openBenchCorpus(ctx context.Context, path string, opt Options) (*Store, int64, error) {
+	s, err := Open(ctx, path, opt)
+	if err != nil {
+		return nil, 0, err
+	}
+	p, err := s.Project(ctx, "bench")
+	if err == nil {
+		err = s.ensureBounds(ctx, p.ID)
+	}
+	return s, p.ID, err
+}
+
 func lexicalBenchStore(b *testing.B) (*Store, int64) {
 	lexicalBench.once.Do(func() {
 		ctx := context.Background()
 		if path := os.Getenv("RAGD_BENCH_CORPUS"); path != "" {
-			s, err := Open(ctx, path, Options{Space: "bench/768", Dims: 768})
-			if err != nil {
-				lexicalBench.err = err
-				return
-			}
-			p, err := s.Project(ctx, "bench")
-			if err == nil {
-				err = s.ensureBounds(ctx, p.ID)
-			}
-			lexicalBench.s, lexicalBench.project, lexicalBench.err = s, p.ID, err
+			lexicalBench.s, lexicalBench.project, lexicalBench.err = openBenchCorpus(ctx, path, Options{Space: "bench/768", Dims: 768})
 			return
 		}
 		n := 100_000
@@ -156,16 +161,7 @@ func lexicalBenchStore(b *testing.B) (*Store, int64) {
 			}
 			path = filepath.Join(dir, "lexical.db")
 		} else if _, err := os.Stat(path); err == nil {
-			s, err := Open(ctx, path, Options{Space: "bench/4", Dims: 4})
-			if err != nil {
-				lexicalBench.err = err
-				return
-			}
-			p, err := s.Project(ctx, "bench")
-			if err == nil {
-				err = s.ensureBounds(ctx, p.ID)
-			}
-			lexicalBench.s, lexicalBench.project, lexicalBench.err = s, p.ID, err
+			lexicalBench.s, lexicalBench.project, lexicalBench.err = openBenchCorpus(ctx, path, Options{Space: "bench/4", Dims: 4})
 			return
 		}
 		s, err := Open(ctx, path, Options{Space: "bench/4", Dims: 4})
