@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -29,40 +28,9 @@ var tinyVocab = []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "a", "dog", 
 	"house", "search", "hybrid", "##s", "fuse", ".", ",", "vector"}
 
 func writeTinyBERT(dir string) error {
-	r := rand.New(rand.NewPCG(7, 8))
 	cfg := tinyConfig
-	h, m := cfg.Hidden, cfg.Intermediate
-	ts := map[string]tensor{}
-	add := func(name string, shape ...int) {
-		n := 1
-		for _, d := range shape {
-			n *= d
-		}
-		data := randSlice(r, n)
-		for i := range data {
-			data[i] *= 0.5
-		}
-		ts[name] = tensor{shape: shape, data: data}
-	}
-	add("embeddings.word_embeddings.weight", len(tinyVocab), h)
-	add("embeddings.position_embeddings.weight", cfg.MaxPositions, h)
-	add("embeddings.token_type_embeddings.weight", 2, h)
-	add("embeddings.LayerNorm.weight", h)
-	add("embeddings.LayerNorm.bias", h)
-	for i := range cfg.Layers {
-		p := fmt.Sprintf("encoder.layer.%d.", i)
-		for _, l := range []struct {
-			name    string
-			in, out int
-		}{{"attention.self.query", h, h}, {"attention.self.key", h, h}, {"attention.self.value", h, h}, {"attention.output.dense", h, h}, {"intermediate.dense", h, m}, {"output.dense", m, h}} {
-			add(p+l.name+".weight", l.out, l.in)
-			add(p+l.name+".bias", l.out)
-		}
-		for _, n := range []string{"attention.output.LayerNorm", "output.LayerNorm"} {
-			add(p+n+".weight", h)
-			add(p+n+".bias", h)
-		}
-	}
+	h := cfg.Hidden
+	ts := randomBERT(rand.New(rand.NewPCG(7, 8)), cfg, len(tinyVocab), 0.5)
 	if err := os.MkdirAll(filepath.Join(dir, "1_Pooling"), 0o755); err != nil {
 		return err
 	}
@@ -75,7 +43,7 @@ func writeTinyBERT(dir string) error {
 	}
 	files := map[string]any{
 		configFile: map[string]any{"architectures": []string{"BertModel"}, "model_type": "bert", "hidden_act": "gelu",
-			"hidden_size": h, "intermediate_size": m, "num_attention_heads": cfg.Heads, "num_hidden_layers": cfg.Layers,
+			"hidden_size": h, "intermediate_size": cfg.Intermediate, "num_attention_heads": cfg.Heads, "num_hidden_layers": cfg.Layers,
 			"max_position_embeddings": cfg.MaxPositions, "vocab_size": len(tinyVocab), "type_vocab_size": 2, "layer_norm_eps": cfg.Eps},
 		tokenizerFile: map[string]any{"normalizer": map[string]any{"type": "BertNormalizer", "lowercase": true},
 			"model": map[string]any{"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##", "vocab": vocab}},

@@ -260,40 +260,7 @@ func TestEmbedKernelsAgree(t *testing.T) {
 	kerns := fastKernels(t)
 	cfg := bertConfig{Hidden: 48, Layers: 2, Heads: 4, Intermediate: 96, MaxPositions: 300, Eps: 1e-12, Act: "gelu", Type: "bert"}
 	r := rand.New(rand.NewPCG(5, 6))
-	ts := map[string]tensor{}
-	add := func(name string, shape ...int) {
-		n := 1
-		for _, d := range shape {
-			n *= d
-		}
-		data := randSlice(r, n)
-		for i := range data {
-			data[i] *= 0.2
-		}
-		ts[name] = tensor{shape: shape, data: data}
-	}
-	h, m := cfg.Hidden, cfg.Intermediate
-	add("embeddings.word_embeddings.weight", 100, h)
-	add("embeddings.position_embeddings.weight", cfg.MaxPositions, h)
-	add("embeddings.token_type_embeddings.weight", 2, h)
-	for _, p := range []string{"embeddings.LayerNorm"} {
-		add(p+".weight", h)
-		add(p+".bias", h)
-	}
-	for i := range cfg.Layers {
-		p := fmt.Sprintf("encoder.layer.%d.", i)
-		for _, l := range []struct {
-			name    string
-			in, out int
-		}{{"attention.self.query", h, h}, {"attention.self.key", h, h}, {"attention.self.value", h, h}, {"attention.output.dense", h, h}, {"intermediate.dense", h, m}, {"output.dense", m, h}} {
-			add(p+l.name+".weight", l.out, l.in)
-			add(p+l.name+".bias", l.out)
-		}
-		for _, n := range []string{"attention.output.LayerNorm", "output.LayerNorm"} {
-			add(p+n+".weight", h)
-			add(p+n+".bias", h)
-		}
-	}
+	ts := randomBERT(r, cfg, 100, 0.2)
 	slow, err := newBERT(cfg, ts, kernelGo)
 	if err != nil {
 		t.Fatal(err)
@@ -321,4 +288,42 @@ func TestEmbedKernelsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomBERT returns the tensors of a BERT of cfg and a vocabulary of
+// vocab words, drawn from r in a fixed order, each value scaled by scale.
+func randomBERT(r *rand.Rand, cfg bertConfig, vocab int, scale float32) map[string]tensor {
+	h, m := cfg.Hidden, cfg.Intermediate
+	ts := map[string]tensor{}
+	add := func(name string, shape ...int) {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		data := randSlice(r, n)
+		for i := range data {
+			data[i] *= scale
+		}
+		ts[name] = tensor{shape: shape, data: data}
+	}
+	add("embeddings.word_embeddings.weight", vocab, h)
+	add("embeddings.position_embeddings.weight", cfg.MaxPositions, h)
+	add("embeddings.token_type_embeddings.weight", 2, h)
+	add("embeddings.LayerNorm.weight", h)
+	add("embeddings.LayerNorm.bias", h)
+	for i := range cfg.Layers {
+		p := fmt.Sprintf("encoder.layer.%d.", i)
+		for _, l := range []struct {
+			name    string
+			in, out int
+		}{{"attention.self.query", h, h}, {"attention.self.key", h, h}, {"attention.self.value", h, h}, {"attention.output.dense", h, h}, {"intermediate.dense", h, m}, {"output.dense", m, h}} {
+			add(p+l.name+".weight", l.out, l.in)
+			add(p+l.name+".bias", l.out)
+		}
+		for _, n := range []string{"attention.output.LayerNorm", "output.LayerNorm"} {
+			add(p+n+".weight", h)
+			add(p+n+".bias", h)
+		}
+	}
+	return ts
 }
