@@ -64,17 +64,9 @@ func builtinFolderService(tb testing.TB, raw bool) *embedding.Service {
 // MiniLM) comes from the folder's sentence-transformers files.
 func TestRealModelBuiltinFolder(t *testing.T) {
 	_, model, dims := realModel(t)
-	var texts []string
-	for _, p := range provenancePairs {
-		for _, s := range p {
-			if !slices.Contains(texts, s) {
-				texts = append(texts, s)
-			}
-		}
-	}
-	// A passage of 142 tokens, within every model's limit and the
-	// service's estimate of it (which cuts longer texts before the model
-	// sees them: embedding/limit.go).
+	texts := provenanceTexts()
+	// A passage of 142 tokens, within every model's limit: the built-in
+	// model reads it whole.
 	texts = append(texts, strings.Repeat("Hybrid search fuses the lexical and vector rankings of a chunk. ", 10))
 	svc := builtinFolderService(t, true)
 	h := svc.Health(t.Context())

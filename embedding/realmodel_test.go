@@ -46,6 +46,19 @@ var provenancePairs = [][2]string{
 	{"The new movie is awesome", "The new movie is so great"},
 }
 
+// provenanceTexts returns the texts of provenancePairs, each once.
+func provenanceTexts() []string {
+	var texts []string
+	for _, p := range provenancePairs {
+		for _, s := range p {
+			if !slices.Contains(texts, s) {
+				texts = append(texts, s)
+			}
+		}
+	}
+	return texts
+}
+
 // realModel returns the served model from the environment models.sh up
 // prints, or fails.
 func realModel(tb testing.TB) (host, model string, dims int) {
@@ -119,14 +132,7 @@ func dot(a, b []float32) float64 {
 // reference runtime computes from the model's published ONNX export.
 func TestRealModelProvenance(t *testing.T) {
 	_, model, dims := realModel(t)
-	var texts []string
-	for _, p := range provenancePairs {
-		for _, s := range p {
-			if !slices.Contains(texts, s) {
-				texts = append(texts, s)
-			}
-		}
-	}
+	texts := provenanceTexts()
 	got := realModelService(t, true).EmbedDocuments(t.Context(), texts)
 	if !got.Available || got.Embedded != len(texts) {
 		t.Fatalf("embedding through ragd: %s", got.Reason)
