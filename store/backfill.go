@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/ragd/ragd"
@@ -29,28 +28,18 @@ const notUnembeddable = `NOT EXISTS (SELECT 1 FROM unembeddable_chunks u
 // PendingVectors returns up to limit chunks without a vector, newest first,
 // leaving out those marked unembeddable in the store's space.
 func (s *Store) PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVector, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, project_id, scope, title, heading_path, content, content_hash FROM chunks
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+rules.PendingColumns+` FROM chunks
 		INDEXED BY chunks_without_vector WHERE embedding_space IS NULL AND `+notUnembeddable+`
 		ORDER BY seq DESC LIMIT ?`, s.space, limit)
 	if err != nil {
 		return nil, fmt.Errorf("chunks without vectors: %w", err)
 	}
 	defer rows.Close()
-	var out []ragd.PendingVector
-	for rows.Next() {
-		var p ragd.PendingVector
-		var heading string
-		if err := rows.Scan(&p.Seq, &p.ProjectID, &p.Scope, &p.Title, &heading, &p.Content, &p.ContentHash); err != nil {
-			return nil, fmt.Errorf("chunks without vectors: %w", err)
-		}
-		hp, err := rules.ParseHeading(strconv.FormatInt(p.Seq, 10), heading)
-		if err != nil {
-			return nil, fmt.Errorf("chunks without vectors: %w", err)
-		}
-		p.HeadingPath = hp
-		out = append(out, p)
+	out, err := rules.ReadPending(rows)
+	if err != nil {
+		return nil, fmt.Errorf("chunks without vectors: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // PendingVectorCount counts the chunks without a vector that the fill may

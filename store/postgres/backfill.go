@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
@@ -21,28 +20,15 @@ import (
 // PendingVectors returns up to limit chunks without a vector, newest
 // first, leaving out those marked unembeddable in the store's space.
 func (s *Store) PendingVectors(ctx context.Context, limit int) ([]ragd.PendingVector, error) {
-	rows, err := s.pool.Query(ctx, `SELECT seq, project_id, scope, title, heading_path, content, content_hash FROM chunks
+	rows, err := s.pool.Query(ctx, `SELECT `+rules.PendingColumns+` FROM chunks
 		WHERE embedding_space IS NULL AND `+notUnembeddable(1)+` AND `+visibleSQL(2)+`
 		ORDER BY seq DESC LIMIT $3`, s.space, s.owner, limit)
 	if err != nil {
 		return nil, s.describe("chunks without vectors", err)
 	}
 	defer rows.Close()
-	var out []ragd.PendingVector
-	for rows.Next() {
-		var p ragd.PendingVector
-		var heading string
-		if err := rows.Scan(&p.Seq, &p.ProjectID, &p.Scope, &p.Title, &heading, &p.Content, &p.ContentHash); err != nil {
-			return nil, s.describe("chunks without vectors", err)
-		}
-		hp, err := rules.ParseHeading(strconv.FormatInt(p.Seq, 10), heading)
-		if err != nil {
-			return nil, fmt.Errorf("chunks without vectors: %w", err)
-		}
-		p.HeadingPath = hp
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := rules.ReadPending(rows)
+	if err != nil {
 		return nil, s.describe("chunks without vectors", err)
 	}
 	return out, nil

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -350,6 +351,29 @@ func ReadTexts(rows Rows) ([]StoredText, error) {
 			return nil, err
 		}
 		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// PendingColumns are the columns ReadPending reads, in its order.
+const PendingColumns = "seq, project_id, scope, title, heading_path, content, content_hash"
+
+// ReadPending reads rows of PendingColumns: the fill's queue, each with
+// the title and heading path it is embedded with (ragd.EmbeddingText).
+func ReadPending(rows Rows) ([]ragd.PendingVector, error) {
+	var out []ragd.PendingVector
+	for rows.Next() {
+		var p ragd.PendingVector
+		var heading string
+		if err := rows.Scan(&p.Seq, &p.ProjectID, &p.Scope, &p.Title, &heading, &p.Content, &p.ContentHash); err != nil {
+			return nil, err
+		}
+		hp, err := ParseHeading(strconv.FormatInt(p.Seq, 10), heading)
+		if err != nil {
+			return nil, err
+		}
+		p.HeadingPath = hp
+		out = append(out, p)
 	}
 	return out, rows.Err()
 }
