@@ -68,11 +68,19 @@ func TestServe_StalledBodiesTimedOut(t *testing.T) {
 func TestServe_LongReindexOutlivesTimeouts(t *testing.T) {
 	daemontest.EngineIndependent(t)
 	const timeout = 200 * time.Millisecond
+	srv := newServer(t)
+	// The project is added by a daemon with the usual limits: under a
+	// loaded machine adding it can take longer than the short write
+	// timeout, which bounds every answer but a reindex.
+	w := daemontest.NewWorld(t)
+	first := daemontest.Start(t, w, daemontest.Config(srv.URL))
+	repo := daemontest.Repo(t, daemontest.Docs)
+	daemontest.AddProject(t, first.Client, repo.Dir, "demo")
+	first.Stop(t)
 	defer daemon.SetServeLimits(daemon.ServeLimits{
 		ReadHeader: timeout, Read: timeout, Write: timeout, Idle: time.Minute, MaxConns: 4,
 	})()
-	srv := newServer(t)
-	d, repo := startDocs(t, srv.URL)
+	d := daemontest.Start(t, w, daemontest.Config(srv.URL))
 	// The provider is slow: each batch takes longer than every timeout.
 	slow := func(_ http.ResponseWriter, r *http.Request, _ ollamatest.Request) bool {
 		select {
