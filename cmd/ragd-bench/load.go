@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/api"
@@ -43,6 +44,13 @@ const (
 	maxLoadSearches = 1_000_000
 	// loadProject names the project a BEIR corpus is indexed as.
 	loadProject = "load"
+	// reindexProject names the synthetic corpus's second project, the
+	// generated repository its reindex loop reindexes.
+	reindexProject = "reindex"
+	// reindexDocs and reindexSections size that repository: a project of
+	// docs about a thousand chunks, so that each reindex walks its tree,
+	// compares every document and writes the one that changed.
+	reindexDocs, reindexSections = 200, 5
 	// writerSession is the followed session the writer appends to.
 	writerSession = "load-writer"
 	// writerChars is about an agent message's length.
@@ -119,7 +127,7 @@ func loadCmd(args []string, stdout io.Writer) error {
 	fs.BoolVar(&f.writer, "writer", false, "a followed session appending -append-size messages a loop meanwhile")
 	fs.IntVar(&f.appendSize, "append-size", 10, "messages per append")
 	fs.Float64Var(&f.appendRate, "append-rate", 0, "appends per second at most (0: as fast as the daemon takes them)")
-	fs.BoolVar(&f.reindex, "reindex", false, "a loop committing a document and reindexing docs meanwhile (-beir)")
+	fs.BoolVar(&f.reindex, "reindex", false, "a loop committing a document and reindexing docs meanwhile (-beir: its corpus; -n: a generated repository of a second project)")
 	fs.StringVar(&f.provider, "provider", "ollama", "embedding provider: ollama, openai, or none (lexical only); -n serves random vectors itself")
 	fs.StringVar(&f.host, "host", "http://127.0.0.1:11500", "the provider's URL: Ollama's host, or an OpenAI-compatible base URL (…/v1)")
 	fs.StringVar(&f.model, "model", "glove-100d", "embedding model")
@@ -160,8 +168,6 @@ func (f *loadFlags) check() error {
 		return fmt.Errorf("load: -append-size %d: want 1 to 100", f.appendSize)
 	case f.appendRate < 0 || f.appendRate > 1000:
 		return fmt.Errorf("load: -append-rate %v: want 0 to 1000", f.appendRate)
-	case f.reindex && f.beir == "":
-		return errors.New("load: -reindex needs -beir (the synthetic corpus has no repository)")
 	}
 	if f.searches == 0 {
 		f.searches = maxLoadSearches
@@ -208,9 +214,12 @@ type loadSetup struct {
 	project string
 	chunks  int
 	queries []string
-	repo    string // the BEIR repository, for the reindex loop
-	corpus  string
-	closers []func()
+	repo    string // the repository of the reindex loop
+	// reindexed is the project the reindex loop reindexes: the BEIR
+	// corpus's own, or the synthetic corpus's second project.
+	reindexed string
+	corpus    string
+	closers   []func()
 }
 
 func (s *loadSetup) close() {
@@ -290,6 +299,14 @@ func setUp(ctx context.Context, f loadFlags, work string) (*loadSetup, error) {
 		}
 		s.project, s.corpus = "bench", fmt.Sprintf("synthetic %d", f.n)
 		s.queries = syntheticQueries()
+		if f.reindex {
+			s.repo, s.reindexed = filepath.Join(work, "reindex-repo"), reindexProject
+			if _, err := os.Stat(filepath.Join(s.repo, ".git")); err != nil {
+				if err := writeReindexRepo(s.repo, s.queries); err != nil {
+					return nil, err
+				}
+			}
+		}
 		if db == "" {
 			cache, err := cacheDir()
 			if err != nil {
@@ -313,7 +330,7 @@ func setUp(ctx context.Context, f loadFlags, work string) (*loadSetup, error) {
 			s.queries = append(s.queries, q.Text)
 		}
 		s.project, s.corpus = loadProject, "beir "+b.Name
-		s.repo = filepath.Join(work, "repo")
+		s.repo, s.reindexed = filepath.Join(work, "repo"), loadProject
 		if _, err := os.Stat(filepath.Join(s.repo, ".git")); err != nil {
 			in, err := b.OpenCorpus()
 			if err != nil {
@@ -374,6 +391,12 @@ func setUp(ctx context.Context, f loadFlags, work string) (*loadSetup, error) {
 	}
 	cl := client.New(d.Socket())
 	defer cl.Close()
+	if s.reindexed == reindexProject {
+		if err := addReindexProject(ctx, cl, s.repo); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
 	if _, err := cl.Search(ctx, s.project, api.SearchRequest{Query: s.queries[0]}); err != nil {
 		s.close()
 		return nil, fmt.Errorf("load: first search: %w", err)
@@ -662,12 +685,13 @@ func measureLoad(ctx context.Context, f loadFlags, s *loadSetup) (*loadResult, e
 		side.Go(func() {
 			cl := client.New(s.d.Socket())
 			defer cl.Close()
-			for v := 1; runCtx.Err() == nil; v++ {
+			// At least one reindex, however short the run.
+			for v := 1; v == 1 || runCtx.Err() == nil; v++ {
 				if err := changeDoc(s.repo, v); err != nil {
 					fail(err)
 					return
 				}
-				if _, err := cl.Reindex(ctx, s.project, api.ReindexRequest{Scope: ragd.ScopeDocs}); err != nil {
+				if _, err := cl.Reindex(ctx, s.reindexed, api.ReindexRequest{Scope: ragd.ScopeDocs}); err != nil {
 					fail(fmt.Errorf("reindex: %w", err))
 					return
 				}
@@ -720,7 +744,50 @@ func message(r *rand.Rand, queries []string) string {
 	return b.String()
 }
 
-// changeDoc commits a new version of one document of the BEIR repository.
+// writeReindexRepo writes the synthetic corpus's reindex repository at
+// dir: reindexDocs documents of reindexSections sections each, their text
+// the queries' words (as the writer's messages), committed on main.
+func writeReindexRepo(dir string, queries []string) error {
+	if _, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	}); err != nil {
+		return fmt.Errorf("reindex repository: init %s: %w", dir, err)
+	}
+	docs := filepath.Join(dir, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		return fmt.Errorf("reindex repository: %w", err)
+	}
+	r := rand.New(rand.NewSource(7))
+	for i := range reindexDocs {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Document %d\n", i)
+		for j := range reindexSections {
+			fmt.Fprintf(&b, "\n## Section %d\n\n%s\n", j, message(r, queries))
+		}
+		if err := os.WriteFile(filepath.Join(docs, fmt.Sprintf("%04d.md", i)), []byte(b.String()), 0o600); err != nil {
+			return fmt.Errorf("reindex repository: %w", err)
+		}
+	}
+	return commitAll(dir, "the load's reindex repository")
+}
+
+// addReindexProject adds the reindex repository as project reindexProject
+// (if the daemon lacks it) and indexes it, before the run is timed.
+func addReindexProject(ctx context.Context, cl *client.Client, repo string) error {
+	if _, err := cl.AddProject(ctx, api.AddProjectRequest{Path: repo, Name: reindexProject}); err != nil {
+		var ae *client.Error
+		if !errors.As(err, &ae) || ae.Status != http.StatusConflict {
+			return fmt.Errorf("load: add the reindex project: %w", err)
+		}
+	}
+	if _, err := cl.Reindex(ctx, reindexProject, api.ReindexRequest{}); err != nil {
+		return fmt.Errorf("load: index the reindex project: %w", err)
+	}
+	return nil
+}
+
+// changeDoc commits a new version of one document of the reindex loop's
+// repository.
 func changeDoc(repo string, v int) error {
 	dir := filepath.Join(repo, "docs")
 	entries, err := os.ReadDir(dir)
