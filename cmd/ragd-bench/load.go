@@ -107,8 +107,11 @@ type loadFlags struct {
 	duration, queryTimeout                time.Duration
 	appendRate                            float64
 	writer, reindex, keep                 bool
-	vectors, cpuProfile, blockProfile     string
-	batch, concurrency                    int
+	// spaceGiven: -model or -dims was given, naming the space of a
+	// synthetic corpus built otherwise (-db).
+	spaceGiven                        bool
+	vectors, cpuProfile, blockProfile string
+	batch, concurrency                int
 }
 
 // loadCmd runs a daemon in this process over a corpus and measures
@@ -130,7 +133,7 @@ func loadCmd(args []string, stdout io.Writer) error {
 	fs.BoolVar(&f.reindex, "reindex", false, "a loop committing a document and reindexing docs meanwhile (-beir: its corpus; -n: a generated repository of a second project)")
 	fs.StringVar(&f.provider, "provider", "ollama", "embedding provider: ollama, openai, or none (lexical only); -n serves random vectors itself")
 	fs.StringVar(&f.host, "host", "http://127.0.0.1:11500", "the provider's URL: Ollama's host, or an OpenAI-compatible base URL (…/v1)")
-	fs.StringVar(&f.model, "model", "glove-100d", "embedding model")
+	fs.StringVar(&f.model, "model", "glove-100d", "embedding model (-n: the synthetic corpus's own unless given)")
 	fs.IntVar(&f.dims, "dims", 100, "embedding dims")
 	fs.DurationVar(&f.queryTimeout, "query-timeout", 0, "[embedding] query_timeout (0: the default)")
 	fs.IntVar(&f.batch, "batch", 0, "[embedding] batch_size (0: the default)")
@@ -141,6 +144,7 @@ func loadCmd(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	fs.Visit(func(fl *flag.Flag) { f.spaceGiven = f.spaceGiven || fl.Name == "model" || fl.Name == "dims" })
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -288,7 +292,9 @@ func setUp(ctx context.Context, f loadFlags, work string) (*loadSetup, error) {
 		// The synthetic corpus: a copy of the cached one (the run writes
 		// telemetry and appends), random vectors of its space from a
 		// provider in this process.
-		f.model, f.dims = strings.TrimSuffix(space, "/768"), dims
+		if !f.spaceGiven {
+			f.model, f.dims = strings.TrimSuffix(space, "/768"), dims
+		}
 		if f.provider != "none" {
 			srv, err := startRandomProvider()
 			if err != nil {
