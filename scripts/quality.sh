@@ -87,7 +87,11 @@ run() {
 # The judged session questions (scripts/quality/sessions.jsonl) are asked
 # of real transcripts (../shared/bench/transcripts) imported by a daemon
 # of this model's own: sessions MODEL imports them, waits until the
-# background fill has embedded every chunk, and stops it.
+# background fill has embedded every chunk, and stops it. Every file of
+# twelve agents that holds a conversation (610 message chunks); not the
+# OpenCode database (synthetic, by its source's own account), not the
+# duplicate of Copilot Chat's simple session in JSON lines, not Windsurf's
+# (no importer).
 T=$SHARED/bench/transcripts
 sessions() {
 	local m=$1 dir=$CACHE/sessions-$1
@@ -107,10 +111,18 @@ sessions() {
 		"$ragd" add "$dir/repo" >/dev/null
 		"$ragd" sessions import --from aider "$T/aider/monochromatic.aider.chat.history.md" "$T/aider/zen-mcp-server.aider.chat.history.md" --project repo >&2
 		"$ragd" sessions import --from claude-code "$T/claude-code/daaain-cc1.0.24-fe869ecb.jsonl" "$T/claude-code/daaain-cc2.1.114-ef958aa1.jsonl" --project repo >&2
-		"$ragd" sessions import --from codex "$T/codex/aisessions-codex0.47.0-pomodoro.jsonl" --project repo >&2
-		"$ragd" sessions import --from gemini "$T/gemini/aisessions-pomodoro.json" --project repo >&2
-		# Bounded: the fill embeds a few hundred chunks.
-		for _ in $(seq 1 600); do
+		"$ragd" sessions import --from codex "$T/codex/aisessions-codex0.47.0-pomodoro.jsonl" "$T/codex/cctranscripts-codex0.77.0-truncated.jsonl" --project repo >&2
+		"$ragd" sessions import --from gemini "$T/gemini/aisessions-pomodoro.json" "$T/gemini/vibetracker-2026-04-23.jsonl" --project repo >&2
+		"$ragd" sessions import --from cursor "$T/cursor/cursor-history-state.vscdb" "$T/cursor/git-ai-cursor-session-simple.jsonl" --project repo >&2
+		"$ragd" sessions import --from crush "$T/crush/dbr-crush.db" --project repo >&2
+		"$ragd" sessions import --from copilot "$T/copilot-chat/git-ai-copilot_session_simple.json" "$T/copilot-chat/git-ai-copilot_session_multiline.jsonl" --project repo >&2
+		"$ragd" sessions import --from copilot-cli "$T/copilot-cli/vscode-copilot-chat-2acc594f.jsonl" "$T/copilot-cli/vscode-copilot-chat-cb2aca77.jsonl" "$T/copilot-cli/git-ai-copilot_cli_session_events.jsonl" --project repo >&2
+		"$ragd" sessions import --from amp "$T/amp/git-ai-T-019ca1ce.json" --project repo >&2
+		"$ragd" sessions import --from continue "$T/continue/git-ai-continue-cli-session-simple.json" --project repo >&2
+		"$ragd" sessions import --from droid "$T/droid/git-ai-droid-session.jsonl" --project repo >&2
+		"$ragd" sessions import --from qwen "$T/qwen/splitrail-qwen_code.jsonl" --project repo >&2
+		# Bounded: the fill embeds about 600 chunks.
+		for _ in $(seq 1 1800); do
 			"$ragd" doctor --json 2>/dev/null | jq -r '.checks[] | select(.name == "database") | .detail' | grep -q 'of which 0 lexical only' && break
 			sleep 1
 		done

@@ -266,6 +266,26 @@ func (ar *aiderReader) flush() error {
 	case aiderTool:
 		return ar.emit(id, TypeSystemNote, ActorSystem, text, ar.start, "", meta{Record: "output"})
 	default:
-		return ar.emit(id, ragd.TypeAgentResponse, ragd.ActorAgent, text, ar.start, "", meta{Record: "reply"})
+		// A reasoning model's thinking is written into the reply between
+		// Aider's reasoning tags: it is the agent's thinking, not its
+		// answer. The reply keeps the id of the whole block.
+		for k, sub := range aiderReasoning.FindAllStringSubmatch(text, -1) {
+			if sub[1] == "" {
+				continue
+			}
+			if err := ar.emit(id+"/thinking/"+itoa(k), TypeThinking, ragd.ActorAgent, sub[1], ar.start, "", meta{Record: "reply"}); err != nil {
+				return err
+			}
+		}
+		if reply := strings.TrimSpace(aiderReasoning.ReplaceAllString(text, "")); reply != "" {
+			return ar.emit(id, ragd.TypeAgentResponse, ragd.ActorAgent, reply, ar.start, "", meta{Record: "reply"})
+		}
+		return nil
 	}
 }
+
+// aiderReasoning matches a reasoning model's thinking as Aider writes it
+// into a reply (aider/reasoning_tags.py: "<thinking-content-" and a fixed
+// hex suffix, a blank line, the thinking, a blank line, the closing tag);
+// an unclosed tag runs to the end of the reply.
+var aiderReasoning = regexp.MustCompile(`(?s)<thinking-content-[0-9a-f]+>\s*(.*?)\s*(?:</thinking-content-[0-9a-f]+>|\z)`)

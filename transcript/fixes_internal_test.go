@@ -130,6 +130,43 @@ It did not match.
 	})
 }
 
+// TestAiderReasoningIsThinking: the thinking a reasoning model writes
+// into Aider's reply, between Aider's reasoning tags, is the agent's
+// thinking and not its answer (an empty one, as in the bench's Monochromatic
+// history, is dropped); the reply keeps the id of the whole block.
+func TestAiderReasoningIsThinking(t *testing.T) {
+	const tag = "thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b"
+	data := "# aider chat started at 2026-01-07 09:00:00\n\n" +
+		"#### What's this dir doing?  \n\n" +
+		"<" + tag + ">\n\n\n\n\n\n</" + tag + ">\n\n" +
+		"You haven't shared any files yet.\n\n" +
+		"#### And now?  \n\n" +
+		"<" + tag + ">\n\nThe person added main.go; it starts a server.\n\n</" + tag + ">\n\n" +
+		"It starts an HTTP server.\n\n" +
+		"#### Only think  \n\n" +
+		"<" + tag + ">\n\nNothing to say yet\n"
+	got, _ := readString(t, Aider, "/repo/.aider.chat.history.md", data)
+	diffEvents(t, typesTexts(got), []ev{
+		{Type: ragd.TypeChatMessage, Actor: ragd.ActorPerson, Text: "What's this dir doing?"},
+		{Type: ragd.TypeAgentResponse, Actor: ragd.ActorAgent, Text: "You haven't shared any files yet."},
+		{Type: ragd.TypeChatMessage, Actor: ragd.ActorPerson, Text: "And now?"},
+		{Type: TypeThinking, Actor: ragd.ActorAgent, Text: "The person added main.go; it starts a server."},
+		{Type: ragd.TypeAgentResponse, Actor: ragd.ActorAgent, Text: "It starts an HTTP server."},
+		{Type: ragd.TypeChatMessage, Actor: ragd.ActorPerson, Text: "Only think"},
+		{Type: TypeThinking, Actor: ragd.ActorAgent, Text: "Nothing to say yet"},
+	})
+	// The reply's id is derived from the block as written, thinking
+	// included: ids (and the judged questions naming them) do not move.
+	block := "<" + tag + ">\n\n\n\n\n\n</" + tag + ">\n\nYou haven't shared any files yet."
+	off := int64(strings.Index(data, "<"+tag))
+	if want := derivedID("aider:2026-01-07T09:00:00", off, []byte(block)); got[1].ID != want {
+		t.Errorf("reply id %s, want %s (from the whole block)", got[1].ID, want)
+	}
+	if !strings.HasPrefix(got[3].ID, got[4].ID+"/thinking/") {
+		t.Errorf("thinking id %s is not under its reply's %s", got[3].ID, got[4].ID)
+	}
+}
+
 func TestSplitSlash(t *testing.T) {
 	for _, c := range []struct {
 		in, name, args string
