@@ -48,7 +48,7 @@ type execer interface {
 func createLexicalTable(ctx context.Context, tx execer, projectID int64) error {
 	_, err := tx.ExecContext(ctx, "CREATE VIRTUAL TABLE "+lexicalTable(projectID)+` USING fts5(
 		title, heading_path, content,
-		content = '', contentless_delete = 1, tokenize = 'ascii')`)
+		content = '', contentless_delete = 1, tokenize = 'ragd')`)
 	if err != nil {
 		return fmt.Errorf("create lexical table of project %d: %w", projectID, err)
 	}
@@ -131,11 +131,14 @@ func newLexicalWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*lexica
 }
 
 func (w *lexicalWriter) insert(ctx context.Context, seq int64, d lexicalDoc) error {
+	if w.bounds != nil {
+		var err error
+		if d, err = w.bounds.insert(ctx, d); err != nil {
+			return err
+		}
+	}
 	if _, err := w.ins.ExecContext(ctx, seq, d.title, d.heading, d.content); err != nil {
 		return fmt.Errorf("lexical insert: %w", err)
-	}
-	if w.bounds != nil {
-		return w.bounds.insert(ctx, d)
 	}
 	return nil
 }
@@ -410,6 +413,10 @@ type TermDocs struct {
 	// Docs maps each token asked about to the number of rows holding it;
 	// a token no row holds maps to 0.
 	Docs map[string]int64
+	// Kept is true when Docs came from the counts the bounds table keeps
+	// (lexicalbounds.go): every row of the index was written through its
+	// upkeep.
+	Kept bool
 }
 
 // TermDocs returns the number of rows of a project's lexical table and,
@@ -457,7 +464,9 @@ func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []stri
 	// own: fts5vocab counts a word's rows by walking its doclist (about
 	// 60 ms for a word in every row of a million).
 	if !countDocs {
-		if ok, err := keptDocs(ctx, sn.tx, projectID, args, out.Rows, out.Docs); err != nil || ok {
+		ok, err := keptDocs(ctx, sn.tx, projectID, args, out.Rows, out.Docs)
+		if err != nil || ok {
+			out.Kept = ok
 			return out, err
 		}
 	}
