@@ -425,6 +425,13 @@ type TermDocs struct {
 // Tokens are analysed tokens (ragd.LexicalTerm's), looked up exactly.
 // LexicalCandidates prunes with them.
 func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []string) (TermDocs, error) {
+	return sn.termDocs(ctx, projectID, tokens, true)
+}
+
+// termDocs is TermDocs; unless count, it does not count the words' rows
+// in the index when the bounds table does not keep them, and leaves Docs
+// zero and Kept false.
+func (sn *Snapshot) termDocs(ctx context.Context, projectID int64, tokens []string, count bool) (TermDocs, error) {
 	out := TermDocs{Docs: make(map[string]int64, len(tokens))}
 	var block []byte
 	err := sn.tx.QueryRowContext(ctx, "SELECT block FROM "+lexicalTable(projectID)+"_data WHERE id = ?", lexicalAveragesID).Scan(&block)
@@ -472,6 +479,9 @@ func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []stri
 	}
 	for _, t := range args {
 		out.Docs[t.(string)] = 0
+	}
+	if !count {
+		return out, nil
 	}
 	rows, err := sn.tx.QueryContext(ctx, "SELECT term, doc FROM "+vocabTable(projectID)+
 		" WHERE term IN ("+placeholders(len(args))+")", args...)

@@ -535,7 +535,7 @@ func (s *Store) addBounds(ctx context.Context, projectID int64) error {
 	if err != nil {
 		return fmt.Errorf("bounds: %w", err)
 	}
-	if built == "" {
+	if built == "" && td.Rows == 0 {
 		return nil // nothing was ever indexed
 	}
 	n, err := rebuildLexical(ctx, tx, projectID, rules.InForce(setting, built))

@@ -70,7 +70,7 @@ var (
 	// together in more rows than this, θ is taken first from those of
 	// their rows where one of them is marked (lexicaltiers.go): a few
 	// percent of them, and the best.
-	maxScoreTierSeedRows = 2000.0
+	maxScoreTierSeedRows = 1000.0
 )
 
 // maxScoreMargin is the relative margin a set's bounds must fall below θ
@@ -186,7 +186,7 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 	// The tiers (lexicaltiers.go): each word's bound in the rows where it
 	// is not marked, and its marked rows' count.
 	var tier *wordTiers
-	if td.Kept {
+	if td.Kept && useTiers {
 		if tier, err = sn.tiers(ctx, f.ProjectID, tokens, float64(td.Tokens)/float64(td.Rows)); err != nil {
 			return nil, topKNotTried, err
 		}
