@@ -273,7 +273,8 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 		sets = itemsOf(essentialWords(bounds, theta))
 	}
 	chosen := rowsOf(sets)
-	if tier != nil {
+	if tier != nil && chosen > maxScoreTierSeedRows {
+		// Many rows to score: the marked ones may be fewer.
 		if ts := tieredSets(bounds, lo, theta, maxScoreMaxSets); ts != nil {
 			if c := rowsOf(ts); c < chosen {
 				sets, chosen = ts, c
@@ -401,7 +402,7 @@ func itemsOf(sets [][]int) [][]item {
 
 // maxScoreTierNodes bounds tieredSets' search (three ways a word, up to
 // 12 words): past it the pass takes the sets of words.
-const maxScoreTierNodes = 20000
+const maxScoreTierNodes = 5000
 
 // tieredSets returns sets of items whose bounds reach theta, such that
 // every row that can score θ holds the items of one of them: word w
