@@ -71,6 +71,12 @@ var (
 	// their rows where one of them is marked (lexicaltiers.go): a few
 	// percent of them, and the best.
 	maxScoreTierSeedRows = 1000.0
+	// maxScoreTierSeedK and maxScoreTierSeedShare: that seed is tried
+	// when it expects at least this many times k rows (fewer may not
+	// give k), and at most this share of the two words' common rows
+	// (else it saves little).
+	maxScoreTierSeedK     = 4.0
+	maxScoreTierSeedShare = 0.25
 )
 
 // maxScoreMargin is the relative margin a set's bounds must fall below θ
@@ -183,22 +189,30 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 	if len(live) < 2 {
 		return nil, topKNotTried, nil
 	}
-	// The tiers (lexicaltiers.go): each word's bound in the rows where it
-	// is not marked, and its marked rows' count.
+	// The tiers (lexicaltiers.go), read when many rows are to be
+	// scored: each word's bound in the rows where it is not marked, and
+	// its marked rows' count.
 	var tier *wordTiers
-	if td.Kept && useTiers {
-		if tier, err = sn.tiers(ctx, f.ProjectID, tokens, float64(td.Tokens)/float64(td.Rows)); err != nil {
-			return nil, topKNotTried, err
-		}
-	}
 	lo := make([]float64, len(live))
 	marked := make([]int64, len(live))
 	for i, w := range live {
 		lo[i] = w.bound
-		if tier != nil {
+	}
+	tiersRead := false
+	readTiers := func() error {
+		if tiersRead || !td.Kept || !useTiers {
+			return nil
+		}
+		tiersRead = true
+		var err error
+		if tier, err = sn.tiers(ctx, f.ProjectID, tokens, float64(td.Tokens)/float64(td.Rows)); err != nil || tier == nil {
+			return err
+		}
+		for i, w := range live {
 			lo[i] = min(w.bound, fts5IDF(td.Rows, w.rows)*tier.sat)
 			marked[i] = tier.marked[w.term.Tokens[0]]
 		}
+		return nil
 	}
 	has := func(set []item, w int) bool { return slices.ContainsFunc(set, func(it item) bool { return it.w == w }) }
 	// θ from the rows holding the two rarest words (where one of them is
@@ -213,7 +227,19 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 		tiered  bool
 	}
 	var seeds []seed
-	if tier != nil && float64(live[0].rows)*float64(live[1].rows)/float64(td.Rows) > maxScoreTierSeedRows && lo[0]+lo[1] < live[0].bound+live[1].bound {
+	tierSeed := false
+	n := float64(td.Rows)
+	if both := float64(live[0].rows) * float64(live[1].rows) / n; both > maxScoreTierSeedRows {
+		if err := readTiers(); err != nil {
+			return nil, topKNotTried, err
+		}
+		// Their common rows where one is marked, expected: enough for
+		// k rows, and few against all their common rows.
+		some := (float64(marked[0])*float64(live[1].rows) + float64(live[0].rows)*float64(marked[1])) / n
+		tierSeed = tier != nil && some >= maxScoreTierSeedK*float64(k) && some <= maxScoreTierSeedShare*both &&
+			lo[0]+lo[1] < live[0].bound+live[1].bound
+	}
+	if tierSeed {
 		a, b := ftsString(live[0].term), ftsString(live[1].term)
 		ma, mb := markerString(live[0].term), markerString(live[1].term)
 		seeds = append(seeds, seed{"(" + ma + " AND " + b + ") OR (" + a + " AND " + mb + ")", 4,
@@ -273,8 +299,13 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 		sets = itemsOf(essentialWords(bounds, theta))
 	}
 	chosen := rowsOf(sets)
-	if tier != nil && chosen > maxScoreTierSeedRows {
+	if chosen > maxScoreTierSeedRows {
 		// Many rows to score: the marked ones may be fewer.
+		if err := readTiers(); err != nil {
+			return nil, topKNotTried, err
+		}
+	}
+	if tier != nil && chosen > maxScoreTierSeedRows {
 		if ts := tieredSets(bounds, lo, theta, maxScoreMaxSets); ts != nil {
 			if c := rowsOf(ts); c < chosen {
 				sets, chosen = ts, c
