@@ -48,7 +48,7 @@ type execer interface {
 func createLexicalTable(ctx context.Context, tx execer, projectID int64) error {
 	_, err := tx.ExecContext(ctx, "CREATE VIRTUAL TABLE "+lexicalTable(projectID)+` USING fts5(
 		title, heading_path, content,
-		content = '', contentless_delete = 1, tokenize = 'ragd')`)
+		content = '', contentless_delete = 1, tokenize = 'ascii')`)
 	if err != nil {
 		return fmt.Errorf("create lexical table of project %d: %w", projectID, err)
 	}
@@ -131,14 +131,11 @@ func newLexicalWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*lexica
 }
 
 func (w *lexicalWriter) insert(ctx context.Context, seq int64, d lexicalDoc) error {
-	if w.bounds != nil {
-		var err error
-		if d, err = w.bounds.insert(ctx, d); err != nil {
-			return err
-		}
-	}
 	if _, err := w.ins.ExecContext(ctx, seq, d.title, d.heading, d.content); err != nil {
 		return fmt.Errorf("lexical insert: %w", err)
+	}
+	if w.bounds != nil {
+		return w.bounds.insert(ctx, d)
 	}
 	return nil
 }

@@ -80,22 +80,6 @@ func assertLexicalInStep(t *testing.T, s *Store, projectID int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The same reference length: the same words marked (lexicaltiers.go).
-	marked, err := tiered(ctx, tx, projectID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if marked {
-		var ref float64
-		if err := tx.QueryRowContext(ctx, "SELECT sat FROM "+boundsTable(projectID)+" WHERE term = ?", boundsRefTerm).Scan(&ref); err != nil {
-			t.Fatal(err)
-		}
-		if ref > 0 {
-			if err := w.bounds.setRef(ctx, ref); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	rows, err := tx.QueryContext(ctx, "SELECT seq, title, heading_path, content FROM chunks WHERE project_id = ?", projectID)
 	if err != nil {
 		t.Fatal(err)
@@ -118,15 +102,8 @@ func assertLexicalInStep(t *testing.T, s *Store, projectID int64) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.flush(ctx); err != nil {
-		t.Fatal(err)
-	}
 	w.Close()
 	want := lexicalVocab(t, tx, lexicalTable(scratch))
-	if !marked {
-		// A table from before the tiers: no markers.
-		want = slices.DeleteFunc(want, func(s string) bool { return strings.Contains(s, tierMarkerByte) })
-	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("project %d: lexical table (%d token instances) is not its chunks analysed as %s (%d)", projectID, len(got), lang, len(want))
 	}

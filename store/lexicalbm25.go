@@ -132,96 +132,8 @@ static void ragdBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts,
 	}
 }
 
-// The ragd tokenizer: FTS5's ascii tokenizer, plus the tier markers
-// (lexicaltiers.go). A run of bytes that starts with 0x01 (which no
-// analysed token holds: the ascii tokenizer separates at it) is one
-// token, the marker, emitted as colocated with the token before it when a
-// document is indexed: FTS5 then counts it in no column's size, so that
-// no row's length and no average moves. Every other byte goes to the
-// ascii tokenizer unchanged.
-typedef struct ragdTok {
-	fts5_tokenizer ascii;
-	Fts5Tokenizer *inner;
-} ragdTok;
-
-typedef struct ragdTokCtx {
-	void *pCtx;
-	int (*xToken)(void *, int, const char *, int, int, int);
-	int off;
-} ragdTokCtx;
-
-static int ragdTokShift(void *p, int tflags, const char *pToken, int nToken, int iStart, int iEnd) {
-	ragdTokCtx *c = (ragdTokCtx *)p;
-	return c->xToken(c->pCtx, tflags, pToken, nToken, iStart + c->off, iEnd + c->off);
-}
-
-static int ragdTokCreate(void *pUser, const char **azArg, int nArg, Fts5Tokenizer **ppOut) {
-	fts5_api *api = (fts5_api *)pUser;
-	void *ud = 0;
-	ragdTok *t = (ragdTok *)sqlite3_malloc(sizeof(ragdTok));
-	int rc;
-	if (t == 0) {
-		return SQLITE_NOMEM;
-	}
-	memset(t, 0, sizeof(*t));
-	rc = api->xFindTokenizer(api, "ascii", &ud, &t->ascii);
-	if (rc == SQLITE_OK) {
-		rc = t->ascii.xCreate(ud, azArg, nArg, &t->inner);
-	}
-	if (rc != SQLITE_OK) {
-		sqlite3_free(t);
-		return rc;
-	}
-	*ppOut = (Fts5Tokenizer *)t;
-	return SQLITE_OK;
-}
-
-static void ragdTokDelete(Fts5Tokenizer *p) {
-	ragdTok *t = (ragdTok *)p;
-	t->ascii.xDelete(t->inner);
-	sqlite3_free(t);
-}
-
-static int ragdTokMarkerByte(unsigned char c) {
-	return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static int ragdTokTokenize(Fts5Tokenizer *p, void *pCtx, int flags, const char *pText, int nText,
-                           int (*xToken)(void *, int, const char *, int, int, int)) {
-	ragdTok *t = (ragdTok *)p;
-	ragdTokCtx c;
-	int i = 0, start = 0, rc = SQLITE_OK;
-	c.pCtx = pCtx;
-	c.xToken = xToken;
-	while (rc == SQLITE_OK && i <= nText) {
-		if (i < nText && pText[i] != 0x01) {
-			i++;
-			continue;
-		}
-		if (i > start) {
-			c.off = start;
-			rc = t->ascii.xTokenize(t->inner, &c, flags, pText + start, i - start, ragdTokShift);
-		}
-		if (rc == SQLITE_OK && i < nText) {
-			int j = i + 1;
-			while (j < nText && ragdTokMarkerByte((unsigned char)pText[j])) {
-				j++;
-			}
-			rc = xToken(pCtx, (flags & FTS5_TOKENIZE_DOCUMENT) ? FTS5_TOKEN_COLOCATED : 0, pText + i, j - i, i, j);
-			i = j;
-		} else {
-			i++;
-		}
-		start = i;
-	}
-	if (rc == SQLITE_DONE) {
-		rc = SQLITE_OK;
-	}
-	return rc;
-}
-
-// ragdFts5Init registers ragd_bm25 and the ragd tokenizer on connection
-// db (an auto-extension entry point).
+// ragdFts5Init registers ragd_bm25 on connection db (an auto-extension
+// entry point).
 static int ragdFts5Init(sqlite3 *db, char **pzErrMsg, const void *pThunk) {
 	fts5_api *api = 0;
 	sqlite3_stmt *st = 0;
@@ -236,10 +148,6 @@ static int ragdFts5Init(sqlite3 *db, char **pzErrMsg, const void *pThunk) {
 	}
 	if (rc == SQLITE_OK) {
 		rc = api->xCreateFunction(api, "ragd_bm25", 0, ragdBm25, 0);
-	}
-	if (rc == SQLITE_OK) {
-		static fts5_tokenizer tok = {ragdTokCreate, ragdTokDelete, ragdTokTokenize};
-		rc = api->xCreateTokenizer(api, "ragd", (void *)api, &tok, 0);
 	}
 	if (rc != SQLITE_OK && pzErrMsg != 0) {
 		*pzErrMsg = sqlite3_mprintf("register ragd_bm25: %s", sqlite3_errmsg(db));

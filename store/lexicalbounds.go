@@ -65,7 +65,7 @@ func createBoundsTable(ctx context.Context, tx execer, projectID int64) error {
 		" (term TEXT PRIMARY KEY, sat REAL NOT NULL, docs INTEGER) WITHOUT ROWID"); err != nil {
 		return fmt.Errorf("create bounds table of project %d: %w", projectID, err)
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO "+boundsTable(projectID)+" (term, sat, docs) VALUES (?, 0, 0), (?, ?, NULL)", boundsRefTerm, tierTerm, tierSat); err != nil {
+	if _, err := tx.ExecContext(ctx, "INSERT INTO "+boundsTable(projectID)+" (term, sat, docs) VALUES (?, 0, 0)", boundsRefTerm); err != nil {
 		return fmt.Errorf("create bounds table of project %d: %w", projectID, err)
 	}
 	return nil
@@ -175,7 +175,6 @@ type boundsWriter struct {
 	tx     *sql.Tx
 	table  string
 	counts bool    // the table keeps the words' row counts
-	tiers  bool    // the rows are marked (lexicaltiers.go)
 	ref    float64 // a₀; 0 until the first row sets it
 	// sat is each word's highest sat in the rows inserted since the last
 	// flush; docs the change of its row count (counts only).
@@ -216,11 +215,6 @@ func newBoundsWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*boundsW
 		}
 	}
 	if w.counts {
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+w.table+" WHERE term = ?", tierTerm).Scan(&n); err != nil {
-			return nil, fmt.Errorf("read bounds of project %d: %w", projectID, err)
-		}
-		w.tiers = n > 0
 		if w.docsize, err = tx.PrepareContext(ctx, "SELECT sz FROM "+lexicalTable(projectID)+"_docsize WHERE id = ?"); err != nil {
 			return nil, fmt.Errorf("prepare the lexical row size read: %w", err)
 		}
@@ -244,23 +238,21 @@ func (w *boundsWriter) setRef(ctx context.Context, ref float64) error {
 // rebuild of a large table writes as it goes, in bounded memory.
 const boundsFlushWords = 1 << 16
 
-// insert gathers the bounds and row counts of the words of row d, about
-// to be inserted, and returns the row to index: d, with its words'
-// markers when the table's rows are marked (markedDoc).
-func (w *boundsWriter) insert(ctx context.Context, d lexicalDoc) (lexicalDoc, error) {
+// insert gathers the bounds and row counts of the words of row d,
+// inserted.
+func (w *boundsWriter) insert(ctx context.Context, d lexicalDoc) error {
 	w.rows++
 	if w.ref == 0 {
 		size := asciiTokens(d.title, func(string) {}) + asciiTokens(d.heading, func(string) {}) + asciiTokens(d.content, func(string) {})
 		if size == 0 {
-			return d, nil // a row of no token holds no word
+			return nil // a row of no token holds no word
 		}
 		if err := w.setRef(ctx, float64(size)); err != nil {
-			return d, err
+			return err
 		}
 	}
-	sats, sizes := rowSats(d, w.ref)
-	var marked []string
-	gather := func(tok string, sat float64) {
+	sats, _ := rowSats(d, w.ref)
+	for tok, sat := range sats {
 		if old, ok := w.sat[tok]; !ok || sat > old {
 			w.sat[tok] = sat
 		}
@@ -268,19 +260,10 @@ func (w *boundsWriter) insert(ctx context.Context, d lexicalDoc) (lexicalDoc, er
 			w.docs[tok]++
 		}
 	}
-	for tok, sat := range sats {
-		gather(tok, sat)
-		if w.tiers && sat >= tierSat {
-			marked = append(marked, tok)
-			gather(tierMarker(tok), sat)
-		}
-	}
 	if len(w.sat) >= boundsFlushWords || len(w.docs) >= boundsFlushWords {
-		if err := w.flush(ctx); err != nil {
-			return d, err
-		}
+		return w.flush(ctx)
 	}
-	return markedDoc(d, sizes, marked), nil
+	return nil
 }
 
 // remove gathers the row counts of the words of row seq, about to be
@@ -301,7 +284,7 @@ func (w *boundsWriter) remove(ctx context.Context, seq int64, d lexicalDoc) erro
 	if err != nil {
 		return fmt.Errorf("read the size of lexical row %d: %w", seq, err)
 	}
-	sats, sizes := rowSats(d, w.ref)
+	sats, sizes := rowSats(d, 0)
 	for _, want := range sizes {
 		got, n := sqliteVarint(sz)
 		if n == 0 || got != uint64(want) {
@@ -311,11 +294,8 @@ func (w *boundsWriter) remove(ctx context.Context, seq int64, d lexicalDoc) erro
 		sz = sz[n:]
 	}
 	w.rows--
-	for tok, sat := range sats {
+	for tok := range sats {
 		w.docs[tok]--
-		if w.tiers && sat >= tierSat {
-			w.docs[tierMarker(tok)]--
-		}
 	}
 	if len(w.docs) >= boundsFlushWords {
 		return w.flush(ctx)
@@ -450,8 +430,47 @@ func pruneBounds(ctx context.Context, tx *sql.Tx, projectID int64) error {
 	if ok, err := hasBounds(ctx, tx, projectID); err != nil || !ok {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM "+boundsTable(projectID)+" WHERE term NOT IN (?, ?) AND term NOT IN (SELECT term FROM "+vocabTable(projectID)+")", boundsRefTerm, tierTerm); err != nil {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+boundsTable(projectID)+" WHERE term <> ? AND term NOT IN (SELECT term FROM "+vocabTable(projectID)+")", boundsRefTerm); err != nil {
 		return fmt.Errorf("prune bounds of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
+// rebuildBounds computes project id's bounds anew from its chunks, at
+// the table's present average length, for a project whose lexical table
+// predates the bounds (addBounds).
+func rebuildBounds(ctx context.Context, tx *sql.Tx, projectID int64, lang string) error {
+	a, err := rules.AnalyzerFor(lang)
+	if err != nil {
+		return err
+	}
+	if err := dropBoundsTable(ctx, tx, projectID); err != nil {
+		return err
+	}
+	if err := createBoundsTable(ctx, tx, projectID); err != nil {
+		return err
+	}
+	w, err := newBoundsWriter(ctx, tx, projectID)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	rows, err := tx.QueryContext(ctx, "SELECT seq, title, heading_path, content FROM chunks WHERE project_id = ? ORDER BY seq", projectID)
+	if err != nil {
+		return fmt.Errorf("rebuild bounds of project %d: %w", projectID, err)
+	}
+	texts, err := rules.ReadTexts(rows)
+	rows.Close()
+	if err != nil {
+		return fmt.Errorf("rebuild bounds of project %d: %w", projectID, err)
+	}
+	for _, t := range texts {
+		if err := w.insert(ctx, analyseChunk(a, t.Title, t.Heading, t.Content)); err != nil {
+			return fmt.Errorf("rebuild bounds of project %d: %w", projectID, err)
+		}
+	}
+	if err := w.flush(ctx); err != nil {
+		return fmt.Errorf("rebuild bounds of project %d: %w", projectID, err)
 	}
 	return nil
 }
@@ -493,26 +512,12 @@ func keptDocs(ctx context.Context, q queryer, projectID int64, tokens []any, row
 	return kept, nil
 }
 
-// tiered reports whether project id's lexical table has its rows marked
-// (lexicaltiers.go): its bounds table holds the tiers' row.
-func tiered(ctx context.Context, q queryer, projectID int64) (bool, error) {
-	if st, err := boundsOf(ctx, q, projectID); err != nil || st != boundsAndCounts {
-		return false, err
-	}
-	var n int
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+boundsTable(projectID)+" WHERE term = ?", tierTerm).Scan(&n); err != nil {
-		return false, fmt.Errorf("bounds of project %d: %w", projectID, err)
-	}
-	return n > 0, nil
-}
-
-// addBounds rebuilds project id's lexical table (rebuildLexical, in a
-// transaction of its own) when its bounds table does not keep the words'
-// bounds and row counts for it as it is, or its rows are not marked: once,
-// at the first reindex after an upgrade (a table from before the bounds,
-// the counts or the tiers), or after a delete lost the counts. It reads,
-// analyses and indexes every chunk of the project (minutes of CPU at 1M
-// chunks).
+// addBounds computes the words' bounds and row counts of project id when
+// its bounds table does not keep them for the lexical table as it is
+// (rebuildBounds, in a transaction of its own): once, at the first
+// reindex after an upgrade (a table from before the bounds, or before the
+// counts), or after a delete lost the counts. It reads and analyses every
+// chunk of the project (about 4 minutes of CPU at 1M chunks).
 func (s *Store) addBounds(ctx context.Context, projectID int64) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -523,28 +528,19 @@ func (s *Store) addBounds(ctx context.Context, projectID int64) error {
 	if err != nil {
 		return err
 	}
-	kept, err := keptDocs(ctx, tx, projectID, nil, td.Rows, map[string]int64{})
-	if err != nil {
-		return err
-	}
-	marked, err := tiered(ctx, tx, projectID)
-	if err != nil || kept && marked {
+	if ok, err := keptDocs(ctx, tx, projectID, nil, td.Rows, map[string]int64{}); err != nil || ok {
 		return err
 	}
 	setting, built, err := projectLanguages(ctx, tx, projectID)
 	if err != nil {
 		return fmt.Errorf("bounds: %w", err)
 	}
-	if built == "" && td.Rows == 0 {
-		return nil // nothing was ever indexed
-	}
-	n, err := rebuildLexical(ctx, tx, projectID, rules.InForce(setting, built))
-	if err != nil {
-		return fmt.Errorf("bounds of project %d: %w", projectID, err)
+	if err := rebuildBounds(ctx, tx, projectID, rules.InForce(setting, built)); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("bounds of project %d: commit: %w", projectID, err)
 	}
-	s.logger.Info("rebuilt a lexical index without the words' bounds, row counts or tiers", "project", projectID, "chunks", n)
+	s.logger.Info("computed the words' bounds and row counts of a lexical index without them", "project", projectID)
 	return nil
 }

@@ -66,17 +66,6 @@ var (
 	// maxScoreMostShare: the pass goes on when the rows it expects to
 	// score are at most this share of the whole query's.
 	maxScoreMostShare = 0.5
-	// maxScoreTierSeedRows: when the two rarest words are expected
-	// together in more rows than this, θ is taken first from those of
-	// their rows where one of them is marked (lexicaltiers.go): a few
-	// percent of them, and the best.
-	maxScoreTierSeedRows = 1000.0
-	// maxScoreTierSeedK and maxScoreTierSeedShare: that seed is tried
-	// when it expects at least this many times k rows (fewer may not
-	// give k), and at most this share of the two words' common rows
-	// (else it saves little).
-	maxScoreTierSeedK     = 4.0
-	maxScoreTierSeedShare = 0.25
 )
 
 // maxScoreMargin is the relative margin a set's bounds must fall below θ
@@ -189,72 +178,23 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 	if len(live) < 2 {
 		return nil, topKNotTried, nil
 	}
-	// The tiers (lexicaltiers.go), read when many rows are to be
-	// scored: each word's bound in the rows where it is not marked, and
-	// its marked rows' count.
-	var tier *wordTiers
-	lo := make([]float64, len(live))
-	marked := make([]int64, len(live))
-	for i, w := range live {
-		lo[i] = w.bound
-	}
-	tiersRead := false
-	readTiers := func() error {
-		if tiersRead || !td.Kept || !useTiers {
-			return nil
-		}
-		tiersRead = true
-		var err error
-		if tier, err = sn.tiers(ctx, f.ProjectID, tokens, float64(td.Tokens)/float64(td.Rows)); err != nil || tier == nil {
-			return err
-		}
-		for i, w := range live {
-			lo[i] = min(w.bound, fts5IDF(td.Rows, w.rows)*tier.sat)
-			marked[i] = tier.marked[w.term.Tokens[0]]
-		}
-		return nil
-	}
-	has := func(set []item, w int) bool { return slices.ContainsFunc(set, func(it item) bool { return it.w == w }) }
-	// θ from the rows holding the two rarest words (where one of them is
-	// marked, first, when the two are frequent), else from those holding
-	// one of the fewest rarest words in k rows or more. covers reports
-	// whether a row holding the items of set holds the seed's: then the
-	// seed's rows include all such rows.
+	// θ from the rows holding the two rarest words, else from those
+	// holding one of the fewest rarest words in k rows or more.
+	// covers reports whether a row holding the words of set holds the
+	// seed's: then the seed's rows include all such rows.
 	type seed struct {
 		match   string
 		phrases int
-		covers  func(set []item) bool
-		tiered  bool
+		covers  func(set []int) bool
 	}
-	var seeds []seed
-	tierSeed := false
-	n := float64(td.Rows)
-	if both := float64(live[0].rows) * float64(live[1].rows) / n; both > maxScoreTierSeedRows {
-		if err := readTiers(); err != nil {
-			return nil, topKNotTried, err
-		}
-		// Their common rows where one is marked, expected: enough for
-		// k rows, and few against all their common rows.
-		some := (float64(marked[0])*float64(live[1].rows) + float64(live[0].rows)*float64(marked[1])) / n
-		tierSeed = tier != nil && some >= maxScoreTierSeedK*float64(k) && some <= maxScoreTierSeedShare*both &&
-			lo[0]+lo[1] < live[0].bound+live[1].bound
-	}
-	if tierSeed {
-		a, b := ftsString(live[0].term), ftsString(live[1].term)
-		ma, mb := markerString(live[0].term), markerString(live[1].term)
-		seeds = append(seeds, seed{"(" + ma + " AND " + b + ") OR (" + a + " AND " + mb + ")", 4,
-			func(set []item) bool {
-				return has(set, 0) && has(set, 1) && slices.ContainsFunc(set, func(it item) bool { return it.hi && it.w < 2 })
-			}, true})
-	}
-	seeds = append(seeds, seed{ftsString(live[0].term) + " AND " + ftsString(live[1].term), 2,
-		func(set []item) bool { return has(set, 0) && has(set, 1) }, false})
+	seeds := []seed{{ftsString(live[0].term) + " AND " + ftsString(live[1].term), 2,
+		func(set []int) bool { return slices.Contains(set, 0) && slices.Contains(set, 1) }}}
 	var any []ragd.LexicalTerm
 	for i, rows := 0, int64(0); i < len(live) && rows < int64(k); i++ {
 		any, rows = append(any, live[i].term), rows+live[i].rows
 	}
 	seeds = append(seeds, seed{orList(any), len(any),
-		func(set []item) bool { return slices.ContainsFunc(set, func(it item) bool { return it.w < len(any) }) }, false})
+		func(set []int) bool { return slices.ContainsFunc(set, func(w int) bool { return w < len(any) }) }})
 	theta := math.NaN()
 	var seeded []ragd.LexicalCandidate
 	var from seed
@@ -265,7 +205,6 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 		}
 		if len(rows) == k {
 			theta, seeded, from = rows[k-1].Score, rows, sd
-			sn.lastTiered = sn.lastTiered || sd.tiered
 			break
 		}
 	}
@@ -276,52 +215,29 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 	for i, w := range live {
 		bounds[i] = w.bound
 	}
-	// The rows a chooser selects, as if words fell in rows independently.
-	rowsOf := func(sets [][]item) float64 {
-		chosen := 0.0
-		for _, s := range sets {
-			rows := float64(td.Rows)
-			for _, it := range s {
-				n := live[it.w].rows
-				if it.hi {
-					n = marked[it.w]
-				}
-				rows *= float64(n) / float64(td.Rows)
-			}
-			chosen += rows
-		}
-		return chosen
+	sets := viableSets(bounds, theta, maxScoreMaxSets)
+	if sets == nil {
+		sets = essentialWords(bounds, theta)
 	}
-	var sets [][]item
-	if words := viableSets(bounds, theta, maxScoreMaxSets); words != nil {
-		sets = itemsOf(words)
-	} else {
-		sets = itemsOf(essentialWords(bounds, theta))
-	}
-	chosen := rowsOf(sets)
-	if chosen > maxScoreTierSeedRows {
-		// Many rows to score: the marked ones may be fewer.
-		if err := readTiers(); err != nil {
-			return nil, topKNotTried, err
-		}
-	}
-	if tier != nil && chosen > maxScoreTierSeedRows {
-		if ts := tieredSets(bounds, lo, theta, maxScoreMaxSets); ts != nil {
-			if c := rowsOf(ts); c < chosen {
-				sets, chosen = ts, c
-			}
-		}
-	}
-	// Against the rows the whole query scores: when the chooser saves
-	// little, the whole query (without the chooser's phrases) costs less.
-	all := 0.0
+	// The rows the chooser selects, as if words fell in rows
+	// independently, against the rows the whole query scores: when it
+	// saves little, the whole query (without the chooser's phrases) costs
+	// less.
+	chosen, all := 0.0, 0.0
 	for _, w := range live {
 		all += float64(w.rows)
+	}
+	for _, s := range sets {
+		rows := float64(td.Rows)
+		for _, w := range s {
+			rows *= float64(live[w].rows) / float64(td.Rows)
+		}
+		chosen += rows
 	}
 	if chosen > maxScoreMostShare*all {
 		return nil, topKFellBack, nil
 	}
-	if !slices.ContainsFunc(sets, func(set []item) bool { return !from.covers(set) }) {
+	if !slices.ContainsFunc(sets, func(set []int) bool { return !from.covers(set) }) {
 		// Every row that can reach θ holds the seed's words: the seed's
 		// best rows are the answer.
 		return seeded, topKExact, nil
@@ -335,16 +251,11 @@ func (sn *Snapshot) maxScoreCandidates(ctx context.Context, f ragd.Filter, terms
 		if len(s) > 1 {
 			chooser.WriteString("(")
 		}
-		for j, it := range s {
+		for j, w := range s {
 			if j > 0 {
 				chooser.WriteString(" AND ")
 			}
-			if it.hi {
-				chooser.WriteString(markerString(live[it.w].term))
-				sn.lastTiered = true
-			} else {
-				chooser.WriteString(ftsString(live[it.w].term))
-			}
+			chooser.WriteString(ftsString(live[w].term))
 			phrases++
 		}
 		if len(s) > 1 {
@@ -410,113 +321,4 @@ func essentialWords(bounds []float64, theta float64) [][]int {
 		out[i] = []int{i}
 	}
 	return out
-}
-
-// item is a word of a chooser's set (an index into the pass's words, best
-// bound first): the rows holding it, or, hi, those where it is marked.
-type item struct {
-	w  int
-	hi bool
-}
-
-// itemsOf is sets of words as sets of items, none marked.
-func itemsOf(sets [][]int) [][]item {
-	out := make([][]item, len(sets))
-	for i, s := range sets {
-		out[i] = make([]item, len(s))
-		for j, w := range s {
-			out[i][j] = item{w: w}
-		}
-	}
-	return out
-}
-
-// maxScoreTierNodes bounds tieredSets' search (three ways a word, up to
-// 12 words): past it the pass takes the sets of words.
-const maxScoreTierNodes = 5000
-
-// tieredSets returns sets of items whose bounds reach theta, such that
-// every row that can score θ holds the items of one of them: word w
-// counts bounds[w] where it is marked (an item hi) and lo[w] where it is
-// not (an item of its rows, which a marked row holds too). A row's words
-// marked and not, taken in order until their bounds reach θ, are one of
-// the sets the search visits; a set whose items another set's weaker
-// items cover is left out. nil when there are more than max, or the
-// search is too long.
-func tieredSets(bounds, lo []float64, theta float64, max int) [][]item {
-	rest := make([]float64, len(bounds)+1) // rest[i]: the sum of bounds[i:]
-	for i := len(bounds) - 1; i >= 0; i-- {
-		rest[i] = rest[i+1] + bounds[i]
-	}
-	reaches := func(sum float64) bool { return sum*(1+maxScoreMargin) >= theta }
-	var out [][]item
-	nodes := 0
-	var walk func(from int, set []item, sum float64) bool
-	walk = func(from int, set []item, sum float64) bool {
-		for i := from; i < len(bounds); i++ {
-			if !reaches(sum + rest[i]) {
-				return true // no set of the words left reaches θ
-			}
-			if nodes++; nodes > maxScoreTierNodes {
-				return false
-			}
-			for _, it := range []item{{i, false}, {i, true}} {
-				b := lo[i]
-				if it.hi {
-					if lo[i] >= bounds[i] {
-						continue // the word's rows bound it as tightly
-					}
-					b = bounds[i]
-				}
-				s := append(slices.Clip(set), it)
-				if reaches(sum + b) {
-					if out = append(out, s); len(out) > 4*max {
-						return false
-					}
-					continue
-				}
-				if !walk(i+1, s, sum+b) {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	if !walk(0, nil, 0) {
-		return nil
-	}
-	// weaker reports whether every row holding the items of b holds
-	// those of a.
-	weaker := func(a, b []item) bool {
-		for _, x := range a {
-			j := slices.IndexFunc(b, func(y item) bool { return y.w == x.w })
-			if j < 0 || x.hi && !b[j].hi {
-				return false
-			}
-		}
-		return true
-	}
-	var kept [][]item
-	for i, s := range out {
-		redundant := false
-		for j, o := range out {
-			if i != j && weaker(o, s) && (!weaker(s, o) || j < i) {
-				redundant = true
-				break
-			}
-		}
-		if !redundant {
-			kept = append(kept, s)
-		}
-	}
-	if len(kept) > max {
-		return nil
-	}
-	return kept
-}
-
-// markerString is the FTS5 string of word t's marker token (t is a
-// single token).
-func markerString(t ragd.LexicalTerm) string {
-	return `"` + tierMarkerByte + ftsEscaper.Replace(t.Tokens[0]) + `"`
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -210,86 +209,6 @@ func TestMaxScore_EqualsExhaustive(t *testing.T) {
 	}
 }
 
-// The pass answers exactly when it asks for the rows where words are
-// marked (lexicaltiers.go): questions of 2 to 4 frequent words, whose
-// common rows the tiers split, on a Zipf corpus written by a reindex and
-// by appends, then after more appends, a reindex replacing every doc and
-// a forgotten session: the same rows in the same order with the same
-// scores as every match scored. The tiers must have answered a quarter
-// of them at least, or the test proves little.
-func TestMaxScore_TiersEqualExhaustive(t *testing.T) {
-	oldFrom, oldSeed, oldK, oldShare := maxScoreFromRows, maxScoreTierSeedRows, maxScoreTierSeedK, maxScoreTierSeedShare
-	maxScoreFromRows, maxScoreTierSeedRows, maxScoreTierSeedK, maxScoreTierSeedShare = 50, 20, 1, 1
-	t.Cleanup(func() {
-		maxScoreFromRows, maxScoreTierSeedRows, maxScoreTierSeedK, maxScoreTierSeedShare = oldFrom, oldSeed, oldK, oldShare
-	})
-	c := newZipfCorpus(t, 3000)
-	c.replaceDocs(t, 2500)
-	for i := range 5 {
-		c.appendSession(t, fmt.Sprintf("s%d", i), 100)
-	}
-	tiered, asked := 0, 0
-	check := func(seed int64) {
-		t.Helper()
-		ctx := context.Background()
-		snap, err := c.s.Snapshot(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer snap.Close()
-		sn := snap.(*Snapshot)
-		r := rand.New(rand.NewSource(seed))
-		for i := range 150 {
-			seen := map[string]bool{}
-			var ws []string
-			for n := 2 + r.Intn(3); len(ws) < n; {
-				w := fmt.Sprintf("z%d", 3+int(math.Exp(r.Float64()*math.Log(120))))
-				if !seen[w] {
-					seen[w] = true
-					ws = append(ws, w)
-				}
-			}
-			q := words(ws...)
-			k := []int{1, 5, 12, 30}[r.Intn(4)]
-			var scopes []string
-			if i%5 == 0 {
-				scopes = []string{ragd.ScopeDocs}
-			}
-			sn.lastPlan = nil
-			got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: c.p.ID, Scopes: scopes}, q, k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			asked++
-			if sn.lastTiered && sn.lastTopK == topKExact {
-				tiered++
-			}
-			want := fullLexical(t, c.s, c.p.ID, scopes, got.Expression, k)
-			if len(got.Dropped) > 0 && len(want) < k {
-				continue
-			}
-			if !slices.Equal(got.Candidates, want) {
-				t.Errorf("%s in %v, k %d (pass %d, tiered %v):\n got %v\nwant %v", got.Expression, scopes, k, sn.lastTopK, sn.lastTiered, got.Candidates, want)
-			}
-		}
-	}
-	check(1)
-	for i := range 5 {
-		c.appendSession(t, fmt.Sprintf("s%d", i), 60)
-	}
-	check(2)
-	c.replaceDocs(t, 1800)
-	check(3)
-	if _, err := c.s.ForgetSession(context.Background(), c.p.ID, "s2"); err != nil {
-		t.Fatal(err)
-	}
-	check(4)
-	t.Logf("the tiers answered %d of %d questions", tiered, asked)
-	if tiered < asked/4 {
-		t.Errorf("the tiers answered %d of %d questions: want at least a quarter", tiered, asked)
-	}
-}
-
 // Every word's bound is at least its contribution to every row holding
 // it, after appends, a reindex replacing every doc and a forgotten
 // session (which leave the bounds of deleted rows); after a rebuild it is
@@ -366,7 +285,7 @@ func TestTermBounds_BoundEveryRow(t *testing.T) {
 
 // BenchmarkAppendBounds times appends of 10 messages to a session of the
 // lexical benchmark's corpus (BenchmarkLexicalTopK's), with the words'
-// bounds, row counts and tiers kept and without, in alternation: the
+// bounds and row counts kept and without, in alternation: the
 // upkeep's cost ("bounds-ms" against "without-ms", medians). The appends
 // without it leave the kept counts unused (TermDocs counts the words'
 // rows again) in that store: run it apart from BenchmarkLexicalTopK.

@@ -82,9 +82,7 @@ func ftsString(t ragd.LexicalTerm) string {
 }
 
 // ftsEscaper writes text inside an FTS5 string.
-// A control byte 0x01 (which starts the tiers' markers, lexicaltiers.go)
-// becomes a space, as the ascii tokenizer reads it.
-var ftsEscaper = strings.NewReplacer(`"`, `""`, "\x00", " ", tierMarkerByte, " ")
+var ftsEscaper = strings.NewReplacer(`"`, `""`, "\x00", " ")
 
 // cleanTerms returns terms without their empty tokens, without the terms
 // left with none (they match nothing) and without repeats (each would
@@ -332,7 +330,7 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 // the top-k pass when it can prove them the best, else by the expression
 // itself.
 func (sn *Snapshot) firstCandidates(ctx context.Context, f ragd.Filter, p lexicalPlan, k int) ([]ragd.LexicalCandidate, error) {
-	sn.lastTopK, sn.lastTiered = topKNotTried, false
+	sn.lastTopK = topKNotTried
 	if p.hasTD && lexicalTopK != topKOff {
 		out, pass, err := sn.maxScoreCandidates(ctx, f, p.first, p.excluded, p.td, k)
 		sn.lastTopK = pass

@@ -193,14 +193,13 @@ func lexicalBenchStore(b *testing.B) (*Store, int64) {
 // (every match scored, as before), on questions of rare, mid-frequency
 // and frequent words of the Zipf corpus (at 100k chunks "w4000" is in
 // 0.5% of them, "w700" 3%, "w300" 8%, "w100" 23%, "w20" 75%, "w3" all),
-// with the pass but not the tiers (lexicaltiers.go), and with neither the
-// tiers nor the kept row counts (the words' rows counted in the index by
-// fts5vocab, as before both); every match is scored by FTS5's own bm25(),
-// the reference. Each op runs all four, in rotating order,
-// so that a machine's changing load weighs on them alike; the metrics
-// are their medians ("tiers-ms", "maxscore-ms", "counted-ms",
-// "whole-ms"), whether the pass answered by itself ("exact") and asked
-// for marked rows ("tiered"). It fails when the answers differ in any way.
+// and with the pass but without the kept row counts (the words' rows
+// counted in the index by fts5vocab, as before them); every match is
+// scored by FTS5's own bm25(), the reference. Each op runs all three, in
+// rotating order, so that a machine's changing load weighs on them alike;
+// the metrics are their medians ("maxscore-ms", "counted-ms",
+// "whole-ms") and whether the pass answered by itself ("exact"). It fails
+// when the answers differ in any way.
 //
 //	go test -run '^$' -bench 'LexicalTopK$' -benchtime 40x ./store/
 func BenchmarkLexicalTopK(b *testing.B) {
@@ -240,16 +239,15 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 		type method struct {
 			pass  topKMethod
 			count bool // the words' rows counted in the index, not read from the bounds table
-			tiers bool // the marked rows asked for (lexicaltiers.go)
 		}
 		took := map[method][]time.Duration{}
 		answers := map[method][]ragd.LexicalCandidate{}
-		exact, usedTiers := 0.0, 0.0
-		tiered, kept, counted, whole := method{topKMaxScore, false, true}, method{topKMaxScore, false, false}, method{topKMaxScore, true, false}, method{topKOff, true, false}
+		exact := 0.0
+		kept, counted, whole := method{topKMaxScore, false}, method{topKMaxScore, true}, method{topKOff, true}
 		run := func(m method) {
 			old := lexicalTopK
-			lexicalTopK, countDocs, useTiers = m.pass, m.count, m.tiers
-			defer func() { lexicalTopK, countDocs, useTiers = old, false, true }()
+			lexicalTopK, countDocs = m.pass, m.count
+			defer func() { lexicalTopK, countDocs = old, false }()
 			sn.lastPlan = nil // each search plans its query
 			start := time.Now()
 			got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: pid}, q, k)
@@ -259,14 +257,11 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 			}
 			took[m] = append(took[m], d)
 			answers[m] = got.Candidates
-			if m == tiered && sn.lastTopK == topKExact {
+			if m == kept && sn.lastTopK == topKExact {
 				exact = 1
-				if sn.lastTiered {
-					usedTiers = 1
-				}
 			}
 		}
-		methods := []method{tiered, kept, counted, whole}
+		methods := []method{kept, counted, whole}
 		i := 0
 		for b.Loop() {
 			for j := range methods {
@@ -274,7 +269,7 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 			}
 			i++
 		}
-		for _, m := range []method{tiered, kept, counted} {
+		for _, m := range []method{kept, counted} {
 			if !slices.Equal(answers[m], answers[whole]) {
 				b.Fatalf("%v, k %d: the pass (counting rows %v) answered\n%v\nevery match scored\n%v", ws, k, m.count, answers[m], answers[whole])
 			}
@@ -283,12 +278,10 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 			slices.Sort(d)
 			return float64(d[len(d)/2].Microseconds()) / 1000
 		}
-		b.ReportMetric(median(took[tiered]), "tiers-ms")
 		b.ReportMetric(median(took[kept]), "maxscore-ms")
 		b.ReportMetric(median(took[counted]), "counted-ms")
 		b.ReportMetric(median(took[whole]), "whole-ms")
 		b.ReportMetric(exact, "exact")
-		b.ReportMetric(usedTiers, "tiered")
 	})
 }
 

@@ -27,9 +27,6 @@ type Snapshot struct {
 	// lastTopK is what the top-k pass did for the last lexical
 	// candidates (maxScoreCandidates).
 	lastTopK topKPass
-	// lastTiered is whether that pass asked for marked rows (its seed or
-	// its chooser; lexicaltiers.go), for tests and benchmarks.
-	lastTiered bool
 }
 
 // Snapshot begins a read snapshot.
