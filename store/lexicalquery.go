@@ -354,7 +354,7 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.L
 	if err != nil {
 		return nil, fmt.Errorf("lexical scores: %w", err)
 	}
-	out, err := sn.matchScores(ctx, projectID, p.expression(), chunkIDs)
+	out, err := sn.matchScores(ctx, projectID, p.expression(), p.scoringOf(p.first), chunkIDs)
 	if err != nil || p.pruned == "" {
 		return out, err
 	}
@@ -367,7 +367,7 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.L
 	if len(rest) == 0 {
 		return out, nil
 	}
-	more, err := sn.matchScores(ctx, projectID, p.whole, rest)
+	more, err := sn.matchScores(ctx, projectID, p.whole, p.scoringOf(p.terms), rest)
 	if err != nil {
 		return nil, err
 	}

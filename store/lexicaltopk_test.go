@@ -288,7 +288,7 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 // LexicalScores of many chunks (one walk of the matches, the rows
 // filtered outside FTS5) scores each as a lookup of it alone does: the
 // same rows, the same scores, another project's and unknown chunks left
-// out.
+// out; and those scores are FTS5's bm25()'s, bit for bit.
 func TestLexicalScores_ManyEqualsOneByOne(t *testing.T) {
 	ctx := context.Background()
 	c := newZipfCorpus(t, 400)
@@ -345,6 +345,27 @@ func TestLexicalScores_ManyEqualsOneByOne(t *testing.T) {
 		for id, s := range one {
 			if many[id] != s {
 				t.Errorf("%v: %s scores %v together, %v alone", q.Terms, id, many[id], s)
+			}
+		}
+		// And as FTS5's own bm25() scores them, every match ranked (the
+		// scores are ragd_bm25's with the kept row counts).
+		// The pruned expression where it matches, else the whole one.
+		sn.lastPlan = nil
+		plan, err := sn.plan(ctx, c.p.ID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := map[string]float64{}
+		for _, expr := range []string{plan.expression(), plan.whole} {
+			for _, c := range lexicalRanking(t, c.s, c.p.ID, expr) {
+				if _, ok := ref[c.ChunkID]; !ok {
+					ref[c.ChunkID] = c.Score
+				}
+			}
+		}
+		for id, s := range many {
+			if w, ok := ref[id]; ok && w != s {
+				t.Errorf("%v: %s scores %v, FTS5's bm25 %v", q.Terms, id, s, w)
 			}
 		}
 		matched += len(one)
