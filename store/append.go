@@ -248,6 +248,9 @@ func (s *Store) writeAppended(ctx context.Context, tx *sql.Tx, projectID int64, 
 			}
 		}
 	}
+	if err := lw.flush(ctx); err != nil {
+		return false, err
+	}
 	if decide {
 		if err := recordLanguage(ctx, tx, projectID, lang); err != nil {
 			return false, err
@@ -275,18 +278,18 @@ func retitleSessions(ctx context.Context, tx *sql.Tx, projectID int64, titled ma
 			return err
 		}
 		type row struct {
-			seq              int64
-			heading, content string
+			seq                     int64
+			title, heading, content string
 		}
 		var rows []row
-		q, err := tx.QueryContext(ctx, `SELECT seq, heading_path, content FROM chunks
+		q, err := tx.QueryContext(ctx, `SELECT seq, title, heading_path, content FROM chunks
 			WHERE project_id = ? AND session_id = ? AND scope = 'session' AND title != ?`, projectID, session, title)
 		if err != nil {
 			return fmt.Errorf("retitle session %q: %w", session, err)
 		}
 		for q.Next() {
 			var r row
-			if err := q.Scan(&r.seq, &r.heading, &r.content); err != nil {
+			if err := q.Scan(&r.seq, &r.title, &r.heading, &r.content); err != nil {
 				q.Close()
 				return fmt.Errorf("retitle session %q: %w", session, err)
 			}
@@ -301,7 +304,9 @@ func retitleSessions(ctx context.Context, tx *sql.Tx, projectID int64, titled ma
 				return fmt.Errorf("retitle session %q: %w", session, err)
 			}
 			d := lexicalDoc{title: analysedTitle(title), heading: a.Text(rules.HeadingText(r.heading)), content: a.Text(r.content)}
-			if err := lw.delete(ctx, r.seq); err != nil {
+			old := d
+			old.title = analysedTitle(r.title)
+			if err := lw.delete(ctx, r.seq, old); err != nil {
 				return fmt.Errorf("retitle session %q: %w", session, err)
 			}
 			if err := lw.insert(ctx, r.seq, d); err != nil {

@@ -53,6 +53,9 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 			ops = append(ops, codeOp{seq: seq, project: projectID, scope: scopeIndex(scope), code: codeOfBlob(blob, s.codes.words)})
 		}
 	}
+	if err := lw.flush(ctx); err != nil {
+		return err
+	}
 	return s.commitVectors(tx, ops)
 }
 

@@ -235,7 +235,7 @@ func (s *Store) applyReplace(ctx context.Context, tx *sql.Tx, rp *replacement, o
 	for _, seq := range gone {
 		ops = append(ops, codeOp{seq: seq})
 	}
-	if err := deleteChunks(ctx, tx, projectID, gone); err != nil {
+	if err := deleteChunks(ctx, tx, projectID, analyser, gone); err != nil {
 		return res, err
 	}
 	res.Deleted = len(gone)
@@ -262,7 +262,7 @@ func (s *Store) applyReplace(ctx context.Context, tx *sql.Tx, rp *replacement, o
 			}
 			if e.lexical.title != c.Title || e.lexical.heading != it.heading {
 				// Same text under another title or heading: its row changes.
-				if err := w.lexical.delete(ctx, seq); err != nil {
+				if err := w.lexical.delete(ctx, seq, analyseChunk(analyser, e.lexical.title, e.lexical.heading, c.Content)); err != nil {
 					return res, fmt.Errorf("chunk %s#%d: %w", c.Source(scope), c.Position, err)
 				}
 				if err := w.lexical.insert(ctx, seq, docOf(n)); err != nil {
@@ -311,6 +311,9 @@ func (s *Store) applyReplace(ctx context.Context, tx *sql.Tx, rp *replacement, o
 				return res, err
 			}
 		}
+	}
+	if err := w.lexical.flush(ctx); err != nil {
+		return res, err
 	}
 	if decide {
 		if err := recordLanguage(ctx, tx, projectID, lang); err != nil {
@@ -375,12 +378,39 @@ func (w *replaceWriter) Close() {
 }
 
 // deleteChunks removes a project's chunks by seq with their vectors and
-// lexical rows; the votes follow by cascade.
-func deleteChunks(ctx context.Context, tx *sql.Tx, projectID int64, seqs []int64) error {
+// lexical rows; the votes follow by cascade. a is the analyser of the
+// project's lexical table (nil when no chunk was ever written): the
+// words of the rows deleted lose a row each in the counts the bounds
+// table keeps.
+func deleteChunks(ctx context.Context, tx *sql.Tx, projectID int64, a *lexical.Analyzer, seqs []int64) error {
+	var bounds *boundsWriter
+	if keepBounds && a != nil && len(seqs) > 0 {
+		var err error
+		if bounds, err = newBoundsWriter(ctx, tx, projectID); err != nil {
+			return err
+		}
+		defer bounds.Close()
+	}
 	const batch = 500
 	for len(seqs) > 0 {
 		n := min(batch, len(seqs))
 		list := joinInts(seqs[:n])
+		if bounds != nil && bounds.counts {
+			rows, err := tx.QueryContext(ctx, "SELECT seq, title, heading_path, content FROM chunks WHERE seq IN ("+list+")")
+			if err != nil {
+				return fmt.Errorf("read the deleted chunks: %w", err)
+			}
+			texts, err := rules.ReadTexts(rows)
+			rows.Close()
+			if err != nil {
+				return fmt.Errorf("read the deleted chunks: %w", err)
+			}
+			for _, t := range texts {
+				if err := bounds.remove(ctx, t.Seq, analyseChunk(a, t.Title, t.Heading, t.Content)); err != nil {
+					return err
+				}
+			}
+		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+lexicalTable(projectID)+" WHERE rowid IN ("+list+")"); err != nil {
 			return fmt.Errorf("delete lexical rows: %w", err)
 		}
@@ -392,7 +422,7 @@ func deleteChunks(ctx context.Context, tx *sql.Tx, projectID int64, seqs []int64
 		}
 		seqs = seqs[n:]
 	}
-	return nil
+	return bounds.flush(ctx)
 }
 
 // joinInts renders integers for an IN list; integers need no quoting.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/lexical"
+	"github.com/ragd/ragd/store/rules"
 )
 
 // ForgetSession deletes session sessionID of project projectID on purpose:
@@ -53,7 +55,15 @@ func (s *Store) ForgetSession(ctx context.Context, projectID int64, sessionID st
 	if err := rows.Err(); err != nil {
 		return fail("list chunks", err)
 	}
-	if err := deleteChunks(ctx, tx, projectID, seqs); err != nil {
+	var a *lexical.Analyzer
+	if _, built, err := projectLanguages(ctx, tx, projectID); err != nil {
+		return fail("language", err)
+	} else if built != "" {
+		if a, err = rules.AnalyzerFor(built); err != nil {
+			return fail("language", err)
+		}
+	}
+	if err := deleteChunks(ctx, tx, projectID, a, seqs); err != nil {
 		return fail("delete chunks", err)
 	}
 	r, err := tx.ExecContext(ctx, `DELETE FROM session_events WHERE project_id = ? AND session_id = ?`, projectID, sessionID)

@@ -140,11 +140,22 @@ func (w *lexicalWriter) insert(ctx context.Context, seq int64, d lexicalDoc) err
 	return nil
 }
 
-func (w *lexicalWriter) delete(ctx context.Context, seq int64) error {
+// delete deletes row seq, whose text analyses to old (its words' row
+// counts fall).
+func (w *lexicalWriter) delete(ctx context.Context, seq int64, old lexicalDoc) error {
+	if err := w.bounds.remove(ctx, seq, old); err != nil {
+		return err
+	}
 	if _, err := w.del.ExecContext(ctx, seq); err != nil {
 		return fmt.Errorf("lexical delete: %w", err)
 	}
 	return nil
+}
+
+// flush writes the words' bounds and row counts the writes changed: it
+// must run before the transaction commits.
+func (w *lexicalWriter) flush(ctx context.Context) error {
+	return w.bounds.flush(ctx)
 }
 
 func (w *lexicalWriter) Close() {
@@ -242,6 +253,9 @@ func rebuildLexical(ctx context.Context, tx *sql.Tx, projectID int64, lang strin
 		if err := w.insert(ctx, r.seq, r.doc); err != nil {
 			return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
 		}
+	}
+	if err := w.flush(ctx); err != nil {
+		return 0, fmt.Errorf("rebuild lexical table of project %d: %w", projectID, err)
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE projects SET lexical_language = ? WHERE id = ?", lang, projectID); err != nil {
 		return 0, fmt.Errorf("record language of project %d: %w", projectID, err)
@@ -381,6 +395,10 @@ func (s *Store) firstLanguage(setting string, chunks []ragd.ChunkInput) string {
 // N from there; so does TermDocs, in O(1) instead of counting rows.
 const lexicalAveragesID = 1
 
+// countDocs is true only in benchmarks, which time TermDocs counting the
+// words' rows in the index, as it did before the counts were kept.
+var countDocs = false
+
 // TermDocs are the statistics of a project's lexical index that bm25 takes
 // a single-token term's weight from.
 type TermDocs struct {
@@ -392,6 +410,10 @@ type TermDocs struct {
 	// Docs maps each token asked about to the number of rows holding it;
 	// a token no row holds maps to 0.
 	Docs map[string]int64
+	// Kept is true when Docs came from the counts the bounds table keeps
+	// (lexicalbounds.go): every row of the index was written through its
+	// upkeep.
+	Kept bool
 }
 
 // TermDocs returns the number of rows of a project's lexical table and,
@@ -400,6 +422,13 @@ type TermDocs struct {
 // Tokens are analysed tokens (ragd.LexicalTerm's), looked up exactly.
 // LexicalCandidates prunes with them.
 func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []string) (TermDocs, error) {
+	return sn.termDocs(ctx, projectID, tokens, true)
+}
+
+// termDocs is TermDocs; unless count, it does not count the words' rows
+// in the index when the bounds table does not keep them, and leaves Docs
+// zero and Kept false.
+func (sn *Snapshot) termDocs(ctx context.Context, projectID int64, tokens []string, count bool) (TermDocs, error) {
 	out := TermDocs{Docs: make(map[string]int64, len(tokens))}
 	var block []byte
 	err := sn.tx.QueryRowContext(ctx, "SELECT block FROM "+lexicalTable(projectID)+"_data WHERE id = ?", lexicalAveragesID).Scan(&block)
@@ -434,6 +463,22 @@ func (sn *Snapshot) TermDocs(ctx context.Context, projectID int64, tokens []stri
 			out.Docs[t] = 0
 			args = append(args, t)
 		}
+	}
+	// The counts the bounds table keeps (lexicalbounds.go), else FTS5's
+	// own: fts5vocab counts a word's rows by walking its doclist (about
+	// 60 ms for a word in every row of a million).
+	if !countDocs {
+		ok, err := keptDocs(ctx, sn.tx, projectID, args, out.Rows, out.Docs)
+		if err != nil || ok {
+			out.Kept = ok
+			return out, err
+		}
+	}
+	for _, t := range args {
+		out.Docs[t.(string)] = 0
+	}
+	if !count {
+		return out, nil
 	}
 	rows, err := sn.tx.QueryContext(ctx, "SELECT term, doc FROM "+vocabTable(projectID)+
 		" WHERE term IN ("+placeholders(len(args))+")", args...)

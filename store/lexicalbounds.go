@@ -19,12 +19,24 @@ package store
 // rebuild of the lexical table computes it anew. A project
 // whose table predates it has none: its words are bounded by
 // idf·(k1 + 1), which no row reaches.
+//
+// The table keeps each word's row count too (docs; the reference row's is
+// the table's row count), which bm25's idf and the pruning read
+// (TermDocs): FTS5 has no such count, and fts5vocab walks a word's whole
+// doclist to count it (about 60 ms for a word in every row of a million).
+// An insert adds one to each word of its row; a delete takes one from
+// each word its chunk's text analyses to, after checking that the text
+// still analyses to the row's column sizes (FTS5's docsize): otherwise
+// the counts are lost (NULL), TermDocs counts in the index again, and the
+// next reindex computes them anew (addBounds). TermDocs reads them only
+// while their row count is the index's.
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ragd/ragd/store/rules"
 )
@@ -45,10 +57,15 @@ func boundsTable(projectID int64) string {
 // length a₀: no token is empty.
 const boundsRefTerm = ""
 
-// createBoundsTable creates a project's empty bounds table.
+// createBoundsTable creates a project's bounds table for an empty
+// lexical table: no word, the reference row of no length (a₀ unset) and
+// no row counted.
 func createBoundsTable(ctx context.Context, tx execer, projectID int64) error {
-	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+boundsTable(projectID)+
-		" (term TEXT PRIMARY KEY, sat REAL NOT NULL) WITHOUT ROWID"); err != nil {
+	if _, err := tx.ExecContext(ctx, "CREATE TABLE "+boundsTable(projectID)+
+		" (term TEXT PRIMARY KEY, sat REAL NOT NULL, docs INTEGER) WITHOUT ROWID"); err != nil {
+		return fmt.Errorf("create bounds table of project %d: %w", projectID, err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO "+boundsTable(projectID)+" (term, sat, docs) VALUES (?, 0, 0)", boundsRefTerm); err != nil {
 		return fmt.Errorf("create bounds table of project %d: %w", projectID, err)
 	}
 	return nil
@@ -102,49 +119,91 @@ func asciiLower(s string) string {
 	return s
 }
 
+// boundsState is what a project's bounds table keeps.
+type boundsState int
+
+const (
+	noBounds        boundsState = iota // no bounds table: the lexical table predates them
+	boundsOnly                         // the words' bounds, not their row counts (a table from before the counts)
+	boundsAndCounts                    // the words' bounds and row counts
+)
+
+// boundsOf reports what project id's bounds table keeps: one created
+// before the row counts has no docs column.
+func boundsOf(ctx context.Context, q queryer, projectID int64) (boundsState, error) {
+	var ddl string
+	err := q.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", boundsTable(projectID)).Scan(&ddl)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return noBounds, nil
+	case err != nil:
+		return noBounds, fmt.Errorf("bounds table of project %d: %w", projectID, err)
+	case strings.Contains(ddl, "docs INTEGER"):
+		return boundsAndCounts, nil
+	}
+	return boundsOnly, nil
+}
+
 // hasBounds reports whether project id has a bounds table.
 func hasBounds(ctx context.Context, q queryer, projectID int64) (bool, error) {
-	var n int
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", boundsTable(projectID)).Scan(&n); err != nil {
-		return false, fmt.Errorf("bounds table of project %d: %w", projectID, err)
-	}
-	return n > 0, nil
+	st, err := boundsOf(ctx, q, projectID)
+	return st != noBounds, err
 }
 
-// rowSats returns each word of d with its sat at average length ref.
-func rowSats(d lexicalDoc, ref float64) map[string]float64 {
+// rowSats returns each word of d with its sat at average length ref (0
+// when ref is 0), and the row's token count in each column.
+func rowSats(d lexicalDoc, ref float64) (map[string]float64, [3]int) {
 	freq := map[string]int{}
 	count := func(tok string) { freq[tok]++ }
-	size := asciiTokens(d.title, count) + asciiTokens(d.heading, count) + asciiTokens(d.content, count)
+	sizes := [3]int{asciiTokens(d.title, count), asciiTokens(d.heading, count), asciiTokens(d.content, count)}
+	size := sizes[0] + sizes[1] + sizes[2]
 	out := make(map[string]float64, len(freq))
 	for tok, f := range freq {
-		out[tok] = bm25Sat(float64(f), float64(size), ref)
+		out[tok] = 0
+		if ref > 0 {
+			out[tok] = bm25Sat(float64(f), float64(size), ref)
+		}
 	}
-	return out
+	return out, sizes
 }
 
-// boundsWriter raises the bounds of one project's words in a transaction.
+// boundsWriter keeps one project's words' bounds and row counts in a
+// transaction: it gathers what the rows written change (each word's
+// highest sat, the change of its row count) and writes it at flush, one
+// upsert a word, reading nothing.
 type boundsWriter struct {
-	tx    *sql.Tx
-	table string
-	ref   float64 // a₀; 0 until the first row sets it
-	// known are the bounds read or written in the transaction.
-	known map[string]float64
-	up    *sql.Stmt
+	tx     *sql.Tx
+	table  string
+	counts bool    // the table keeps the words' row counts
+	ref    float64 // a₀; 0 until the first row sets it
+	// sat is each word's highest sat in the rows inserted since the last
+	// flush; docs the change of its row count (counts only).
+	sat  map[string]float64
+	docs map[string]int64
+	// rows is the change of the table's row count; lost is set when a
+	// deleted row's text no longer analyses to what its row holds.
+	rows          int64
+	lost          bool
+	docsize, less *sql.Stmt
 }
 
 // newBoundsWriter returns the project's bounds writer, or nil when its
 // lexical table has no bounds table (it predates them).
 func newBoundsWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*boundsWriter, error) {
-	if ok, err := hasBounds(ctx, tx, projectID); err != nil || !ok {
+	st, err := boundsOf(ctx, tx, projectID)
+	if err != nil || st == noBounds {
 		return nil, err
 	}
-	w := &boundsWriter{tx: tx, table: boundsTable(projectID), known: map[string]float64{}}
-	err := tx.QueryRowContext(ctx, "SELECT sat FROM "+w.table+" WHERE term = ?", boundsRefTerm).Scan(&w.ref)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		// No row yet: the first sets a₀, from the table's average if it
-		// has rows (TermDocs), else from its own length.
+	w := &boundsWriter{tx: tx, table: boundsTable(projectID), counts: st == boundsAndCounts,
+		sat: map[string]float64{}, docs: map[string]int64{}}
+	err = tx.QueryRowContext(ctx, "SELECT sat FROM "+w.table+" WHERE term = ?", boundsRefTerm).Scan(&w.ref)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("read bounds of project %d: %w", projectID, err)
+	}
+	if w.ref <= 0 {
+		// No reference yet: the first row sets it, from the table's
+		// average if it has rows (TermDocs), else from its own length.
+		w.ref = 0
 		td, err := (&Snapshot{tx: tx}).TermDocs(ctx, projectID, nil)
 		if err != nil {
 			return nil, err
@@ -154,30 +213,35 @@ func newBoundsWriter(ctx context.Context, tx *sql.Tx, projectID int64) (*boundsW
 				return nil, err
 			}
 		}
-	case err != nil:
-		return nil, fmt.Errorf("read bounds of project %d: %w", projectID, err)
 	}
-	up, err := tx.PrepareContext(ctx, "INSERT INTO "+w.table+" (term, sat) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET sat = max(sat, excluded.sat)")
-	if err != nil {
-		return nil, fmt.Errorf("prepare bounds update: %w", err)
+	if w.counts {
+		if w.docsize, err = tx.PrepareContext(ctx, "SELECT sz FROM "+lexicalTable(projectID)+"_docsize WHERE id = ?"); err != nil {
+			return nil, fmt.Errorf("prepare the lexical row size read: %w", err)
+		}
+		if w.less, err = tx.PrepareContext(ctx, "UPDATE "+w.table+" SET docs = docs + ? WHERE term = ?"); err != nil {
+			w.docsize.Close()
+			return nil, fmt.Errorf("prepare the row count update: %w", err)
+		}
 	}
-	w.up = up
 	return w, nil
 }
 
 func (w *boundsWriter) setRef(ctx context.Context, ref float64) error {
-	if _, err := w.tx.ExecContext(ctx, "INSERT INTO "+w.table+" (term, sat) VALUES (?, ?)", boundsRefTerm, ref); err != nil {
+	if _, err := w.tx.ExecContext(ctx, "INSERT INTO "+w.table+" (term, sat) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET sat = excluded.sat", boundsRefTerm, ref); err != nil {
 		return fmt.Errorf("set the bounds' reference length: %w", err)
 	}
 	w.ref = ref
 	return nil
 }
 
-// boundsReadBatch is the most words read in one query.
-const boundsReadBatch = 200
+// boundsFlushWords is the most words gathered before they are written: a
+// rebuild of a large table writes as it goes, in bounded memory.
+const boundsFlushWords = 1 << 16
 
-// insert raises the bounds of the words of row d.
+// insert gathers the bounds and row counts of the words of row d,
+// inserted.
 func (w *boundsWriter) insert(ctx context.Context, d lexicalDoc) error {
+	w.rows++
 	if w.ref == 0 {
 		size := asciiTokens(d.title, func(string) {}) + asciiTokens(d.heading, func(string) {}) + asciiTokens(d.content, func(string) {})
 		if size == 0 {
@@ -187,50 +251,131 @@ func (w *boundsWriter) insert(ctx context.Context, d lexicalDoc) error {
 			return err
 		}
 	}
-	sats := rowSats(d, w.ref)
-	var unknown []any
-	for tok := range sats {
-		if _, ok := w.known[tok]; !ok {
-			unknown = append(unknown, tok)
-			w.known[tok] = 0
-		}
-	}
-	for len(unknown) > 0 {
-		batch := unknown[:min(len(unknown), boundsReadBatch)]
-		unknown = unknown[len(batch):]
-		rows, err := w.tx.QueryContext(ctx, "SELECT term, sat FROM "+w.table+" WHERE term IN ("+placeholders(len(batch))+")", batch...)
-		if err != nil {
-			return fmt.Errorf("read bounds: %w", err)
-		}
-		for rows.Next() {
-			var tok string
-			var sat float64
-			if err := rows.Scan(&tok, &sat); err != nil {
-				rows.Close()
-				return fmt.Errorf("read bounds: %w", err)
-			}
-			w.known[tok] = sat
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("read bounds: %w", err)
-		}
-	}
+	sats, _ := rowSats(d, w.ref)
 	for tok, sat := range sats {
-		if sat <= w.known[tok] {
+		if old, ok := w.sat[tok]; !ok || sat > old {
+			w.sat[tok] = sat
+		}
+		if w.counts {
+			w.docs[tok]++
+		}
+	}
+	if len(w.sat) >= boundsFlushWords || len(w.docs) >= boundsFlushWords {
+		return w.flush(ctx)
+	}
+	return nil
+}
+
+// remove gathers the row counts of the words of row seq, about to be
+// deleted, whose text analyses to d. A row the table lacks changes
+// nothing. A row whose column sizes are not d's (its text analyses
+// otherwise now) loses the counts: TermDocs counts the words' rows in the
+// index again until a rebuild (addBounds, at the next reindex) computes
+// them anew. The bounds stay, upper bounds still.
+func (w *boundsWriter) remove(ctx context.Context, seq int64, d lexicalDoc) error {
+	if w == nil || !w.counts || w.lost {
+		return nil
+	}
+	var sz []byte
+	err := w.docsize.QueryRowContext(ctx, seq).Scan(&sz)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the size of lexical row %d: %w", seq, err)
+	}
+	sats, sizes := rowSats(d, 0)
+	for _, want := range sizes {
+		got, n := sqliteVarint(sz)
+		if n == 0 || got != uint64(want) {
+			w.lost = true
+			return nil
+		}
+		sz = sz[n:]
+	}
+	w.rows--
+	for tok := range sats {
+		w.docs[tok]--
+	}
+	if len(w.docs) >= boundsFlushWords {
+		return w.flush(ctx)
+	}
+	return nil
+}
+
+// boundsWriteBatch is the most words one statement writes (3 parameters
+// each, far below SQLite's limit of 32,766).
+const boundsWriteBatch = 200
+
+// flush writes the gathered bounds and row counts. It must run before the
+// transaction commits.
+func (w *boundsWriter) flush(ctx context.Context) error {
+	if w == nil {
+		return nil
+	}
+	cols, row, set := " (term, sat) VALUES ", "(?, ?)", " ON CONFLICT (term) DO UPDATE SET sat = max(sat, excluded.sat)"
+	if w.counts {
+		cols, row, set = " (term, sat, docs) VALUES ", "(?, ?, ?)", set+", docs = docs + excluded.docs"
+	}
+	args := make([]any, 0, 3*boundsWriteBatch)
+	n := 0
+	write := func() error {
+		if n == 0 {
+			return nil
+		}
+		q := "INSERT INTO " + w.table + cols + row + strings.Repeat(", "+row, n-1) + set
+		if _, err := w.tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("write the words' bounds: %w", err)
+		}
+		args, n = args[:0], 0
+		return nil
+	}
+	for tok, sat := range w.sat {
+		if args = append(args, tok, sat); w.counts {
+			args = append(args, w.docs[tok])
+			delete(w.docs, tok)
+		}
+		if n++; n == boundsWriteBatch {
+			if err := write(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	clear(w.sat)
+	// The words of deleted rows only: their bounds stay.
+	for tok, d := range w.docs {
+		if d == 0 {
 			continue
 		}
-		if _, err := w.up.ExecContext(ctx, tok, sat); err != nil {
-			return fmt.Errorf("raise the bound of %q: %w", tok, err)
+		if _, err := w.less.ExecContext(ctx, d, tok); err != nil {
+			return fmt.Errorf("write the row count of %q: %w", tok, err)
 		}
-		w.known[tok] = sat
+	}
+	clear(w.docs)
+	if w.counts && (w.rows != 0 || w.lost) {
+		rows := any(w.rows)
+		if w.lost {
+			rows = nil // NULL: the counts are lost
+		}
+		if _, err := w.less.ExecContext(ctx, rows, boundsRefTerm); err != nil {
+			return fmt.Errorf("write the bounds' row count: %w", err)
+		}
+		w.rows = 0
 	}
 	return nil
 }
 
 func (w *boundsWriter) Close() {
-	if w != nil && w.up != nil {
-		w.up.Close()
+	if w == nil {
+		return
+	}
+	for _, st := range []*sql.Stmt{w.docsize, w.less} {
+		if st != nil {
+			st.Close()
+		}
 	}
 }
 
@@ -324,23 +469,66 @@ func rebuildBounds(ctx context.Context, tx *sql.Tx, projectID int64, lang string
 			return fmt.Errorf("rebuild bounds of project %d: %w", projectID, err)
 		}
 	}
+	if err := w.flush(ctx); err != nil {
+		return fmt.Errorf("rebuild bounds of project %d: %w", projectID, err)
+	}
 	return nil
 }
 
-// addBounds computes the words' bounds of project id when its lexical
-// table predates them (rebuildBounds, in a transaction of its own): once,
-// at the first reindex after an upgrade. It reads and analyses every
+// keptDocs fills docs with the row counts of tokens that project id's
+// bounds table keeps, and reports whether it keeps them for the lexical
+// table as it is: its count of rows must be the index's, rows (a write
+// that did not keep them, or a delete whose text analyses otherwise now,
+// leaves them unused). A token the table lacks is in no row.
+func keptDocs(ctx context.Context, q queryer, projectID int64, tokens []any, rows int64, docs map[string]int64) (bool, error) {
+	if st, err := boundsOf(ctx, q, projectID); err != nil || st != boundsAndCounts {
+		return false, err
+	}
+	args := append([]any{boundsRefTerm}, tokens...)
+	res, err := q.QueryContext(ctx, "SELECT term, docs FROM "+boundsTable(projectID)+" WHERE term IN ("+placeholders(len(args))+")", args...)
+	if err != nil {
+		return false, fmt.Errorf("row counts of project %d: %w", projectID, err)
+	}
+	defer res.Close()
+	kept := false
+	for res.Next() {
+		var tok string
+		var n sql.NullInt64
+		if err := res.Scan(&tok, &n); err != nil {
+			return false, fmt.Errorf("row counts of project %d: %w", projectID, err)
+		}
+		if !n.Valid {
+			return false, nil
+		}
+		if tok == boundsRefTerm {
+			kept = n.Int64 == rows
+		} else {
+			docs[tok] = n.Int64
+		}
+	}
+	if err := res.Err(); err != nil {
+		return false, fmt.Errorf("row counts of project %d: %w", projectID, err)
+	}
+	return kept, nil
+}
+
+// addBounds computes the words' bounds and row counts of project id when
+// its bounds table does not keep them for the lexical table as it is
+// (rebuildBounds, in a transaction of its own): once, at the first
+// reindex after an upgrade (a table from before the bounds, or before the
+// counts), or after a delete lost the counts. It reads and analyses every
 // chunk of the project (about 4 minutes of CPU at 1M chunks).
 func (s *Store) addBounds(ctx context.Context, projectID int64) error {
-	if ok, err := hasBounds(ctx, s.db, projectID); err != nil || ok {
-		return err
-	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("bounds of project %d: begin: %w", projectID, err)
 	}
 	defer tx.Rollback()
-	if ok, err := hasBounds(ctx, tx, projectID); err != nil || ok {
+	td, err := (&Snapshot{tx: tx}).TermDocs(ctx, projectID, nil)
+	if err != nil {
+		return err
+	}
+	if ok, err := keptDocs(ctx, tx, projectID, nil, td.Rows, map[string]int64{}); err != nil || ok {
 		return err
 	}
 	setting, built, err := projectLanguages(ctx, tx, projectID)
@@ -353,6 +541,6 @@ func (s *Store) addBounds(ctx context.Context, projectID int64) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("bounds of project %d: commit: %w", projectID, err)
 	}
-	s.logger.Info("computed the words' bounds of a lexical index that predates them", "project", projectID)
+	s.logger.Info("computed the words' bounds and row counts of a lexical index without them", "project", projectID)
 	return nil
 }

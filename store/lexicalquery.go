@@ -207,6 +207,32 @@ type lexicalPlan struct {
 	first, excluded []ragd.LexicalTerm
 	td              TermDocs
 	hasTD           bool
+	// terms are the query's terms, clean: those of whole.
+	terms []ragd.LexicalTerm
+}
+
+// scoringOf is how the plan scores an expression of terms (less the
+// excluded): by ragd_bm25 with the kept row counts when every term is a
+// single token whose count the bounds table keeps (no phrase's rows then
+// counted for bm25's idf, lexicalbm25.go: the same scores bit for bit),
+// else by FTS5's bm25.
+func (p lexicalPlan) scoringOf(terms []ragd.LexicalTerm) lexicalScoring {
+	whole := fts5Scoring(lexicalTable(p.projectID))
+	if !p.hasTD || !p.td.Kept || len(terms) == 0 {
+		return whole
+	}
+	q := maxScoreQuery{table: lexicalTable(p.projectID), docs: make([]int64, len(terms)), rows: p.td.Rows, tokens: p.td.Tokens}
+	for i, t := range terms {
+		n, ok := int64(0), false
+		if !t.Prefix && len(t.Tokens) == 1 {
+			n, ok = p.td.Docs[t.Tokens[0]]
+		}
+		if !ok || p.td.Rows <= 0 {
+			return whole
+		}
+		q.docs[i] = n
+	}
+	return q.scoring(0)
 }
 
 // plan renders q for project projectID and prunes it, reading the
@@ -215,7 +241,7 @@ type lexicalPlan struct {
 // other signal's candidates, of one query.
 func (sn *Snapshot) plan(ctx context.Context, projectID int64, q ragd.LexicalQuery) (lexicalPlan, error) {
 	terms, excluded := cleanTerms(q.Terms), cleanTerms(q.Excluded)
-	p := lexicalPlan{projectID: projectID, whole: matchOf(terms, excluded), keepAll: q.KeepFrequent, first: terms, excluded: excluded}
+	p := lexicalPlan{projectID: projectID, whole: matchOf(terms, excluded), keepAll: q.KeepFrequent, first: terms, excluded: excluded, terms: terms}
 	if last := sn.lastPlan; last != nil && last.projectID == p.projectID && last.whole == p.whole && last.keepAll == p.keepAll {
 		return *last, nil
 	}
@@ -231,6 +257,14 @@ func (sn *Snapshot) plan(ctx context.Context, projectID int64, q ragd.LexicalQue
 		if pr := prune(terms, td); pr.kept != nil && !q.KeepFrequent {
 			p.pruned, p.dropped, p.first = matchOf(pr.kept, excluded), pr.dropped, pr.kept
 		}
+	} else if p.whole != "" && len(tokens) > 0 {
+		// One term: its row count, if kept, spares FTS5's bm25 a walk of
+		// its rows (scoringOf); not counted otherwise.
+		td, err := sn.termDocs(ctx, projectID, tokens, false)
+		if err != nil {
+			return p, err
+		}
+		p.td, p.hasTD = td, td.Kept
 	}
 	sn.lastPlan = &p
 	return p, nil
@@ -273,7 +307,7 @@ func (sn *Snapshot) LexicalCandidates(ctx context.Context, f ragd.Filter, q ragd
 	if out.Candidates, err = sn.firstCandidates(ctx, f, p, k); err != nil || len(out.Candidates) >= k || p.pruned == "" {
 		return out, err
 	}
-	whole, err := sn.matchCandidates(ctx, f, p.whole, k)
+	whole, err := sn.scoredCandidates(ctx, f, p.whole, p.scoringOf(p.terms), k)
 	if err != nil {
 		return out, err
 	}
@@ -304,7 +338,7 @@ func (sn *Snapshot) firstCandidates(ctx context.Context, f ragd.Filter, p lexica
 			return out, err
 		}
 	}
-	return sn.matchCandidates(ctx, f, p.expression(), k)
+	return sn.scoredCandidates(ctx, f, p.expression(), p.scoringOf(p.first), k)
 }
 
 // LexicalScores returns the score (−bm25) of q for each of the given chunks
@@ -320,7 +354,7 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.L
 	if err != nil {
 		return nil, fmt.Errorf("lexical scores: %w", err)
 	}
-	out, err := sn.matchScores(ctx, projectID, p.expression(), chunkIDs)
+	out, err := sn.matchScores(ctx, projectID, p.expression(), p.scoringOf(p.first), chunkIDs)
 	if err != nil || p.pruned == "" {
 		return out, err
 	}
@@ -333,7 +367,7 @@ func (sn *Snapshot) LexicalScores(ctx context.Context, projectID int64, q ragd.L
 	if len(rest) == 0 {
 		return out, nil
 	}
-	more, err := sn.matchScores(ctx, projectID, p.whole, rest)
+	more, err := sn.matchScores(ctx, projectID, p.whole, p.scoringOf(p.terms), rest)
 	if err != nil {
 		return nil, err
 	}

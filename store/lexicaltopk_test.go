@@ -192,11 +192,14 @@ func lexicalBenchStore(b *testing.B) (*Store, int64) {
 // pruned as a search prunes them) with the MaxScore pass and without it
 // (every match scored, as before), on questions of rare, mid-frequency
 // and frequent words of the Zipf corpus (at 100k chunks "w4000" is in
-// 0.5% of them, "w700" 3%, "w300" 8%, "w100" 23%, "w20" 75%, "w3" all).
-// Each op runs both, in alternating order, so that a machine's changing
-// load weighs on both alike; the metrics are their medians
-// ("maxscore-ms", "whole-ms") and whether the pass answered by itself
-// ("exact"). It fails when the two answers differ in any way.
+// 0.5% of them, "w700" 3%, "w300" 8%, "w100" 23%, "w20" 75%, "w3" all),
+// and with the pass but without the kept row counts (the words' rows
+// counted in the index by fts5vocab, as before them); every match is
+// scored by FTS5's own bm25(), the reference. Each op runs all three, in
+// rotating order, so that a machine's changing load weighs on them alike;
+// the metrics are their medians ("maxscore-ms", "counted-ms",
+// "whole-ms") and whether the pass answered by itself ("exact"). It fails
+// when the answers differ in any way.
 //
 //	go test -run '^$' -bench 'LexicalTopK$' -benchtime 40x ./store/
 func BenchmarkLexicalTopK(b *testing.B) {
@@ -233,13 +236,18 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 	ctx := context.Background()
 	q := words(ws...)
 	b.Run(fmt.Sprintf("%s/k%d", strings.Join(ws, "_"), k), func(b *testing.B) {
-		took := map[topKMethod][]time.Duration{}
-		answers := map[topKMethod][]ragd.LexicalCandidate{}
+		type method struct {
+			pass  topKMethod
+			count bool // the words' rows counted in the index, not read from the bounds table
+		}
+		took := map[method][]time.Duration{}
+		answers := map[method][]ragd.LexicalCandidate{}
 		exact := 0.0
-		run := func(m topKMethod) {
+		kept, counted, whole := method{topKMaxScore, false}, method{topKMaxScore, true}, method{topKOff, true}
+		run := func(m method) {
 			old := lexicalTopK
-			lexicalTopK = m
-			defer func() { lexicalTopK = old }()
+			lexicalTopK, countDocs = m.pass, m.count
+			defer func() { lexicalTopK, countDocs = old, false }()
 			sn.lastPlan = nil // each search plans its query
 			start := time.Now()
 			got, err := sn.LexicalCandidates(ctx, ragd.Filter{ProjectID: pid}, q, k)
@@ -249,11 +257,11 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 			}
 			took[m] = append(took[m], d)
 			answers[m] = got.Candidates
-			if m == topKMaxScore && sn.lastTopK == topKExact {
+			if m == kept && sn.lastTopK == topKExact {
 				exact = 1
 			}
 		}
-		methods := []topKMethod{topKMaxScore, topKOff}
+		methods := []method{kept, counted, whole}
 		i := 0
 		for b.Loop() {
 			for j := range methods {
@@ -261,15 +269,18 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 			}
 			i++
 		}
-		if !slices.Equal(answers[topKMaxScore], answers[topKOff]) {
-			b.Fatalf("%v, k %d: the pass answered\n%v\nevery match scored\n%v", ws, k, answers[topKMaxScore], answers[topKOff])
+		for _, m := range []method{kept, counted} {
+			if !slices.Equal(answers[m], answers[whole]) {
+				b.Fatalf("%v, k %d: the pass (counting rows %v) answered\n%v\nevery match scored\n%v", ws, k, m.count, answers[m], answers[whole])
+			}
 		}
 		median := func(d []time.Duration) float64 {
 			slices.Sort(d)
 			return float64(d[len(d)/2].Microseconds()) / 1000
 		}
-		b.ReportMetric(median(took[topKMaxScore]), "maxscore-ms")
-		b.ReportMetric(median(took[topKOff]), "whole-ms")
+		b.ReportMetric(median(took[kept]), "maxscore-ms")
+		b.ReportMetric(median(took[counted]), "counted-ms")
+		b.ReportMetric(median(took[whole]), "whole-ms")
 		b.ReportMetric(exact, "exact")
 	})
 }
@@ -277,7 +288,7 @@ func benchTopK(b *testing.B, sn *Snapshot, pid int64, ws []string, k int) {
 // LexicalScores of many chunks (one walk of the matches, the rows
 // filtered outside FTS5) scores each as a lookup of it alone does: the
 // same rows, the same scores, another project's and unknown chunks left
-// out.
+// out; and those scores are FTS5's bm25()'s, bit for bit.
 func TestLexicalScores_ManyEqualsOneByOne(t *testing.T) {
 	ctx := context.Background()
 	c := newZipfCorpus(t, 400)
@@ -334,6 +345,27 @@ func TestLexicalScores_ManyEqualsOneByOne(t *testing.T) {
 		for id, s := range one {
 			if many[id] != s {
 				t.Errorf("%v: %s scores %v together, %v alone", q.Terms, id, many[id], s)
+			}
+		}
+		// And as FTS5's own bm25() scores them, every match ranked (the
+		// scores are ragd_bm25's with the kept row counts).
+		// The pruned expression where it matches, else the whole one.
+		sn.lastPlan = nil
+		plan, err := sn.plan(ctx, c.p.ID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := map[string]float64{}
+		for _, expr := range []string{plan.expression(), plan.whole} {
+			for _, c := range lexicalRanking(t, c.s, c.p.ID, expr) {
+				if _, ok := ref[c.ChunkID]; !ok {
+					ref[c.ChunkID] = c.Score
+				}
+			}
+		}
+		for id, s := range many {
+			if w, ok := ref[id]; ok && w != s {
+				t.Errorf("%v: %s scores %v, FTS5's bm25 %v", q.Terms, id, s, w)
 			}
 		}
 		matched += len(one)

@@ -184,12 +184,15 @@ func (s *Store) rewriteChunks(ctx context.Context, tx *sql.Tx, projectID int64, 
 			r.newTitle, r.newText, hex.EncodeToString(sum[:]), r.seq); err != nil {
 			return 0, err
 		}
-		if err := lw.delete(ctx, r.seq); err != nil {
+		if err := lw.delete(ctx, r.seq, analyseChunk(a, r.title, r.heading, r.text)); err != nil {
 			return 0, err
 		}
 		if err := lw.insert(ctx, r.seq, analyseChunk(a, r.newTitle, r.heading, r.newText)); err != nil {
 			return 0, err
 		}
+	}
+	if err := lw.flush(ctx); err != nil {
+		return 0, err
 	}
 	// The old rows' terms stay in the contentless index until a merge:
 	// rewrite it without them.

@@ -391,28 +391,31 @@ func (sn *Snapshot) lexicalWindow(ctx context.Context, t string, scopes []string
 // (docs/adr/0017-lexical-top-k.md).
 const lexicalScoresLookups = 4
 
-// matchScores returns the score (−bm25) of the FTS5 expression match for
-// each of the given chunks of a project that matches it; chunks that do
-// not match, or belong to another project, are absent from the map. The
-// scores are on the same scale as matchCandidates'.
-func (sn *Snapshot) matchScores(ctx context.Context, projectID int64, match string, chunkIDs []string) (map[string]float64, error) {
+// matchScores returns the score (−bm25, as sc computes it: FTS5's bm25 or
+// ragd_bm25 with the kept row counts, the same values) of the FTS5
+// expression match for each of the given chunks of a project that
+// matches it; chunks that do not match, or belong to another project, are
+// absent from the map. The scores are on the same scale as
+// matchCandidates'.
+func (sn *Snapshot) matchScores(ctx context.Context, projectID int64, match string, sc lexicalScoring, chunkIDs []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(chunkIDs))
 	if len(chunkIDs) == 0 || match == "" {
 		return out, nil
 	}
-	args := []any{match}
+	args := append(slices.Clone(sc.args), match)
 	for _, id := range chunkIDs {
 		args = append(args, id)
 	}
 	t := lexicalTable(projectID)
 	// A few rows: FTS5 looks each up. More: one walk of the matches, the
 	// rows kept by a filter FTS5 never sees (the unary plus), so that
-	// bm25 counts each phrase's rows for its idf once, not once per row.
+	// bm25 counts each phrase's rows for its idf once, not once per row
+	// (ragd_bm25, given the counts, counts none).
 	in := t + `.rowid IN`
 	if len(chunkIDs) > lexicalScoresLookups {
 		in = `+` + in
 	}
-	q := `SELECT c.id, bm25(` + t + `) FROM ` + t + ` JOIN chunks c ON c.seq = ` + t + `.rowid
+	q := `SELECT c.id, ` + sc.expr + ` FROM ` + t + ` JOIN chunks c ON c.seq = ` + t + `.rowid
 		WHERE ` + t + ` MATCH ? AND ` + in + ` (SELECT seq FROM chunks WHERE id IN (` + placeholders(len(chunkIDs)) + `))`
 	rows, err := sn.tx.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -421,11 +424,11 @@ func (sn *Snapshot) matchScores(ctx context.Context, projectID int64, match stri
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var bm25 float64
-		if err := rows.Scan(&id, &bm25); err != nil {
+		var score float64
+		if err := rows.Scan(&id, &score); err != nil {
 			return nil, fmt.Errorf("lexical scores: %w", err)
 		}
-		out[id] = -bm25
+		out[id] = sc.candidate(score)
 	}
 	return out, rows.Err()
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/store/rules"
@@ -193,4 +194,158 @@ func TestMigration3_VocabularyForExistingProjects(t *testing.T) {
 	assertTermDocs(t, s, 1, "english", []string{"indexing"})
 	assertTermDocs(t, s, 2, "english", []string{"indexing", "search", "title"})
 	assertIntegrity(t, s)
+}
+
+// assertKeptDocs checks that the row counts the bounds table keeps are
+// in use (TermDocs reads them) and are FTS5's own: each word's, against
+// fts5vocab's count of its rows, for every word of the index and every
+// word the bounds table names.
+func assertKeptDocs(t *testing.T, s *Store, projectID int64, stage string) {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	sn := snap.(*Snapshot)
+	want := map[string]int64{}
+	rows, err := sn.tx.QueryContext(ctx, "SELECT term, doc FROM "+vocabTable(projectID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var term string
+		var n int64
+		if err := rows.Scan(&term, &n); err != nil {
+			t.Fatal(err)
+		}
+		want[term] = n
+	}
+	rows.Close()
+	named, err := sn.tx.QueryContext(ctx, "SELECT term FROM "+boundsTable(projectID)+" WHERE term <> ''")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := []any{"absent-word"}
+	for named.Next() {
+		var term string
+		if err := named.Scan(&term); err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, term)
+	}
+	named.Close()
+	for term := range want {
+		tokens = append(tokens, term)
+	}
+	if len(want) < 50 {
+		t.Fatalf("%s: %d words in the index: the check proves little", stage, len(want))
+	}
+	td := termDocsOf(t, s, projectID, nil)
+	kept := map[string]int64{}
+	ok, err := keptDocs(ctx, sn.tx, projectID, tokens, td.Rows, kept)
+	if err != nil || !ok {
+		t.Fatalf("%s: the kept row counts are not in use (%v, %v)", stage, ok, err)
+	}
+	bad := 0
+	for _, tok := range tokens {
+		if got := kept[tok.(string)]; got != want[tok.(string)] {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: %q kept in %d rows, FTS5 counts %d", stage, tok, got, want[tok.(string)])
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("%s: %d words differ in all", stage, bad)
+	}
+}
+
+// TestKeptDocs_AreFTS5s: the row counts kept beside the bounds equal
+// FTS5's after every kind of write: a reindex, appends, a session titled
+// later, a reindex that keeps, retitles, changes and drops chunks, a
+// redaction, a forgotten session and a language rebuild. A delete whose
+// text no longer analyses to its row loses them (TermDocs counts in the
+// index again, still exact), and the reindex's repair step computes them
+// anew.
+func TestKeptDocs_AreFTS5s(t *testing.T) {
+	ctx := context.Background()
+	c := newZipfCorpus(t, 400)
+	c.replaceDocs(t, 300)
+	assertKeptDocs(t, c.s, c.p.ID, "reindexed")
+	c.appendSession(t, "s1", 40)
+	c.appendSession(t, "s2", 30)
+	assertKeptDocs(t, c.s, c.p.ID, "appended")
+
+	named := ev("t1", "s1", "summary", "", time.Hour)
+	named.Title = "Choosing z1 storage"
+	if res, err := c.s.AppendSession(ctx, c.p.ID, []ragd.Event{named}, nil); err != nil || res.Retitled != 40 {
+		t.Fatalf("retitle: %+v, %v", res, err)
+	}
+	assertKeptDocs(t, c.s, c.p.ID, "retitled")
+
+	// Keep a third, retitle a third (same text, its row rewritten), drop a
+	// third, add new ones.
+	var in []ragd.ChunkInput
+	stored, err := c.s.ScopeChunks(ctx, c.p.ID, ragd.ScopeDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ch := range stored {
+		switch i % 3 {
+		case 0:
+			in = append(in, ragd.ChunkInput{SourcePath: ch.SourcePath, Position: ch.Position, Title: ch.Title, Content: ch.Content, ContentHash: ch.ContentHash})
+		case 1:
+			in = append(in, ragd.ChunkInput{SourcePath: ch.SourcePath, Position: ch.Position, Title: "z2 z7 title", Content: ch.Content, ContentHash: ch.ContentHash})
+		}
+	}
+	for i := range 50 {
+		text := zipfText(c.r, c.z)
+		in = append(in, ragd.ChunkInput{SourcePath: "docs/new.md", Position: i, Content: text, ContentHash: fmt.Sprintf("new-%d", i)})
+	}
+	res, err := c.s.ReplaceScope(ctx, c.p.ID, ragd.ScopeDocs, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted < 90 || res.Kept < 190 || res.Inserted != 50 {
+		t.Fatalf("replace: %+v", res)
+	}
+	assertKeptDocs(t, c.s, c.p.ID, "replaced")
+
+	if _, err := c.s.RewriteSessions(ctx, c.p.ID, ragd.Rewriter{
+		Text: func(s string, _ bool) string { return strings.ReplaceAll(s, "z5 ", "REDACTED ") },
+		JSON: func(b []byte) []byte { return b },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	assertKeptDocs(t, c.s, c.p.ID, "redacted")
+	if _, err := c.s.ForgetSession(ctx, c.p.ID, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	assertKeptDocs(t, c.s, c.p.ID, "forgotten")
+	if _, err := c.s.SetLanguage(ctx, c.p.ID, "german"); err != nil {
+		t.Fatal(err)
+	}
+	assertKeptDocs(t, c.s, c.p.ID, "rebuilt")
+
+	// A chunk's text changed behind the index (as a new analyser would
+	// read it): deleting its row loses the counts.
+	if _, err := c.s.db.ExecContext(ctx, "UPDATE chunks SET content = content || ' z9 z9' WHERE project_id = ? AND scope = 'docs' AND source_path = 'docs/new.md' AND position = 0", c.p.ID); err != nil {
+		t.Fatal(err)
+	}
+	c.replaceDocs(t, 10)
+	td := termDocsOf(t, c.s, c.p.ID, nil)
+	snap, err := c.s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := keptDocs(ctx, snap.(*Snapshot).tx, c.p.ID, nil, td.Rows, map[string]int64{}); err != nil || ok {
+		t.Errorf("counts in use after a delete that did not match its row: %v, %v", ok, err)
+	}
+	snap.Close()
+	assertTermDocs(t, c.s, c.p.ID, "german", []string{"z1", "z2", "z3", "z9", "z40"})
+	if repaired, err := c.s.RepairLexical(ctx, c.p.ID); err != nil || repaired {
+		t.Fatalf("repair: %v, %v", repaired, err)
+	}
+	assertKeptDocs(t, c.s, c.p.ID, "repaired")
 }
