@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +26,32 @@ func TestCheckDB(t *testing.T) {
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret")) {
 			t.Errorf("checkDB(%q) = %v, want %q", tc.db, err, tc.want)
 		}
+	}
+}
+
+// TestBuild_RemovesOnlyItsFiles: a build starts over by removing the
+// corpus's own files, never the folder -db names a file in; without -db
+// it refuses.
+func TestBuild_RemovesOnlyItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(mine, []byte("kept"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "corpus.db")
+	for range 2 { // the second build starts over on the first's files
+		if err := buildCmd([]string{"-n", "30", "-db", db}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if data, err := os.ReadFile(mine); err != nil || string(data) != "kept" {
+		t.Errorf("a file beside the corpus: %q, %v after two builds", data, err)
+	}
+	if b, err := readBuild(db); err != nil || b.Chunks != 30 {
+		t.Errorf("build record %+v, %v", b, err)
+	}
+	if err := buildCmd([]string{"-n", "30"}); err == nil || !strings.Contains(err.Error(), "-db is required") {
+		t.Errorf("build without -db: %v, want it required", err)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/vectest"
+	"github.com/ragd/ragd/store"
 )
 
 // Corpus recipe, as search/bench_test.go has it.
@@ -85,17 +86,21 @@ func buildCmd(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *db == "" {
+		return errors.New("build: -db is required: the SQLite file or postgres:// URL to build the corpus in")
+	}
 	if err := checkDB(*db); err != nil {
 		return err
 	}
 	ctx := context.Background()
 	if !isURL(*db) {
-		dir := filepath.Dir(*db)
-		// A half-built corpus is useless: start over.
-		if err := os.RemoveAll(dir); err != nil {
+		// A half-built corpus is useless: start over, removing the
+		// corpus's own files only (never the folder: -db may name a file
+		// in one that holds other things).
+		if err := removeCorpusFiles(*db); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if err := os.MkdirAll(filepath.Dir(*db), 0o700); err != nil {
 			return err
 		}
 	}
@@ -149,4 +154,21 @@ func buildCmd(args []string) error {
 		return err
 	}
 	return os.WriteFile(buildInfoPath(*db), data, 0o600)
+}
+
+// removeCorpusFiles removes the files a build at db writes: the database,
+// its telemetry database (each with its WAL and shared-memory files) and
+// the build record.
+func removeCorpusFiles(db string) error {
+	var files []string
+	for _, base := range []string{db, store.TelemetryPath(db)} {
+		files = append(files, base, base+"-wal", base+"-shm")
+	}
+	files = append(files, buildInfoPath(db))
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("build: start over: %w", err)
+		}
+	}
+	return nil
 }
