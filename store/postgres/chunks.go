@@ -302,13 +302,53 @@ func vanishedChunks(ctx context.Context, tx pgx.Tx, projectID int64, scope strin
 	return gone, nil
 }
 
-// Statements of applyReplace.
-const (
-	updateChunkSQL = `UPDATE chunks SET source_commit = $1, heading_path = $2, title = $3, start_offset = $4, end_offset = $5,
-		embedding = coalesce($6::vector, embedding), embedding_space = CASE WHEN $6::vector IS NULL THEN embedding_space ELSE $7 END,
-		indexed_at = $8 WHERE seq = $9`
-	updateTSVSQL = "UPDATE chunks SET tsv = %s WHERE seq = $4"
-)
+// updateTSVSQL rewrites the tsvector of a kept chunk whose title or
+// heading changed (its text did not: the id holds the content's hash).
+const updateTSVSQL = "UPDATE chunks SET tsv = %s WHERE seq = $4"
+
+// updateChunksSQL updates the kept chunks of one write,
+// insertRowsPerStatement to a statement, from one array per column ($3 to $9; $1 and $2 are the embedding space
+// and the time every row shares): the columns a reindex may change, and the
+// vector where one is given. None of them is indexed (a vector given is a
+// new one: rare, the embedder is asked only for chunks without one), so
+// with room on the row's page (migration 0006's fillfactor) PostgreSQL
+// updates the row in place, a HOT update, and writes no new entry in any
+// index: the HNSW graph and the GIN index cost 1.5 and 0.5 ms a row
+// (docs/engines.md, branch pgq). A statement for a thousand chunks, not
+// one a chunk: each statement also runs the update trigger of migration
+// 0005 over its rows.
+const updateChunksSQL = `UPDATE chunks SET source_commit = u.source_commit, heading_path = u.heading_path, title = u.title,
+		start_offset = u.start_offset, end_offset = u.end_offset,
+		embedding = coalesce(u.embedding, chunks.embedding),
+		embedding_space = CASE WHEN u.embedding IS NULL THEN chunks.embedding_space ELSE $1::text END,
+		indexed_at = $2::timestamptz
+	FROM unnest($3::int8[], $4::text[], $5::text[], $6::text[], $7::int8[], $8::int8[], $9::vector[])
+		AS u(seq, source_commit, heading_path, title, start_offset, end_offset, embedding)
+	WHERE chunks.seq = u.seq`
+
+// keptChunkRows are the columns of updateChunksSQL's arrays.
+type keptChunkRows struct {
+	seqs         []int64
+	commits      []pgtype.Text
+	headings     []string
+	titles       []string
+	starts, ends []int
+	vectors      []*pgvector.Vector
+}
+
+func (r *keptChunkRows) add(seq int64, it preparedChunk) {
+	r.seqs = append(r.seqs, seq)
+	r.commits = append(r.commits, nullText(it.in.SourceCommit))
+	r.headings = append(r.headings, it.heading)
+	r.titles = append(r.titles, it.title)
+	r.starts = append(r.starts, it.in.Start)
+	r.ends = append(r.ends, it.in.End)
+	r.vectors = append(r.vectors, it.vec)
+}
+
+func (r *keptChunkRows) args() []any {
+	return []any{r.seqs, r.commits, r.headings, r.titles, r.starts, r.ends, r.vectors}
+}
 
 // insertChunksSQL inserts the new chunks of one write in one statement,
 // from one array per column ($7 to $22; $1 to $6 are the project, scope,
@@ -333,11 +373,11 @@ var insertChunksSQL = `INSERT INTO chunks (id, project_id, scope, source_path, s
 		end_offset, content, content_hash, embedding, tsv_title, tsv_heading, tsv_content, n)
 	ORDER BY u.n`
 
-// insertRowsPerStatement bounds the rows of one insertChunksSQL: the
-// statement's arrays are held whole in the client's and the server's
-// memory (about 6 kB a chunk of 768 dims: text, analysed text, vector),
-// so a scope of 100k chunks goes in statements of a few MB each, all in
-// the same round trip.
+// insertRowsPerStatement bounds the rows of one insertChunksSQL (and of
+// one updateChunksSQL): the statement's arrays are held whole in the
+// client's and the server's memory (about 6 kB a chunk of 768 dims: text,
+// analysed text, vector), so a scope of 100k chunks goes in statements of
+// a few MB each, all in the same round trip.
 const insertRowsPerStatement = 1000
 
 // newChunkRows are the columns of insertChunksSQL's arrays.
@@ -397,16 +437,18 @@ func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, sc
 		what = append(what, fmt.Sprintf("delete %d vanished chunks", len(gone)))
 	}
 	var rows []newChunkRows
+	var kept []keptChunkRows
 	for _, it := range items {
 		c := it.in
 		if e, ok := old[it.id]; ok {
-			src := fmt.Sprintf("%s#%d", c.Source(scope), c.Position)
-			b.Queue(updateChunkSQL, nullable(c.SourceCommit), it.heading, it.title, c.Start, c.End, it.vec, s.space, stamp, e.seq)
-			what = append(what, "update chunk "+src)
+			if len(kept) == 0 || len(kept[len(kept)-1].seqs) == insertRowsPerStatement {
+				kept = append(kept, keptChunkRows{})
+			}
+			kept[len(kept)-1].add(e.seq, it)
 			if e.title != it.title || e.heading != it.heading {
 				// Same text under another title or heading: its tsv changes.
 				b.Queue(update, it.doc.title, it.doc.heading, it.doc.content, e.seq)
-				what = append(what, "update lexical index of chunk "+src)
+				what = append(what, fmt.Sprintf("update lexical index of chunk %s#%d", c.Source(scope), c.Position))
 			}
 			if e.vector || it.vec != nil {
 				res.Vectors++
@@ -422,6 +464,13 @@ func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, sc
 		}
 		rows[len(rows)-1].add(it)
 		res.Inserted++
+	}
+	updated := 0
+	for i := range kept {
+		r := &kept[i]
+		b.Queue(updateChunksSQL, append([]any{s.space, stamp}, r.args()...)...)
+		what = append(what, fmt.Sprintf("update chunks %d to %d of %d kept", updated+1, updated+len(r.seqs), res.Kept))
+		updated += len(r.seqs)
 	}
 	inserted := 0
 	for i := range rows {
