@@ -323,27 +323,36 @@ func vanishedChunks(ctx context.Context, tx pgx.Tx, projectID int64, scope strin
 // heading changed (its text did not: the id holds the content's hash).
 const updateTSVSQL = "UPDATE chunks SET tsv = %s WHERE seq = $4"
 
-// updateChunksSQL updates the kept chunks of one write,
-// insertRowsPerStatement to a statement, from one array per column ($3 to $9; $1 and $2 are the embedding space
-// and the time every row shares): the columns a reindex may change, and the
-// vector where one is given. None of them is indexed (a vector given is a
-// new one: rare, the embedder is asked only for chunks without one), so
-// with room on the row's page (migration 0006's fillfactor) PostgreSQL
-// updates the row in place, a HOT update, and writes no new entry in any
-// index: the HNSW graph and the GIN index cost 1.5 and 0.5 ms a row
-// (docs/engines.md, branch pgq). A statement for a thousand chunks, not
-// one a chunk: each statement also runs the update trigger of migration
-// 0005 over its rows.
+// updateChunksSQL updates the kept chunks of one write that come without
+// a vector (as the indexer sends a chunk that has one),
+// insertRowsPerStatement to a statement, from one array per column ($2
+// to $7; $1 is the time every row shares): the columns a reindex may
+// change, none of them indexed, so with room on the row's page (migration
+// 0006's fillfactor) PostgreSQL updates the row in place, a HOT update,
+// and writes no new entry in any index: a new entry in the HNSW graph
+// costs milliseconds (docs/engines.md, branch pgq). The vector is not
+// named: even set to itself (coalesce of no new one and the stored one),
+// a vector of 768 dims, kept out of line, came back as a new value, and
+// no update was in place (3,333 rows: 18.9 s, against 0.4 s without it).
+// A statement for a thousand chunks, not one a chunk: each statement also
+// runs the update trigger of migration 0005 over its rows.
 const updateChunksSQL = `UPDATE chunks SET source_commit = u.source_commit, heading_path = u.heading_path, title = u.title,
-		start_offset = u.start_offset, end_offset = u.end_offset,
-		embedding = coalesce(u.embedding, chunks.embedding),
-		embedding_space = CASE WHEN u.embedding IS NULL THEN chunks.embedding_space ELSE $1::text END,
-		indexed_at = $2::timestamptz
-	FROM unnest($3::int8[], $4::text[], $5::text[], $6::text[], $7::int8[], $8::int8[], $9::vector[])
+		start_offset = u.start_offset, end_offset = u.end_offset, indexed_at = $1::timestamptz
+	FROM unnest($2::int8[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::int8[])
+		AS u(seq, source_commit, heading_path, title, start_offset, end_offset)
+	WHERE chunks.seq = u.seq`
+
+// updateVectoredChunksSQL is updateChunksSQL for the kept chunks given a
+// vector, written with its space ($8, the last array, and $9).
+const updateVectoredChunksSQL = `UPDATE chunks SET source_commit = u.source_commit, heading_path = u.heading_path, title = u.title,
+		start_offset = u.start_offset, end_offset = u.end_offset, indexed_at = $1::timestamptz,
+		embedding = u.embedding, embedding_space = $9::text
+	FROM unnest($2::int8[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::int8[], $8::vector[])
 		AS u(seq, source_commit, heading_path, title, start_offset, end_offset, embedding)
 	WHERE chunks.seq = u.seq`
 
-// keptChunkRows are the columns of updateChunksSQL's arrays.
+// keptChunkRows are the columns of updateChunksSQL's arrays (and
+// updateVectoredChunksSQL's, with the vectors).
 type keptChunkRows struct {
 	seqs         []int64
 	commits      []pgtype.Text
@@ -360,11 +369,19 @@ func (r *keptChunkRows) add(seq int64, it preparedChunk) {
 	r.titles = append(r.titles, it.title)
 	r.starts = append(r.starts, it.in.Start)
 	r.ends = append(r.ends, it.in.End)
-	r.vectors = append(r.vectors, it.vec)
+	if it.vec != nil {
+		r.vectors = append(r.vectors, it.vec)
+	}
 }
 
-func (r *keptChunkRows) args() []any {
-	return []any{r.seqs, r.commits, r.headings, r.titles, r.starts, r.ends, r.vectors}
+// queue queues the update of r's chunks on b, with what it writes.
+func (r *keptChunkRows) queue(b *pgx.Batch, stamp time.Time, space string) {
+	args := []any{stamp, r.seqs, r.commits, r.headings, r.titles, r.starts, r.ends}
+	if len(r.vectors) > 0 {
+		b.Queue(updateVectoredChunksSQL, append(args, r.vectors, space)...)
+		return
+	}
+	b.Queue(updateChunksSQL, args...)
 }
 
 // insertChunksSQL inserts the new chunks of one write in one statement,
@@ -454,14 +471,18 @@ func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, sc
 		what = append(what, fmt.Sprintf("delete %d vanished chunks", len(gone)))
 	}
 	var rows []newChunkRows
-	var kept []keptChunkRows
+	var kept, vectored []keptChunkRows
 	for _, it := range items {
 		c := it.in
 		if e, ok := old[it.id]; ok {
-			if len(kept) == 0 || len(kept[len(kept)-1].seqs) == insertRowsPerStatement {
-				kept = append(kept, keptChunkRows{})
+			to := &kept
+			if it.vec != nil {
+				to = &vectored
 			}
-			kept[len(kept)-1].add(e.seq, it)
+			if len(*to) == 0 || len((*to)[len(*to)-1].seqs) == insertRowsPerStatement {
+				*to = append(*to, keptChunkRows{})
+			}
+			(*to)[len(*to)-1].add(e.seq, it)
 			if e.title != it.title || e.heading != it.heading {
 				// Same text under another title or heading: its tsv changes.
 				b.Queue(update, it.doc.title, it.doc.heading, it.doc.content, e.seq)
@@ -483,11 +504,13 @@ func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, sc
 		res.Inserted++
 	}
 	updated := 0
-	for i := range kept {
-		r := &kept[i]
-		b.Queue(updateChunksSQL, append([]any{s.space, stamp}, r.args()...)...)
-		what = append(what, fmt.Sprintf("update chunks %d to %d of %d kept", updated+1, updated+len(r.seqs), res.Kept))
-		updated += len(r.seqs)
+	for _, group := range [][]keptChunkRows{kept, vectored} {
+		for i := range group {
+			r := &group[i]
+			r.queue(b, stamp, s.space)
+			what = append(what, fmt.Sprintf("update chunks %d to %d of %d kept", updated+1, updated+len(r.seqs), res.Kept))
+			updated += len(r.seqs)
+		}
 	}
 	inserted := 0
 	for i := range rows {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/pgvector/pgvector-go"
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/store/rules"
 )
 
@@ -289,15 +291,21 @@ func TestReplaceScopeManyChunks(t *testing.T) {
 // change are updated in place on their page (HOT), adding no entry to any
 // index. The write runs in the test's transaction so that the server's
 // counts of this transaction's updates can be read in it.
+//
+// The vectors have 768 dimensions: PostgreSQL keeps them out of line
+// (TOAST), where a vector merely set to itself came back as a new value
+// and no update was in place.
 func TestReplaceScopeKeptChunksInPlace(t *testing.T) {
-	s, _ := openTest(t, Options{})
+	const dims = 768
+	s, _ := openTest(t, Options{Space: fmt.Sprintf("test/%d", dims), Dims: dims})
 	ctx := context.Background()
 	p := addProject(t, s, "demo")
+	r := rand.New(rand.NewSource(7))
 	n := insertRowsPerStatement + 5
 	in := make([]ragd.ChunkInput, n)
 	for i := range in {
 		in[i] = doc(fmt.Sprintf("f%04d.md", i/10), i%10, fmt.Sprintf("chunk %d says word%d and word%d", i, i%13, i%101),
-			[]float32{float32(i%5 + 1), 1, 0, 2})
+			vectest.RandomUnit(r, dims))
 	}
 	replace(t, s, p.ID, ragd.ScopeDocs, in...)
 
@@ -312,7 +320,7 @@ func TestReplaceScopeKeptChunksInPlace(t *testing.T) {
 			headed++
 		}
 		if i%7 == 0 {
-			again[i].Vector = []float32{0, 0, 1, float32(i%3 + 1)}
+			again[i].Vector = vectest.RandomUnit(r, dims)
 			vectored++
 		}
 	}
