@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/pgvector/pgvector-go"
 	"github.com/ragd/ragd"
+	"github.com/ragd/ragd/lexical"
 	"github.com/ragd/ragd/store/rules"
 )
 
@@ -112,9 +113,12 @@ type storedChunk struct {
 // deleted with their votes, and the new ones inserted. Two ReplaceScope of
 // one scope, from any daemon, serialise on the scope's advisory lock.
 //
-// The text is analysed before the transaction, for the language the
-// project's index holds (decided now by its first chunks), and again
-// inside only if SetLanguage changed it meanwhile.
+// The text is analysed in the transaction, once the stored chunks are
+// read, for the language the project's index holds (decided before it by
+// its first chunks), and only where a tsvector is written: the new chunks
+// and the kept ones whose title or heading changed. A reindex keeps most
+// chunks as they were, and analysing all of them was most of its time
+// (10k kept chunks: 3.4 s of 5.1 s; docs/engines.md, branch pgq).
 func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string, chunks []ragd.ChunkInput) (ragd.ReplaceResult, error) {
 	var res ragd.ReplaceResult
 	if !ragd.ValidScope(scope) {
@@ -128,9 +132,6 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 	lang, err := s.decideLanguage(ctx, projectID, chunks)
 	if err != nil {
 		return res, s.describe(what, err)
-	}
-	if err := analyseItems(items, lang); err != nil {
-		return res, fmt.Errorf("%s: %w", what, err)
 	}
 
 	tx, err := s.pool.Begin(ctx)
@@ -152,14 +153,15 @@ func (s *Store) ReplaceScope(ctx context.Context, projectID int64, scope string,
 	if err != nil {
 		return res, s.describe(what, err)
 	}
-	if inTx != lang && inTx != "" {
-		if err := analyseItems(clearDocs(items), inTx); err != nil {
-			return res, fmt.Errorf("%s: %w", what, err)
-		}
+	if inTx != "" {
+		lang = inTx // SetLanguage changed it meanwhile
 	}
 	old, err := s.readScopeChunks(ctx, tx, projectID, scope)
 	if err != nil {
 		return res, s.describe(what, err)
+	}
+	if err := analyseWritten(items, old, lang); err != nil {
+		return res, fmt.Errorf("%s: %w", what, err)
 	}
 	gone, err := vanishedChunks(ctx, tx, projectID, scope, chunks, old, seen)
 	if err != nil {
@@ -221,11 +223,26 @@ func analyseItems(items []preparedChunk, lang string) error {
 	return nil
 }
 
-func clearDocs(items []preparedChunk) []preparedChunk {
+// analyseWritten analyses, for lang, the text of the items whose
+// tsvector applyReplace writes: those not in old, and those whose title
+// or heading differs from old's.
+func analyseWritten(items []preparedChunk, old map[string]storedChunk, lang string) error {
+	var a *lexical.Analyzer
 	for i := range items {
-		items[i].doc = nil
+		it := &items[i]
+		if e, ok := old[it.id]; ok && e.title == it.title && e.heading == it.heading {
+			continue
+		}
+		if a == nil {
+			var err error
+			if a, err = rules.AnalyzerFor(lang); err != nil {
+				return fmt.Errorf("analyse for %q: %w", lang, err)
+			}
+		}
+		d := analyseChunk(a, it.title, it.heading, it.content)
+		it.doc = &d
 	}
-	return items
+	return nil
 }
 
 // readScopeChunks reads the chunks a write of the project's scope
@@ -302,13 +319,70 @@ func vanishedChunks(ctx context.Context, tx pgx.Tx, projectID int64, scope strin
 	return gone, nil
 }
 
-// Statements of applyReplace.
-const (
-	updateChunkSQL = `UPDATE chunks SET source_commit = $1, heading_path = $2, title = $3, start_offset = $4, end_offset = $5,
-		embedding = coalesce($6::vector, embedding), embedding_space = CASE WHEN $6::vector IS NULL THEN embedding_space ELSE $7 END,
-		indexed_at = $8 WHERE seq = $9`
-	updateTSVSQL = "UPDATE chunks SET tsv = %s WHERE seq = $4"
-)
+// updateTSVSQL rewrites the tsvector of a kept chunk whose title or
+// heading changed (its text did not: the id holds the content's hash).
+const updateTSVSQL = "UPDATE chunks SET tsv = %s WHERE seq = $4"
+
+// updateChunksSQL updates the kept chunks of one write that come without
+// a vector (as the indexer sends a chunk that has one),
+// insertRowsPerStatement to a statement, from one array per column ($2
+// to $7; $1 is the time every row shares): the columns a reindex may
+// change, none of them indexed, so with room on the row's page (migration
+// 0006's fillfactor) PostgreSQL updates the row in place, a HOT update,
+// and writes no new entry in any index: a new entry in the HNSW graph
+// costs milliseconds (docs/engines.md, branch pgq). The vector is not
+// named: even set to itself (coalesce of no new one and the stored one),
+// a vector of 768 dims, kept out of line, came back as a new value, and
+// no update was in place (3,333 rows: 18.9 s, against 0.4 s without it).
+// A statement for a thousand chunks, not one a chunk: each statement also
+// runs the update trigger of migration 0005 over its rows.
+const updateChunksSQL = `UPDATE chunks SET source_commit = u.source_commit, heading_path = u.heading_path, title = u.title,
+		start_offset = u.start_offset, end_offset = u.end_offset, indexed_at = $1::timestamptz
+	FROM unnest($2::int8[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::int8[])
+		AS u(seq, source_commit, heading_path, title, start_offset, end_offset)
+	WHERE chunks.seq = u.seq`
+
+// updateVectoredChunksSQL is updateChunksSQL for the kept chunks given a
+// vector, written with its space ($8, the last array, and $9).
+const updateVectoredChunksSQL = `UPDATE chunks SET source_commit = u.source_commit, heading_path = u.heading_path, title = u.title,
+		start_offset = u.start_offset, end_offset = u.end_offset, indexed_at = $1::timestamptz,
+		embedding = u.embedding, embedding_space = $9::text
+	FROM unnest($2::int8[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::int8[], $8::vector[])
+		AS u(seq, source_commit, heading_path, title, start_offset, end_offset, embedding)
+	WHERE chunks.seq = u.seq`
+
+// keptChunkRows are the columns of updateChunksSQL's arrays (and
+// updateVectoredChunksSQL's, with the vectors).
+type keptChunkRows struct {
+	seqs         []int64
+	commits      []pgtype.Text
+	headings     []string
+	titles       []string
+	starts, ends []int
+	vectors      []*pgvector.Vector
+}
+
+func (r *keptChunkRows) add(seq int64, it preparedChunk) {
+	r.seqs = append(r.seqs, seq)
+	r.commits = append(r.commits, nullText(it.in.SourceCommit))
+	r.headings = append(r.headings, it.heading)
+	r.titles = append(r.titles, it.title)
+	r.starts = append(r.starts, it.in.Start)
+	r.ends = append(r.ends, it.in.End)
+	if it.vec != nil {
+		r.vectors = append(r.vectors, it.vec)
+	}
+}
+
+// queue queues the update of r's chunks on b, with what it writes.
+func (r *keptChunkRows) queue(b *pgx.Batch, stamp time.Time, space string) {
+	args := []any{stamp, r.seqs, r.commits, r.headings, r.titles, r.starts, r.ends}
+	if len(r.vectors) > 0 {
+		b.Queue(updateVectoredChunksSQL, append(args, r.vectors, space)...)
+		return
+	}
+	b.Queue(updateChunksSQL, args...)
+}
 
 // insertChunksSQL inserts the new chunks of one write in one statement,
 // from one array per column ($7 to $22; $1 to $6 are the project, scope,
@@ -333,11 +407,11 @@ var insertChunksSQL = `INSERT INTO chunks (id, project_id, scope, source_path, s
 		end_offset, content, content_hash, embedding, tsv_title, tsv_heading, tsv_content, n)
 	ORDER BY u.n`
 
-// insertRowsPerStatement bounds the rows of one insertChunksSQL: the
-// statement's arrays are held whole in the client's and the server's
-// memory (about 6 kB a chunk of 768 dims: text, analysed text, vector),
-// so a scope of 100k chunks goes in statements of a few MB each, all in
-// the same round trip.
+// insertRowsPerStatement bounds the rows of one insertChunksSQL (and of
+// one updateChunksSQL): the statement's arrays are held whole in the
+// client's and the server's memory (about 6 kB a chunk of 768 dims: text,
+// analysed text, vector), so a scope of 100k chunks goes in statements of
+// a few MB each, all in the same round trip.
 const insertRowsPerStatement = 1000
 
 // newChunkRows are the columns of insertChunksSQL's arrays.
@@ -397,16 +471,22 @@ func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, sc
 		what = append(what, fmt.Sprintf("delete %d vanished chunks", len(gone)))
 	}
 	var rows []newChunkRows
+	var kept, vectored []keptChunkRows
 	for _, it := range items {
 		c := it.in
 		if e, ok := old[it.id]; ok {
-			src := fmt.Sprintf("%s#%d", c.Source(scope), c.Position)
-			b.Queue(updateChunkSQL, nullable(c.SourceCommit), it.heading, it.title, c.Start, c.End, it.vec, s.space, stamp, e.seq)
-			what = append(what, "update chunk "+src)
+			to := &kept
+			if it.vec != nil {
+				to = &vectored
+			}
+			if len(*to) == 0 || len((*to)[len(*to)-1].seqs) == insertRowsPerStatement {
+				*to = append(*to, keptChunkRows{})
+			}
+			(*to)[len(*to)-1].add(e.seq, it)
 			if e.title != it.title || e.heading != it.heading {
 				// Same text under another title or heading: its tsv changes.
 				b.Queue(update, it.doc.title, it.doc.heading, it.doc.content, e.seq)
-				what = append(what, "update lexical index of chunk "+src)
+				what = append(what, fmt.Sprintf("update lexical index of chunk %s#%d", c.Source(scope), c.Position))
 			}
 			if e.vector || it.vec != nil {
 				res.Vectors++
@@ -422,6 +502,15 @@ func (s *Store) applyReplace(ctx context.Context, tx pgx.Tx, projectID int64, sc
 		}
 		rows[len(rows)-1].add(it)
 		res.Inserted++
+	}
+	updated := 0
+	for _, group := range [][]keptChunkRows{kept, vectored} {
+		for i := range group {
+			r := &group[i]
+			r.queue(b, stamp, s.space)
+			what = append(what, fmt.Sprintf("update chunks %d to %d of %d kept", updated+1, updated+len(r.seqs), res.Kept))
+			updated += len(r.seqs)
+		}
 	}
 	inserted := 0
 	for i := range rows {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/pgvector/pgvector-go"
 	"github.com/ragd/ragd"
 	"github.com/ragd/ragd/internal/testdb"
+	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/store/rules"
 )
 
@@ -279,5 +281,129 @@ func TestReplaceScopeManyChunks(t *testing.T) {
 	}
 	if after != gen || count != 0 || len(got) != n {
 		t.Fatalf("after a failed replace: generation %q (was %q), %d new chunks, %d chunks (want %d)", after, gen, count, len(got), n)
+	}
+}
+
+// TestReplaceScopeKeptChunksInPlace: a reindex that keeps every chunk of a
+// scope larger than one statement's rows writes each kept chunk's new
+// commit, offsets, heading and (where given) vector, and rewrites the tsv
+// of the chunks whose heading changed; the chunks whose heading did not
+// change are updated in place on their page (HOT), adding no entry to any
+// index. The write runs in the test's transaction so that the server's
+// counts of this transaction's updates can be read in it.
+//
+// The vectors have 768 dimensions: PostgreSQL keeps them out of line
+// (TOAST), where a vector merely set to itself came back as a new value
+// and no update was in place.
+func TestReplaceScopeKeptChunksInPlace(t *testing.T) {
+	const dims = 768
+	s, _ := openTest(t, Options{Space: fmt.Sprintf("test/%d", dims), Dims: dims})
+	ctx := context.Background()
+	p := addProject(t, s, "demo")
+	r := rand.New(rand.NewSource(7))
+	n := insertRowsPerStatement + 5
+	in := make([]ragd.ChunkInput, n)
+	for i := range in {
+		in[i] = doc(fmt.Sprintf("f%04d.md", i/10), i%10, fmt.Sprintf("chunk %d says word%d and word%d", i, i%13, i%101),
+			vectest.RandomUnit(r, dims))
+	}
+	replace(t, s, p.ID, ragd.ScopeDocs, in...)
+
+	again := slices.Clone(in)
+	headed, vectored := 0, 0
+	for i := range again {
+		again[i].SourceCommit = "c2"
+		again[i].Vector = nil // kept: the indexer sends no vector
+		again[i].Start, again[i].End = i, i+1
+		if i%100 == 0 {
+			again[i].HeadingPath = []string{"Zzyzx"}
+			headed++
+		}
+		if i%7 == 0 {
+			again[i].Vector = vectest.RandomUnit(r, dims)
+			vectored++
+		}
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	items, seen, err := s.prepareChunks(p.ID, ragd.ScopeDocs, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, lang, err := projectLanguages(ctx, tx, p.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := analyseItems(items, lang); err != nil {
+		t.Fatal(err)
+	}
+	old, err := s.readScopeChunks(ctx, tx, p.ID, ragd.ScopeDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old) != n || len(seen) != n {
+		t.Fatalf("%d stored chunks, %d input ids, want %d", len(old), len(seen), n)
+	}
+	res, err := s.applyReplace(ctx, tx, p.ID, ragd.ScopeDocs, items, old, nil)
+	if err != nil || res.Kept != n || res.Inserted != 0 || res.Vectors != n {
+		t.Fatalf("kept replace: %+v, %v", res, err)
+	}
+	var updated, hot int
+	if err := tx.QueryRow(ctx, `SELECT pg_stat_get_xact_tuples_updated('chunks'::regclass),
+		pg_stat_get_xact_tuples_hot_updated('chunks'::regclass)`).Scan(&updated, &hot); err != nil {
+		t.Fatal(err)
+	}
+	// A chunk whose heading changed is updated twice, its tsv (the GIN
+	// index reads it) and its row, not in place; a new vector is a new
+	// entry in the HNSW graph, not in place either. Every other update is.
+	if updated != n+headed || hot < n-vectored-headed {
+		t.Errorf("%d updates, %d of them in place (HOT); want %d, at least %d in place", updated, hot, n+headed, n-vectored-headed)
+	}
+	rows, err := tx.Query(ctx, `SELECT id, source_commit, start_offset, end_offset, heading_path, embedding,
+		tsv @@ to_tsquery('simple', 'zzyzx') FROM chunks WHERE project_id = $1`, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	byID := map[string]int{}
+	for i, it := range items {
+		byID[it.id] = i
+	}
+	got := 0
+	for rows.Next() {
+		var id, commit, heading string
+		var start, end int
+		var vec pgvector.Vector
+		var moved bool
+		if err := rows.Scan(&id, &commit, &start, &end, &heading, &vec, &moved); err != nil {
+			t.Fatal(err)
+		}
+		i, ok := byID[id]
+		if !ok {
+			t.Fatalf("chunk %s not in the input", id)
+		}
+		given := in[i].Vector
+		if again[i].Vector != nil {
+			given = again[i].Vector
+		}
+		want, err := s.vector(given) // stored as a unit vector
+		if err != nil {
+			t.Fatal(err)
+		}
+		if commit != "c2" || start != i || end != i+1 || heading != items[i].heading || !slices.Equal(vec.Slice(), want.Slice()) ||
+			moved != (i%100 == 0) {
+			t.Fatalf("chunk %d: commit %q offsets %d-%d heading %s vector %v tsv has the new heading %v; want %+v, vector %v",
+				i, commit, start, end, heading, vec, moved, again[i], want)
+		}
+		got++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got != n {
+		t.Fatalf("%d chunks, want %d", got, n)
 	}
 }

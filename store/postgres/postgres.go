@@ -90,6 +90,25 @@ const (
 	maxDims = 2000
 )
 
+// The HNSW graph's build parameters (pgvector's defaults: m 16,
+// ef_construction 64). A write inserts each new chunk into the graph row
+// by row, and with m 16 that was nearly all of a write's time: on 10k
+// random unit vectors of 768 dims, 9.5–13.5 ms a row; with m 8 and
+// ef_construction 48, 2.0–2.8 ms (1,000 rows inserted in psql, rolled back,
+// load 8–10; docs/engines.md, branch pgq). m bounds each element's
+// neighbours (2m in the bottom layer), and an insert updates each new
+// neighbour's list, pruned by distances among them: its cost grows about
+// with m². The sparser graph needs a longer search for the same recall
+// (minEfSearch, hnswSearchFactor): recall@12 0.971 at ef_search 80 on real
+// embeddings, against 0.974 at 48 with m 16. ef_construction 32 inserted
+// no faster at m 8, and recall@12 at 80 was 0.946. A database whose
+// graph was built before keeps its parameters until an admin rebuilds it
+// (docs/engines.md).
+const (
+	hnswM              = 8
+	hnswEfConstruction = 48
+)
+
 // Errors callers branch on, beside the domain's (ragd.ErrSchemaTooNew,
 // ragd.ErrSpaceMismatch, ragd.ErrBadVector). Each is wrapped with the
 // database and what to do.
@@ -589,7 +608,8 @@ func (s *Store) ensureSpace(ctx context.Context, reset bool) error {
 	}
 	for _, q := range []string{
 		"ALTER TABLE chunks ADD COLUMN embedding vector(" + want + ")",
-		"CREATE INDEX chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops)",
+		fmt.Sprintf("CREATE INDEX chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops) WITH (m = %d, ef_construction = %d)",
+			hnswM, hnswEfConstruction),
 	} {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return s.describe("create vector column: "+q, err)

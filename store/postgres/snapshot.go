@@ -40,17 +40,18 @@ type Snapshot struct {
 // hnswSearchFactor sizes the HNSW search's candidate list (ef_search) from
 // k: pgvector's default 40 returns at most 40 rows, and a filter on project,
 // scope and owner keeps fewer (the iterative scan then goes on). Measured
-// on real embeddings (glove-100d on SciFact's 8,208 chunks, 100 queries
-// between two chunks, against an exact scan; docs/engines.md): recall@50
-// 0.995 at ef_search 100 and 0.999 at 200, recall@100 0.999 at 200 and
-// 1.000 at 400. Twice k: a search's 50 candidates took half the time of
-// ef_search 200 (4k) for 0.004 of recall.
-const hnswSearchFactor = 2
+// on real embeddings (all-MiniLM-L6-v2, 384 dims, on SciFact's 8,208
+// chunks, 100 queries each between two chunks, against an exact scan;
+// docs/engines.md, branch pgq), in the graph of hnswM and
+// hnswEfConstruction: recall@50 0.963 at ef_search 100, 0.984 at 150.
+// Three times k: the sparser graph's search at 150 read fewer vectors than
+// the former graph's (m 16) at 100, which gave 0.989.
+const hnswSearchFactor = 3
 
-// minEfSearch is the least ef_search searched with: what k = 12 searched
-// with at 4k, recall@12 0.980 on the same embeddings (0.978 at pgvector's
-// default 40).
-const minEfSearch = 48
+// minEfSearch is the least ef_search searched with, what k = 12 searches
+// with: recall@12 0.971 in the same graph and embeddings (0.939 at 48,
+// 0.964 at 64, 0.973 at 100; the former graph gave 0.970–0.974 at 48).
+const minEfSearch = 80
 
 // maxEfSearch is pgvector's upper bound of ef_search.
 const maxEfSearch = 1000

@@ -1,0 +1,14 @@
+-- 0006: room on each page of chunks for a kept chunk's new version (issue
+-- 33). A reindex updates every chunk it keeps (its source_commit, the
+-- commit it was read from, moves with HEAD; its indexed_at), and a row of
+-- 3 to 4 kB (the tsvector is kept inline, 0003) filled its page: no room
+-- for the new version there, so each update wrote a new entry in every
+-- index, the HNSW graph (about 1.5 ms a row at 768 dims) and the GIN
+-- index included: a reindex after a one-file commit cost as much as
+-- writing the whole scope again. With half of each page left free, the
+-- new version goes on the same page and PostgreSQL updates no index (a
+-- HOT update: none of the columns a kept chunk's update changes is
+-- indexed). The heap takes up to twice the pages; the searches read the
+-- same rows (docs/engines.md, branch pgq). Rows written before keep their
+-- pages until rewritten.
+ALTER TABLE chunks SET (fillfactor = 50);
