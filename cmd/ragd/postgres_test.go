@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -84,10 +86,15 @@ func TestDoctor_Postgres(t *testing.T) {
 	for _, c := range doc.Checks {
 		byName[c.Name] = c
 	}
+	// Every migration the engine ships is applied.
+	migrations, err := filepath.Glob("../../store/postgres/migrations/*.sql")
+	if err != nil || len(migrations) == 0 {
+		t.Fatalf("the engine's migrations: %v, %v", migrations, err)
+	}
 	for name, want := range map[string]string{
 		"PostgreSQL server": "PostgreSQL 18",
 		"pgvector":          "0.",
-		"schema":            "version 5 of 5",
+		"schema":            fmt.Sprintf("version %d of %d", len(migrations), len(migrations)),
 		"indexes":           "valid",
 		"database":          "postgres://postgres:xxxxx@127.0.0.1:",
 	} {
