@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ragd/ragd/embedding"
 )
@@ -42,17 +41,8 @@ func modelFolder(tb testing.TB, model string) string {
 func builtinFolderService(tb testing.TB, raw bool) *embedding.Service {
 	tb.Helper()
 	_, model, dims := realModel(tb)
-	cfg := embedding.Config{Provider: embedding.ProviderBuiltin, Model: model, Dims: dims, ModelPath: modelFolder(tb, model),
-		QueryTimeout: time.Minute, IndexTimeout: 5 * time.Minute}
-	if raw {
-		none := ""
-		cfg.DocumentPrefix, cfg.QueryPrefix = &none, &none
-	}
-	s, err := embedding.New(cfg, nil)
-	if err != nil {
-		tb.Fatalf("New: %v", err)
-	}
-	return s
+	cfg := embedding.Config{Provider: embedding.ProviderBuiltin, Model: model, Dims: dims, ModelPath: modelFolder(tb, model)}
+	return newRealModelService(tb, cfg, raw)
 }
 
 // TestRealModelBuiltinFolder: ragd's own runtime (provider "builtin" with

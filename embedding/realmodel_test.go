@@ -80,6 +80,13 @@ func realModelService(tb testing.TB, raw bool) *embedding.Service {
 	host, model, dims := realModel(tb)
 	cfg := embedding.DefaultConfig()
 	cfg.Host, cfg.Model, cfg.Dims = host, model, dims
+	return newRealModelService(tb, cfg, raw)
+}
+
+// newRealModelService starts the service cfg configures, with the real
+// models' timeouts; raw turns the family's task prefixes off.
+func newRealModelService(tb testing.TB, cfg embedding.Config, raw bool) *embedding.Service {
+	tb.Helper()
 	// Two shared cores: a 12-layer model's batch may take seconds.
 	cfg.QueryTimeout = time.Minute
 	cfg.IndexTimeout = 5 * time.Minute
