@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd/internal/vectest"
 	"github.com/ragd/ragd/model"
 )
 
@@ -47,14 +48,6 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-func norm(v []float32) float64 {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	return math.Sqrt(s)
-}
-
 func TestReadFolderTakesSentenceTransformersSettings(t *testing.T) {
 	f, err := model.ReadFolder(tinyBERT)
 	if err != nil {
@@ -75,8 +68,8 @@ func TestReadFolderTakesSentenceTransformersSettings(t *testing.T) {
 		t.Errorf("model: %d dims, %d tokens, %s pooling", m.Dims(), m.MaxTokens(), m.Pooling())
 	}
 	cls := m.Embed("the dog runs in the park", 1)
-	if math.Abs(norm(cls)-1) > 1e-5 {
-		t.Errorf("norm %v, want a unit vector", norm(cls))
+	if math.Abs(vectest.Norm(cls)-1) > 1e-5 {
+		t.Errorf("norm %v, want a unit vector", vectest.Norm(cls))
 	}
 
 	// The same weights mean-pooled (no sentence-transformers files: the

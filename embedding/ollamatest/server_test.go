@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/ragd/ragd/internal/vectest"
 )
 
 // wireCase is one request and Ollama 0.17.4's recorded answer. The same table
@@ -126,18 +128,10 @@ func checkEmbedAnswer(t *testing.T, body []byte, vectors int) {
 		t.Fatalf("%d vectors, want %d", len(got.Embeddings), vectors)
 	}
 	for i, v := range got.Embeddings {
-		if n := norm(v); math.Abs(n-1) > 1e-3 {
+		if n := vectest.Norm(v); math.Abs(n-1) > 1e-3 {
 			t.Errorf("vector %d has norm %v, want 1", i, n)
 		}
 	}
-}
-
-func norm(v []float32) float64 {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	return math.Sqrt(s)
 }
 
 func TestServerMatchesRecordedOllama(t *testing.T) {
@@ -207,7 +201,7 @@ func TestVectorSimilarity(t *testing.T) {
 	if near, far := cos("the dog runs in the park", "a dog in a park"), cos("the dog runs in the park", "stock market fell"); near <= far {
 		t.Errorf("shared words not closer: %v <= %v", near, far)
 	}
-	if n := norm(Vector("", 16)); math.Abs(n-1) > 1e-6 {
+	if n := vectest.Norm(Vector("", 16)); math.Abs(n-1) > 1e-6 {
 		t.Errorf(`Vector("") norm %v`, n)
 	}
 }

@@ -21,3 +21,12 @@ func RandomUnit(r *rand.Rand, dims int) []float32 {
 	}
 	return v
 }
+
+// Norm is v's Euclidean length, summed in float64.
+func Norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
