@@ -208,24 +208,9 @@ func (s *Store) prepareChunks(projectID int64, scope string, chunks []ragd.Chunk
 	return items, seen, nil
 }
 
-// analyseItems analyses the text of the items not analysed yet for lang.
-func analyseItems(items []preparedChunk, lang string) error {
-	a, err := rules.AnalyzerFor(lang)
-	if err != nil {
-		return fmt.Errorf("analyse for %q: %w", lang, err)
-	}
-	for i := range items {
-		if items[i].doc == nil {
-			d := analyseChunk(a, items[i].title, items[i].heading, items[i].content)
-			items[i].doc = &d
-		}
-	}
-	return nil
-}
-
 // analyseWritten analyses, for lang, the text of the items whose
-// tsvector applyReplace writes: those not in old, and those whose title
-// or heading differs from old's.
+// tsvector applyReplace writes: those not in old (every item when old is
+// nil), and those whose title or heading differs from old's.
 func analyseWritten(items []preparedChunk, old map[string]storedChunk, lang string) error {
 	var a *lexical.Analyzer
 	for i := range items {

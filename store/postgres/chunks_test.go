@@ -199,7 +199,7 @@ func TestReplaceScopeManyChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := analyseItems(items, lang); err != nil {
+	if err := analyseWritten(items, nil, lang); err != nil {
 		t.Fatal(err)
 	}
 	// What one INSERT a chunk wrote: the tsv of its own parameters.
@@ -337,7 +337,7 @@ func TestReplaceScopeKeptChunksInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := analyseItems(items, lang); err != nil {
+	if err := analyseWritten(items, nil, lang); err != nil {
 		t.Fatal(err)
 	}
 	old, err := s.readScopeChunks(ctx, tx, p.ID, ragd.ScopeDocs)

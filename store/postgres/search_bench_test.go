@@ -36,7 +36,7 @@ func (s *Store) appendChunks(ctx context.Context, projectID int64, scope string,
 	if err != nil {
 		return err
 	}
-	if err := analyseItems(items, lang); err != nil {
+	if err := analyseWritten(items, nil, lang); err != nil {
 		return err
 	}
 	tx, err := s.pool.Begin(ctx)
